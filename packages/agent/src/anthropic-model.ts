@@ -1,0 +1,224 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { ModelError } from './errors.js';
+import type { AssistantBlock } from './messages.js';
+import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from './model.js';
+
+export interface AnthropicModelOptions {
+  apiKey: string;
+  /** Without `/v1`; the SDK appends `/v1/messages`. */
+  baseUrl?: string;
+  /** Time to response headers before the request counts as failed. */
+  requestTimeoutMs: number;
+  /** A stream that goes silent this long after its headers is aborted as stalled. */
+  streamIdleTimeoutMs: number;
+}
+
+/** Parses `retry-after-ms` / `retry-after` (seconds or an HTTP date) into milliseconds. */
+export function retryAfterMs(headers: Headers | undefined): number | undefined {
+  if (!headers) return undefined;
+  const ms = headers.get('retry-after-ms');
+  if (ms !== null && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const ra = headers.get('retry-after');
+  if (ra === null || ra.trim() === '') return undefined;
+  if (Number.isFinite(Number(ra))) return Math.max(0, Number(ra) * 1000);
+  const at = Date.parse(ra);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+const PROMPT_TOO_LONG = /prompt is too long/i;
+
+/** Maps an SDK error to a ModelError whose message carries no upstream body or secret. */
+function classify(err: unknown, streamedText: boolean): ModelError {
+  if (err instanceof ModelError) return err;
+  if (err instanceof Anthropic.APIUserAbortError) {
+    return new ModelError('aborted', 'The model call was aborted.', { streamedText });
+  }
+  if (err instanceof Anthropic.APIConnectionTimeoutError) {
+    return new ModelError('stalled', 'The model API did not answer in time.', { streamedText, cause: err });
+  }
+  if (err instanceof Anthropic.APIConnectionError) {
+    return new ModelError('connection', 'Could not reach the model API.', { streamedText, cause: err });
+  }
+  if (err instanceof Anthropic.APIError) {
+    const status = err.status;
+    const body = err.error as { error?: { type?: string; message?: string; details?: { error_code?: string } } } | undefined;
+    const type = body?.error?.type ?? (err as { type?: string }).type;
+    const upstreamMessage = body?.error?.message ?? '';
+    const retryAfter = retryAfterMs(err.headers as Headers | undefined);
+    const base = { status, streamedText, cause: err, ...(retryAfter !== undefined ? { retryAfterMs: retryAfter } : {}) };
+    if (status === undefined) {
+      // A mid-stream `event: error`: the SDK throws without a status.
+      if (type === 'overloaded_error') return new ModelError('overloaded', 'The model API is overloaded.', base);
+      if (type === 'rate_limit_error') return new ModelError('rate_limit', 'The model API rate limit was hit.', base);
+      return new ModelError('server', `The model stream failed (${type ?? 'unknown error'}).`, base);
+    }
+    if (status === 429) {
+      if (body?.error?.details?.error_code === 'enforced_spend_limit_reached') {
+        return new ModelError('spend_limit', 'The model API spend limit has been reached.', base);
+      }
+      return new ModelError('rate_limit', 'The model API rate limit was hit.', base);
+    }
+    if (status === 529 || type === 'overloaded_error') return new ModelError('overloaded', 'The model API is overloaded.', base);
+    if (status >= 500 || status === 408 || status === 409) {
+      return new ModelError('server', `The model API failed with HTTP ${status}.`, base);
+    }
+    if (status === 401 || status === 403) {
+      return new ModelError('auth', `The model API refused the credentials (HTTP ${status}).`, base);
+    }
+    if (status === 400 && PROMPT_TOO_LONG.test(upstreamMessage)) {
+      return new ModelError('prompt_too_long', 'The conversation is too long for the model.', base);
+    }
+    return new ModelError('invalid_request', `The model API rejected the request (HTTP ${status}).`, base);
+  }
+  return new ModelError('connection', 'The model call failed unexpectedly.', { streamedText, cause: err });
+}
+
+interface PendingBlock {
+  kind: 'text' | 'tool_use';
+  text: string;
+  id: string;
+  name: string;
+  json: string;
+}
+
+/** A ModelClient over the Anthropic Messages API (streaming), with the SDK's own retries off. */
+export class AnthropicModelClient implements ModelClient {
+  private readonly client: Anthropic;
+  private readonly idleMs: number;
+
+  constructor(opts: AnthropicModelOptions) {
+    this.client = new Anthropic({
+      apiKey: opts.apiKey,
+      ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+      maxRetries: 0,
+      timeout: opts.requestTimeoutMs,
+    });
+    this.idleMs = opts.streamIdleTimeoutMs;
+  }
+
+  async *stream(req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamEvent, ModelResponse, void> {
+    const local = new AbortController();
+    let stalled = false;
+    const onAbort = () => local.abort(signal.reason);
+    if (signal.aborted) throw new ModelError('aborted', 'The model call was aborted.');
+    signal.addEventListener('abort', onAbort, { once: true });
+    let idle: NodeJS.Timeout | undefined;
+    const arm = () => {
+      if (idle) clearTimeout(idle);
+      idle = setTimeout(() => {
+        stalled = true;
+        local.abort(new Error('stream idle'));
+      }, this.idleMs);
+    };
+    let streamedText = false;
+    try {
+      arm();
+      const stream = await this.client.messages.create(
+        {
+          model: req.model,
+          max_tokens: req.maxTokens,
+          system: req.system,
+          messages: req.messages as Anthropic.MessageParam[],
+          ...(req.tools.length > 0 ? { tools: req.tools as Anthropic.Tool[] } : {}),
+          stream: true,
+        },
+        { signal: local.signal },
+      );
+      arm();
+      const blocks = new Map<number, PendingBlock>();
+      let stopReason: string | null = null;
+      let sawStop = false;
+      let model = req.model;
+      const usage = { inputTokens: 0, outputTokens: 0, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 };
+      for await (const ev of stream) {
+        arm();
+        switch (ev.type) {
+          case 'message_start':
+            model = ev.message.model ?? model;
+            usage.inputTokens = ev.message.usage?.input_tokens ?? 0;
+            usage.outputTokens = ev.message.usage?.output_tokens ?? 0;
+            usage.cacheCreationInputTokens = ev.message.usage?.cache_creation_input_tokens ?? 0;
+            usage.cacheReadInputTokens = ev.message.usage?.cache_read_input_tokens ?? 0;
+            break;
+          case 'content_block_start': {
+            const cb = ev.content_block;
+            if (cb.type === 'text') {
+              blocks.set(ev.index, { kind: 'text', text: cb.text ?? '', id: '', name: '', json: '' });
+              if (cb.text) {
+                streamedText = true;
+                yield { type: 'text_delta', text: cb.text };
+              }
+            } else if (cb.type === 'tool_use') {
+              blocks.set(ev.index, { kind: 'tool_use', text: '', id: cb.id, name: cb.name, json: '' });
+            }
+            break;
+          }
+          case 'content_block_delta': {
+            const b = blocks.get(ev.index);
+            if (!b) break;
+            if (ev.delta.type === 'text_delta' && b.kind === 'text') {
+              b.text += ev.delta.text;
+              streamedText = true;
+              yield { type: 'text_delta', text: ev.delta.text };
+            } else if (ev.delta.type === 'input_json_delta' && b.kind === 'tool_use') {
+              b.json += ev.delta.partial_json;
+            }
+            break;
+          }
+          case 'message_delta':
+            stopReason = ev.delta.stop_reason ?? stopReason;
+            if (ev.usage?.output_tokens !== undefined && ev.usage.output_tokens !== null) {
+              usage.outputTokens = ev.usage.output_tokens;
+            }
+            break;
+          case 'message_stop':
+            sawStop = true;
+            break;
+          default:
+            break;
+        }
+      }
+      if (!sawStop || stopReason === null) {
+        throw new ModelError('truncated', 'The model stream ended before the message was complete.', { streamedText });
+      }
+      const content: AssistantBlock[] = [];
+      for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
+        const b = blocks.get(index)!;
+        if (b.kind === 'text') {
+          if (b.text.length > 0) content.push({ type: 'text', text: b.text });
+        } else {
+          let input: unknown = {};
+          if (b.json.trim() !== '') {
+            try {
+              input = JSON.parse(b.json);
+            } catch (err) {
+              throw new ModelError('truncated', 'The model sent tool input that is not valid JSON.', { streamedText, cause: err });
+            }
+          }
+          content.push({ type: 'tool_use', id: b.id, name: b.name, input });
+        }
+      }
+      return { message: { role: 'assistant', content }, stopReason, usage, model };
+    } catch (err) {
+      if (stalled && !signal.aborted) {
+        throw new ModelError('stalled', 'The model stream stalled and was aborted.', { streamedText, cause: err });
+      }
+      if (signal.aborted) throw new ModelError('aborted', 'The model call was aborted.', { streamedText });
+      throw classify(err, streamedText);
+    } finally {
+      if (idle) clearTimeout(idle);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}
+
+/** The model client used when no API key is configured: every call fails with a clear message. */
+export class UnconfiguredModelClient implements ModelClient {
+  // eslint-disable-next-line require-yield
+  async *stream(): AsyncGenerator<ModelStreamEvent, ModelResponse, void> {
+    throw new ModelError(
+      'no_model',
+      'No model is configured: set ANTHROPIC_API_KEY (or model.apiKey in the config) and restart the gateway.',
+    );
+  }
+}

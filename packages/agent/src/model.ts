@@ -1,0 +1,35 @@
+import type { AssistantMessage, Message, SystemBlock, Usage } from './messages.js';
+
+/** A tool as the model sees it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  model: string;
+  system: SystemBlock[];
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+}
+
+export type ModelStreamEvent = { type: 'text_delta'; text: string };
+
+export interface ModelResponse {
+  message: AssistantMessage;
+  /** `end_turn`, `tool_use`, `max_tokens`, … — never null (a null stop reason is a truncation). */
+  stopReason: string;
+  usage: Usage;
+  model: string;
+}
+
+/**
+ * One streamed model call. Contract: yields text deltas as they arrive and returns the complete
+ * message; every failure is thrown as a `ModelError` (classified, with a message safe to show);
+ * aborting `signal` stops the stream and throws `ModelError('aborted')`.
+ */
+export interface ModelClient {
+  stream(req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamEvent, ModelResponse, void>;
+}

@@ -1,0 +1,150 @@
+import type { AgentEvent } from '@switchboard/agent';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Logger } from 'pino';
+
+/** Where a reply goes: one conversation on one channel account. */
+export interface ConversationRef {
+  channel: string;
+  account: string;
+  /** Platform conversation id (a chat, a channel, a principal's DM on WebSocket). */
+  id: string;
+  kind: 'dm' | 'room';
+  thread?: string;
+}
+
+export interface SenderRef {
+  /** The identity's external id on this kind of channel (e.g. `ws:<tokenId>`, `telegram:<userId>`). */
+  identity: string;
+  displayName?: string;
+  isBot: boolean;
+}
+
+/** One inbound item, as a channel hands it to the gateway. */
+export interface InboundMessage {
+  /** Unique per (channel, account): see DESIGN.md §4. */
+  dedupeKey: string;
+  channel: string;
+  account: string;
+  conversation: ConversationRef;
+  sender: SenderRef;
+  kind: 'dm' | 'room';
+  mentioned: boolean;
+  text: string;
+  platformId: string;
+  receivedAt: Date;
+  /** Set by channels that authenticate the sender themselves (WebSocket client tokens). */
+  principalId?: string;
+}
+
+/** Events a turn's renderer receives: the loop's events plus the gateway's own end-of-turn summary. */
+export type TurnEvent =
+  | AgentEvent
+  | {
+      type: 'turn_end';
+      /** Final state of the turn. */
+      state: 'completed' | 'failed' | 'interrupted';
+      reason: string;
+      /** Everything the assistant said in this turn (from the transcript, so it survives restarts). */
+      text: string;
+      error?: string;
+    };
+
+export interface ApprovalView {
+  id: string;
+  turnId: string;
+  toolUseId: string;
+  tool: string;
+  summary: string;
+  expiresAt: Date;
+}
+
+/** What the gateway answers when a channel accepts an inbound item. */
+export interface AcceptResult {
+  /** True when this dedupe key was seen before: nothing new was queued. */
+  duplicate: boolean;
+  inboxId: string;
+  turnId: string | null;
+  sessionId: string | null;
+}
+
+export interface ChannelContext {
+  log: Logger;
+  /** Durably records the item (inbox) and queues its turn. Call before acknowledging the platform. */
+  accept(message: InboundMessage): Promise<AcceptResult>;
+  http: { register(plugin: FastifyPluginAsync): Promise<void> };
+  /** Resolves a client token to its principal; null if unknown or revoked. Constant-time. */
+  verifyClientToken(secret: string): Promise<{ principalId: string; tokenId: string } | null>;
+  /** Replays stored final parts of a conversation after a cursor (delivery ledger). */
+  finalsSince(conversation: ConversationRef, cursor: number): Promise<DeliveryRecord[]>;
+  /** The latest state of a turn and its final text, for re-sent client ids. */
+  turnStatus(turnId: string): Promise<TurnStatus | null>;
+  /** Records a delivered part in the ledger; returns the record (existing one if already recorded). */
+  recordDelivery(part: NewDelivery): Promise<{ record: DeliveryRecord; existed: boolean }>;
+  /** The ledger rows of one turn. */
+  deliveriesOf(turnId: string): Promise<DeliveryRecord[]>;
+  /** Aborts the running turn of a conversation's session (user `abort`). */
+  abortTurn(turnId: string): Promise<boolean>;
+}
+
+export interface TurnStatus {
+  turnId: string;
+  state: TurnState;
+  clientId: string | null;
+}
+
+export interface ChannelCapabilities {
+  threads: boolean;
+  edits: boolean;
+  buttons: boolean;
+  maxText: number;
+}
+
+export interface ChannelHealth {
+  state: 'up' | 'degraded' | 'down';
+  detail?: string;
+}
+
+/** A channel adapter. */
+export interface Channel {
+  /** `<type>:<account>`, e.g. `websocket:default`. */
+  id: string;
+  type: string;
+  account: string;
+  required: boolean;
+  capabilities: ChannelCapabilities;
+  /** Contract: resolve once receiving; deliver every inbound item through ctx.accept (durable). */
+  start(ctx: ChannelContext): Promise<void>;
+  health(): ChannelHealth;
+  /** Idempotent; in-flight sends settle. `reason` is shown to connected clients where possible. */
+  stop(reason?: 'shutdown' | 'reload'): Promise<void>;
+  /** Contract: ledger drafts and finals; on resume edit/delete a recorded draft, skip finals. Must not throw. */
+  render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void>;
+  requestApproval(to: ConversationRef, approval: ApprovalView): Promise<void>;
+}
+
+export interface RenderMeta {
+  /** The inbound item's client id / dedupe key, echoed to clients that correlate replies. */
+  clientId: string | null;
+  /** True when this render continues a turn a previous process started. */
+  resumed: boolean;
+}
+
+export type TurnState = 'queued' | 'running' | 'awaiting_approval' | 'completed' | 'failed' | 'interrupted' | 'suspended';
+
+export interface NewDelivery {
+  turnId: string;
+  part: number;
+  kind: 'draft' | 'final';
+  channel: string;
+  account: string;
+  conversationId: string;
+  platformMessageId: string | null;
+  /** What was delivered (for replay to reconnecting clients). */
+  content: { text: string; error?: string; state?: string; reason?: string; clientId?: string | null };
+}
+
+export interface DeliveryRecord extends NewDelivery {
+  /** Monotonic ledger id: the replay cursor. */
+  id: number;
+  createdAt: Date;
+}

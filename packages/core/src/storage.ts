@@ -1,0 +1,163 @@
+import type { AcceptResult, DeliveryRecord, InboundMessage, NewDelivery, TurnState } from './channel.js';
+import type { SessionKey } from './session-key.js';
+
+export type Role = 'owner' | 'admin' | 'member' | 'guest';
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
+export type Scope = 'read' | 'write' | 'admin' | 'approvals' | 'pairing';
+export const SCOPES: readonly Scope[] = ['read', 'write', 'admin', 'approvals', 'pairing'];
+export type TokenKind = 'client' | 'operator';
+
+export interface Principal {
+  id: string;
+  name: string;
+  role: Role;
+  createdAt: Date;
+}
+
+export interface Identity {
+  id: string;
+  principalId: string;
+  /** Kind of channel (`ws`, `telegram`, `slack`): identities are shared across a channel's accounts. */
+  channelType: string;
+  externalId: string;
+  createdAt: Date;
+}
+
+export interface TokenRecord {
+  id: string;
+  kind: TokenKind;
+  name: string;
+  /** Client tokens belong to a principal; operator tokens do not. */
+  principalId: string | null;
+  /** Operator scopes; empty for client tokens. */
+  scopes: Scope[];
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+export interface Session {
+  id: string;
+  key: string;
+  agentId: string;
+  channel: string;
+  account: string;
+  scope: 'dm' | 'room';
+  principalId: string | null;
+  conversation: string | null;
+  thread: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Set when the session was reset; a reset key resolves to a new session. */
+  endedAt: Date | null;
+}
+
+export type EntryKind = 'user' | 'assistant' | 'tool_start' | 'tool_result' | 'note';
+
+/** One transcript entry. `payload` is the kind's JSON (see docs/storage.md). */
+export interface NewEntry {
+  kind: EntryKind;
+  turnId: string | null;
+  payload: unknown;
+}
+
+export interface Entry extends NewEntry {
+  sessionId: string;
+  /** Per-session sequence number, from 1. */
+  seq: number;
+  createdAt: Date;
+}
+
+export interface Turn {
+  id: string;
+  sessionId: string;
+  inboxId: string;
+  state: TurnState;
+  /** The channel's correlation id (WebSocket client id); null when the channel has none. */
+  clientId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  reason: string | null;
+  error: string | null;
+}
+
+export interface InboxItem {
+  id: string;
+  channel: string;
+  account: string;
+  dedupeKey: string;
+  message: InboundMessage;
+  receivedAt: Date;
+  turnId: string | null;
+}
+
+export interface SessionFilter {
+  principalId?: string;
+  channel?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/**
+ * The gateway's storage, as small repositories. Every method that writes several rows does so
+ * in one transaction. Implementations: SQLite (packages/store); a Postgres one can follow.
+ */
+export interface Storage {
+  principals: {
+    create(p: { name: string; role: Role }): Promise<Principal>;
+    get(id: string): Promise<Principal | null>;
+    byName(name: string): Promise<Principal | null>;
+    list(): Promise<Principal[]>;
+    count(): Promise<number>;
+    linkIdentity(principalId: string, channelType: string, externalId: string): Promise<Identity>;
+    byIdentity(channelType: string, externalId: string): Promise<Principal | null>;
+    identities(principalId: string): Promise<Identity[]>;
+  };
+  tokens: {
+    /** Stores only `secretHash` (sha256 hex of the secret). */
+    create(t: { kind: TokenKind; name: string; principalId: string | null; scopes: Scope[]; secretHash: string }): Promise<TokenRecord>;
+    byHash(secretHash: string): Promise<TokenRecord | null>;
+    list(): Promise<TokenRecord[]>;
+    revoke(id: string): Promise<boolean>;
+  };
+  sessions: {
+    /** The live session for a key, created if none. */
+    resolve(key: SessionKey): Promise<Session>;
+    get(id: string): Promise<Session | null>;
+    list(filter?: SessionFilter): Promise<Session[]>;
+    /** Appends in one transaction, numbering entries after the session's last seq. */
+    append(sessionId: string, entries: NewEntry[]): Promise<Entry[]>;
+    load(sessionId: string): Promise<Entry[]>;
+    /** Entries of one turn, in order. */
+    loadTurn(turnId: string): Promise<Entry[]>;
+    /** Ends the live session of this key; the next resolve creates a fresh one. */
+    reset(key: SessionKey): Promise<void>;
+  };
+  turns: {
+    /**
+     * One transaction: inbox row (unique on channel, account, dedupeKey), session resolve, and a
+     * `queued` turn. A duplicate returns the existing item and its turn, changing nothing.
+     */
+    accept(message: InboundMessage, route: { key: SessionKey; clientId: string | null }): Promise<AcceptResult>;
+    get(id: string): Promise<Turn | null>;
+    /** Turns not in a final state, oldest first (start-up resumption and lanes). */
+    unfinished(): Promise<Turn[]>;
+    /** The oldest queued turn of a session. */
+    nextQueued(sessionId: string): Promise<Turn | null>;
+    /** Marks the turn running and, if `userEntry` is given, appends it — one transaction. */
+    begin(turnId: string, userEntry: NewEntry | null): Promise<Turn>;
+    setState(turnId: string, state: TurnState, info?: { reason?: string; error?: string }): Promise<void>;
+    /** Marks every running / awaiting_approval turn `suspended` (shutdown); returns how many. */
+    suspendActive(): Promise<number>;
+    inbox(inboxId: string): Promise<InboxItem | null>;
+  };
+  deliveries: {
+    /** Idempotent on (turnId, part, kind): an existing record is returned with existed = true. */
+    record(d: NewDelivery): Promise<{ record: DeliveryRecord; existed: boolean }>;
+    ofTurn(turnId: string): Promise<DeliveryRecord[]>;
+    /** Final parts of a conversation with id > cursor, oldest first. */
+    finalsSince(channel: string, account: string, conversationId: string, cursor: number): Promise<DeliveryRecord[]>;
+    /** Updates a draft's platform message id (after an edit/delete on resume). */
+    remove(id: number): Promise<void>;
+  };
+  close(): void;
+}

@@ -1,0 +1,16 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Builds the compiled packages the end-to-end tests spawn, and starts a fresh run log. */
+export default function setup(): void {
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: root, stdio: 'inherit' });
+  const results = join(root, 'test-results');
+  mkdirSync(results, { recursive: true });
+  const log = process.env.SWITCHBOARD_RUN_LOG ?? join(results, 'run.log');
+  writeFileSync(log, '');
+  rmSync(join(results, 'canary-key-seen'), { force: true });
+}
