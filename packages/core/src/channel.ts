@@ -76,20 +76,12 @@ export interface ChannelContext {
   verifyClientToken(secret: string): Promise<{ principalId: string; tokenId: string } | null>;
   /** Replays stored final parts of a conversation after a cursor (delivery ledger). */
   finalsSince(conversation: ConversationRef, cursor: number): Promise<DeliveryRecord[]>;
-  /** The latest state of a turn and its final text, for re-sent client ids. */
-  turnStatus(turnId: string): Promise<TurnStatus | null>;
   /** Records a delivered part in the ledger; returns the record (existing one if already recorded). */
   recordDelivery(part: NewDelivery): Promise<{ record: DeliveryRecord; existed: boolean }>;
   /** The ledger rows of one turn. */
   deliveriesOf(turnId: string): Promise<DeliveryRecord[]>;
-  /** Aborts the running turn of a conversation's session (user `abort`). */
-  abortTurn(turnId: string): Promise<boolean>;
-}
-
-export interface TurnStatus {
-  turnId: string;
-  state: TurnState;
-  clientId: string | null;
+  /** Aborts a running turn if it belongs to this conversation (user `abort`). */
+  abortTurn(turnId: string, conversation: ConversationRef): Promise<boolean>;
 }
 
 export interface ChannelCapabilities {

@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROLES, SCOPES, type Role, type Scope } from '@switchboard/core';
+import { openSqliteStorage } from '@switchboard/store';
+import { createClientToken, createOperatorToken } from './bootstrap.js';
+import { ConfigError, configSecrets, loadConfig, type Config } from './config.js';
+import { startGateway } from './gateway.js';
+import { createLogger } from './logger.js';
+
+/** EX_CONFIG from sysexits.h: supervisors should not restart on it. */
+const EXIT_CONFIG = 78;
+
+const USAGE = `usage:
+  switchboard start [--config <file>]
+  switchboard token create --kind client --principal <name> [--role owner|admin|member|guest] [--name <token name>] [--config <file>]
+  switchboard token create --kind operator --scopes read,write,admin,approvals,pairing [--name <token name>] [--config <file>]`;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`switchboard: ${message}\n`);
+  process.exit(code);
+}
+
+function readConfig(file: string | undefined): Readonly<Config> {
+  const path = resolve(file ?? process.env.SWITCHBOARD_CONFIG ?? 'config/switchboard.json5');
+  try {
+    return loadConfig(path, process.env, process.cwd());
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`${err.message}\n(config file: ${path})`, EXIT_CONFIG);
+    throw err;
+  }
+}
+
+async function start(configFile: string | undefined): Promise<void> {
+  const cfg = readConfig(configFile);
+  const log = createLogger(cfg.log.level, configSecrets(cfg));
+  const gw = await startGateway(cfg, log).catch((err: unknown) => {
+    log.fatal({ err }, 'gateway failed to start');
+    process.exit(1);
+  });
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) {
+      log.warn({ signal }, 'second signal: exiting at once');
+      process.exit(130);
+    }
+    log.info({ signal, event: 'stopping' }, 'shutting down');
+    gw.close().then(
+      () => {
+        log.info({ event: 'stopped' }, 'gateway stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+}
+
+async function tokenCreate(values: Record<string, string | boolean | undefined>): Promise<void> {
+  const cfg = readConfig(values.config as string | undefined);
+  mkdirSync(cfg.gateway.dataDir, { recursive: true, mode: 0o700 });
+  const storage = openSqliteStorage({ file: join(cfg.gateway.dataDir, 'switchboard.db') });
+  try {
+    const name = values.name as string | undefined;
+    if (values.kind === 'client') {
+      const principal = values.principal as string | undefined;
+      if (!principal || !/^[A-Za-z0-9._@-]{1,64}$/.test(principal)) fail('--principal <name> is required (letters, digits, . _ @ -; at most 64)');
+      const role = (values.role as string | undefined) ?? 'member';
+      if (!ROLES.includes(role as Role)) fail(`--role must be one of ${ROLES.join(', ')}`);
+      const r = await createClientToken(storage, principal, role as Role, name ?? `${principal}-client`);
+      process.stdout.write(
+        `${JSON.stringify({ kind: 'client', principal, principalId: r.principalId, tokenId: r.tokenId, createdPrincipal: r.createdPrincipal, secret: r.secret })}\n`,
+      );
+    } else if (values.kind === 'operator') {
+      const scopes = String(values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      if (scopes.length === 0 || scopes.some((s) => !SCOPES.includes(s as Scope))) fail(`--scopes must list some of ${SCOPES.join(', ')}`);
+      const r = await createOperatorToken(storage, name ?? 'operator', scopes as Scope[]);
+      process.stdout.write(`${JSON.stringify({ kind: 'operator', scopes, tokenId: r.tokenId, secret: r.secret })}\n`);
+    } else {
+      fail(`--kind must be client or operator\n${USAGE}`);
+    }
+  } finally {
+    storage.close();
+  }
+}
+
+async function main(): Promise<void> {
+  // Everything the gateway creates (database, credentials, endpoint) is private to this user.
+  process.umask(0o077);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        kind: { type: 'string' },
+        principal: { type: 'string' },
+        role: { type: 'string' },
+        scopes: { type: 'string' },
+        name: { type: 'string' },
+      },
+    });
+  } catch (err) {
+    fail(`${(err as Error).message}\n${USAGE}`);
+  }
+  const [cmd, sub] = parsed.positionals;
+  if (cmd === 'start') return start(parsed.values.config);
+  if (cmd === 'token' && sub === 'create') return tokenCreate(parsed.values);
+  fail(USAGE);
+}
+
+void main();

@@ -1,0 +1,179 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import JSON5 from 'json5';
+import { z } from 'zod';
+import { duration } from './duration.js';
+
+const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
+
+const websocketAccount = z.strictObject({
+  /** Browser origins allowed to connect; a client without an Origin header needs a valid token. */
+  allowedOrigins: z.array(z.url().refine((u) => u !== '*', 'wildcard origins are not allowed')).default([]),
+  dmPolicy: dmPolicy.default('allowlist'),
+  allowFrom: z.array(z.string()).default([]),
+  required: z.boolean().default(false),
+  /** A client that authenticates by frame must send `hello` within this time. */
+  helloTimeout: duration.default(10_000),
+  /** Largest accepted frame, in bytes. */
+  maxPayload: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+});
+
+const agent = z.strictObject({
+  systemPrompt: z.string().default('You are Switchboard, a helpful assistant. Be concise.'),
+  tools: z.strictObject({ profile: z.enum(['none', 'readonly', 'coding']).default('coding') }).default({ profile: 'coding' }),
+  mode: z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']).default('default'),
+  maxTurns: z.number().int().min(1).max(200).default(25),
+});
+
+export const configSchema = z.strictObject({
+  gateway: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(7420),
+      dataDir: z.string().min(1).default('./data'),
+      /** Largest accepted HTTP body, in bytes. */
+      bodyLimit: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    })
+    .default({ host: '127.0.0.1', port: 7420, dataDir: './data', bodyLimit: 1024 * 1024 }),
+  log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).default({ level: 'info' }),
+  model: z
+    .strictObject({
+      name: z.string().min(1).default('claude-sonnet-4-5'),
+      fallback: z.string().min(1).optional(),
+      baseUrl: z.union([z.url(), z.literal('')]).default(''),
+      apiKey: z.string().default(''),
+      maxTokens: z.number().int().min(1).max(128_000).default(4096),
+    })
+    .default({ name: 'claude-sonnet-4-5', baseUrl: '', apiKey: '', maxTokens: 4096 }),
+  agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
+  channels: z
+    .strictObject({
+      websocket: z.strictObject({ accounts: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), websocketAccount) }).optional(),
+    })
+    .default({}),
+  limits: z
+    .strictObject({
+      modelRequestTimeout: duration.default(60_000),
+      modelStreamIdleTimeout: duration.default(60_000),
+      modelMaxRetries: z.number().int().min(0).max(20).default(4),
+      modelRetryBaseDelay: duration.default(500),
+      modelRetryMaxDelay: duration.default(30_000),
+      maxContinuations: z.number().int().min(0).max(10).default(3),
+      toolTimeout: duration.default(120_000),
+      shutdownGrace: duration.default(10_000),
+    })
+    .default({
+      modelRequestTimeout: 60_000,
+      modelStreamIdleTimeout: 60_000,
+      modelMaxRetries: 4,
+      modelRetryBaseDelay: 500,
+      modelRetryMaxDelay: 30_000,
+      maxContinuations: 3,
+      toolTimeout: 120_000,
+      shutdownGrace: 10_000,
+    }),
+});
+
+export type Config = z.output<typeof configSchema>;
+export type WebsocketAccountConfig = z.output<typeof websocketAccount>;
+
+/** A config problem, reported with the key's path; exits the process with code 78. */
+export class ConfigError extends Error {
+  readonly code = 'SWB_E_CONFIG';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const SECRET_KEYS = /(apikey|token|secret|password)$/i;
+
+/** Expands `${VAR}` and `${VAR:-default}` in every string of the parsed config. */
+export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string[] = []): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (_m, name: string, hasDefault?: string, def?: string) => {
+      const v = env[name];
+      if (v !== undefined && v !== '') return v;
+      if (hasDefault !== undefined) return def ?? '';
+      throw new ConfigError(`${path.join('.') || '(root)'}: environment variable ${name} is not set (use \${${name}:-default} for an optional value)`);
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, [...path, String(i)]));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, [...path, k])]));
+  }
+  return value;
+}
+
+function collectSecrets(value: unknown, out: string[], key = ''): void {
+  if (typeof value === 'string') {
+    if (SECRET_KEYS.test(key) && value.length > 0) out.push(value);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) collectSecrets(v, out, k);
+  }
+}
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}
+
+/** Parses, interpolates, overrides from the environment, validates and freezes the config. */
+export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: string): Readonly<Config> {
+  let raw: unknown;
+  try {
+    raw = JSON5.parse(text);
+  } catch (err) {
+    throw new ConfigError(`the config is not valid JSON5: ${(err as Error).message}`);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('the config must be an object');
+  const expanded = interpolate(raw, env) as Record<string, any>;
+  const gw = (expanded.gateway ??= {});
+  if (env.SWITCHBOARD_HOST) gw.host = env.SWITCHBOARD_HOST;
+  if (env.SWITCHBOARD_PORT !== undefined && env.SWITCHBOARD_PORT !== '') {
+    const port = Number(env.SWITCHBOARD_PORT);
+    if (!Number.isInteger(port)) throw new ConfigError('SWITCHBOARD_PORT: expected a whole number from 0 to 65535');
+    gw.port = port;
+  }
+  if (env.SWITCHBOARD_DATA_DIR) gw.dataDir = env.SWITCHBOARD_DATA_DIR;
+  const model = (expanded.model ??= {});
+  if (!model.apiKey && env.ANTHROPIC_API_KEY) model.apiKey = env.ANTHROPIC_API_KEY;
+  if (!model.baseUrl && env.ANTHROPIC_BASE_URL) model.baseUrl = env.ANTHROPIC_BASE_URL;
+  const secrets: string[] = [];
+  collectSecrets(expanded, secrets);
+  const parsed = configSchema.safeParse(expanded);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const key = i.path.join('.') || '(root)';
+      let msg = i.message;
+      for (const s of secrets) msg = msg.split(s).join('[redacted]');
+      if (i.code === 'unrecognized_keys') return `${key ? `${key}: ` : ''}unknown key(s) ${i.keys.map((k) => `"${[...i.path, k].join('.')}"`).join(', ')}`;
+      return `${key}: ${msg}`;
+    });
+    throw new ConfigError(`invalid config:\n  ${lines.join('\n  ')}`);
+  }
+  const cfg = parsed.data;
+  if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
+  return deepFreeze(cfg);
+}
+
+/** Reads and parses a config file. */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv, cwd: string): Readonly<Config> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read the config file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  return parseConfig(text, env, cwd);
+}
+
+/** The config's secret values, for log scrubbing. */
+export function configSecrets(cfg: Config): string[] {
+  const out: string[] = [];
+  collectSecrets(cfg, out);
+  return out;
+}

@@ -1,0 +1,103 @@
+import type { Scope, Storage, TokenRecord } from '@switchboard/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { bearer, verifySecret } from './tokens.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The operator scope a control-API route requires. */
+    scope?: Scope;
+  }
+  interface FastifyRequest {
+    operator?: TokenRecord;
+  }
+}
+
+/** Sends a JSON error `{ code, message }`. */
+export function sendError(reply: FastifyReply, status: number, code: string, message: string): FastifyReply {
+  return reply.code(status).send({ code, message });
+}
+
+async function authenticate(storage: Storage, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const secret = bearer(req.headers.authorization);
+  if (!secret) {
+    await sendError(reply, 401, 'unauthorized', 'An operator token is required (Authorization: Bearer <token>).');
+    return;
+  }
+  const token = await verifySecret(storage, secret, 'operator');
+  if (!token) {
+    await sendError(reply, 401, 'unauthorized', 'The operator token is wrong or revoked.');
+    return;
+  }
+  const scope = req.routeOptions.config.scope;
+  if (scope && !token.scopes.includes(scope) && !token.scopes.includes('admin')) {
+    await sendError(reply, 403, 'forbidden', `This route needs the "${scope}" scope.`);
+    return;
+  }
+  req.operator = token;
+}
+
+const sessionView = (s: Awaited<ReturnType<Storage['sessions']['get']>> & object) => ({
+  id: s.id,
+  key: s.key,
+  agentId: s.agentId,
+  channel: s.channel,
+  account: s.account,
+  scope: s.scope,
+  principalId: s.principalId,
+  conversation: s.conversation,
+  thread: s.thread,
+  createdAt: s.createdAt.toISOString(),
+  updatedAt: s.updatedAt.toISOString(),
+  endedAt: s.endedAt ? s.endedAt.toISOString() : null,
+});
+
+/** The operators' control API under /api/v1: operator-token auth before body parsing, a scope per route. */
+export async function controlApi(app: FastifyInstance, opts: { storage: Storage }): Promise<void> {
+  const { storage } = opts;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onRequest', async (req, reply) => authenticate(storage, req, reply));
+  app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown; code?: string }, req, reply) => {
+    if (err.validation) return sendError(reply, 400, 'bad_request', err.message);
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) req.log.error({ err }, 'control API error');
+    return sendError(reply, status, status === 500 ? 'internal' : (err.code ?? 'bad_request').toLowerCase(), status === 500 ? 'Internal error.' : err.message);
+  });
+  app.setNotFoundHandler((req, reply) => sendError(reply, 404, 'not_found', `No route ${req.method} ${req.url.split('?')[0]}.`));
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/sessions',
+    {
+      config: { scope: 'read' },
+      schema: {
+        querystring: z.strictObject({
+          principalId: z.string().max(64).optional(),
+          channel: z.string().max(64).optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+          offset: z.coerce.number().int().min(0).default(0),
+        }),
+      },
+    },
+    async (req) => {
+      const sessions = await storage.sessions.list(req.query);
+      return { sessions: sessions.map(sessionView) };
+    },
+  );
+
+  r.get(
+    '/sessions/:id/transcript',
+    { config: { scope: 'read' }, schema: { params: z.strictObject({ id: z.string().min(1).max(64) }) } },
+    async (req, reply) => {
+      const session = await storage.sessions.get(req.params.id);
+      if (!session) return sendError(reply, 404, 'not_found', `No session ${req.params.id}.`);
+      const entries = await storage.sessions.load(session.id);
+      return {
+        session: sessionView(session),
+        entries: entries.map((e) => ({ seq: e.seq, kind: e.kind, turnId: e.turnId, payload: e.payload, createdAt: e.createdAt.toISOString() })),
+      };
+    },
+  );
+}

@@ -1,0 +1,171 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import websocketPlugin from '@fastify/websocket';
+import {
+  AnthropicModelClient,
+  UnconfiguredModelClient,
+  allowAll,
+  type AnyTool,
+  type ModelClient,
+} from '@switchboard/agent';
+import {
+  SwbErrorCode,
+  TurnEngine,
+  type AgentRuntime,
+  type Channel,
+  type ChannelContext,
+  type InboundMessage,
+  type Storage,
+} from '@switchboard/core';
+import { openSqliteStorage } from '@switchboard/store';
+import { createFileTools } from '@switchboard/tools';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { bootstrapCredentials, writePrivateFile } from './bootstrap.js';
+import { loadChannels } from './channels.js';
+import type { Config } from './config.js';
+import { controlApi, sendError } from './control-api.js';
+import { verifySecret } from './tokens.js';
+
+export interface Gateway {
+  app: FastifyInstance;
+  storage: Storage;
+  engine: TurnEngine;
+  channels: Channel[];
+  url: string;
+  /** Graceful shutdown: stop accepting, drain for the grace period, suspend the rest, close. */
+  close(): Promise<void>;
+}
+
+function toolsFor(profile: string, all: AnyTool[]): AnyTool[] {
+  if (profile === 'none') return [];
+  if (profile === 'readonly') return all.filter((t) => t.readOnly);
+  return all;
+}
+
+function modelClient(cfg: Config): ModelClient {
+  if (!cfg.model.apiKey) return new UnconfiguredModelClient();
+  return new AnthropicModelClient({
+    apiKey: cfg.model.apiKey,
+    ...(cfg.model.baseUrl ? { baseUrl: cfg.model.baseUrl } : {}),
+    requestTimeoutMs: cfg.limits.modelRequestTimeout,
+    streamIdleTimeoutMs: cfg.limits.modelStreamIdleTimeout,
+  });
+}
+
+/** Builds and starts the gateway: database, engine, channels, HTTP. */
+export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<Gateway> {
+  mkdirSync(cfg.gateway.dataDir, { recursive: true, mode: 0o700 });
+  const storage = openSqliteStorage({ file: join(cfg.gateway.dataDir, 'switchboard.db') });
+  const credentials = await bootstrapCredentials(storage, cfg.gateway.dataDir);
+  if (credentials) log.info({ event: 'credentials_created', file: credentials }, 'first start: credentials written');
+
+  const fileTools = createFileTools();
+  const agents = new Map<string, AgentRuntime>();
+  for (const [id, a] of Object.entries(cfg.agents)) {
+    const workspace = join(cfg.gateway.dataDir, 'workspaces', id);
+    mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    agents.set(id, {
+      id,
+      system: [{ type: 'text', text: a.systemPrompt }],
+      tools: toolsFor(a.tools.profile, fileTools),
+      maxTurns: a.maxTurns,
+      workspace,
+    });
+  }
+  const defaultAgent = agents.has('default') ? 'default' : [...agents.keys()][0]!;
+  const channels: Channel[] = await loadChannels(cfg);
+  const byId = new Map(channels.map((c) => [c.id, c]));
+
+  const engine = new TurnEngine({
+    storage,
+    log: log.child({ component: 'engine' }),
+    model: modelClient(cfg),
+    modelName: cfg.model.name,
+    ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
+    maxTokens: cfg.model.maxTokens,
+    retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
+    toolTimeoutMs: cfg.limits.toolTimeout,
+    maxContinuations: cfg.limits.maxContinuations,
+    agent: (id) => agents.get(id) ?? agents.get(defaultAgent)!,
+    channel: (id) => byId.get(id),
+    permissions: () => allowAll,
+  });
+
+  let stopping = false;
+  const app: FastifyInstance = Fastify({ loggerInstance: log as unknown as FastifyBaseLogger, bodyLimit: cfg.gateway.bodyLimit, trustProxy: false, disableRequestLogging: false });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (stopping) return sendError(reply, 503, 'shutting_down', 'The gateway is shutting down.');
+  });
+  const maxPayload = Math.max(1024 * 1024, ...Object.values(cfg.channels.websocket?.accounts ?? {}).map((a) => a.maxPayload));
+  await app.register(websocketPlugin, { options: { maxPayload } });
+
+  app.get('/healthz', async () => ({ ok: true, status: 'live' }));
+  app.get('/readyz', async (_req, reply) => {
+    const health = Object.fromEntries(channels.map((c) => [c.id, { ...c.health(), required: c.required }]));
+    const ready = channels.every((c) => !c.required || c.health().state === 'up');
+    return reply.code(ready ? 200 : 503).send({ ready, database: 'up', channels: health });
+  });
+  await app.register(controlApi, { prefix: '/api/v1', storage });
+
+  const accept = async (message: InboundMessage) => {
+    if (stopping) throw Object.assign(new Error('The gateway is shutting down; send the message again shortly.'), { code: SwbErrorCode.ShuttingDown });
+    if (!message.principalId) throw Object.assign(new Error('Unknown sender.'), { code: SwbErrorCode.UnknownSender });
+    return engine.accept(message, {
+      agentId: defaultAgent,
+      key:
+        message.kind === 'dm'
+          ? { agent: defaultAgent, channel: message.channel, account: message.account, scope: 'dm', principalId: message.principalId }
+          : { agent: defaultAgent, channel: message.channel, account: message.account, scope: 'room', conversation: message.conversation.id, ...(message.conversation.thread ? { thread: message.conversation.thread } : {}) },
+      clientId: message.platformId,
+    });
+  };
+
+  for (const ch of channels) {
+    const ctx: ChannelContext = {
+      log: log.child({ channel: ch.id }),
+      accept,
+      http: { register: async (plugin) => void (await app.register(plugin)) },
+      verifyClientToken: async (secret) => {
+        const t = await verifySecret(storage, secret, 'client');
+        return t && t.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
+      },
+      finalsSince: (conv, cursor) => storage.deliveries.finalsSince(conv.channel, conv.account, conv.id, cursor),
+      recordDelivery: (part) => storage.deliveries.record(part),
+      deliveriesOf: (turnId) => storage.deliveries.ofTurn(turnId),
+      abortTurn: async (turnId, conv) => {
+        const turn = await storage.turns.get(turnId);
+        if (!turn) return false;
+        const item = await storage.turns.inbox(turn.inboxId);
+        const c = item?.message.conversation;
+        if (!c || c.channel !== conv.channel || c.account !== conv.account || c.id !== conv.id) return false;
+        return engine.abort(turnId);
+      },
+    };
+    await ch.start(ctx);
+  }
+
+  await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : cfg.gateway.port;
+  const host = cfg.gateway.host.includes(':') ? `[${cfg.gateway.host}]` : cfg.gateway.host;
+  const url = `http://${host}:${port}`;
+  writePrivateFile(join(cfg.gateway.dataDir, 'endpoint'), `${JSON.stringify({ url, host: cfg.gateway.host, port, pid: process.pid })}\n`);
+  const resumed = await engine.resumeAll();
+  log.info({ event: 'listening', url, host: cfg.gateway.host, port, resumedTurns: resumed }, 'gateway listening');
+
+  let closing: Promise<void> | null = null;
+  const close = () =>
+    (closing ??= (async () => {
+      stopping = true;
+      const before = engine.active;
+      const drained = await engine.drain(cfg.limits.shutdownGrace);
+      const suspended = drained ? 0 : engine.active;
+      await engine.shutdown();
+      log.info({ event: 'shutdown', runningAtSignal: before, finished: before - suspended, suspended }, 'turns settled for shutdown');
+      for (const ch of channels) await ch.stop('shutdown').catch((err: unknown) => log.error({ err, channel: ch.id }, 'channel stop failed'));
+      await app.close();
+      storage.close();
+    })());
+  return { app, storage, engine, channels, url, close };
+}

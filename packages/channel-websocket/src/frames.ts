@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** Frames a client may send (see docs/protocol.md). */
+export const clientFrame = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('hello'),
+    token: z.string().min(1).max(512).optional(),
+    /** The last `cursor` the client saw; finals after it are replayed. */
+    cursor: z.number().int().min(0).optional(),
+  }),
+  z.strictObject({
+    type: z.literal('message'),
+    /** The client's id for this message: re-sending it never runs a second turn. */
+    clientId: z.string().min(1).max(128),
+    text: z.string().min(1).max(100_000),
+  }),
+  z.strictObject({ type: z.literal('abort'), turnId: z.string().min(1).max(64) }),
+]);
+export type ClientFrame = z.infer<typeof clientFrame>;
+
+/** Frames the server sends. */
+export type ServerFrame =
+  | { type: 'hello_ok'; principalId: string; cursor: number }
+  | { type: 'accepted'; clientId: string; turnId: string | null; duplicate: boolean }
+  | { type: 'delta'; turnId: string; clientId: string | null; text: string }
+  | { type: 'attempt_reset'; turnId: string; clientId: string | null }
+  | { type: 'tool'; turnId: string; clientId: string | null; phase: 'start' | 'end'; name: string; toolUseId: string; isError?: boolean }
+  | { type: 'final'; turnId: string; clientId: string | null; text: string; reason: string; cursor: number; note?: string }
+  | { type: 'error'; code: string; message: string; turnId?: string; clientId?: string | null; text?: string; cursor?: number };
+
+/** Largest first frame before authentication. */
+export const MAX_PREAUTH_BYTES = 64 * 1024;

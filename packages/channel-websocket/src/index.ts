@@ -1,0 +1,2 @@
+export * from './frames.js';
+export * from './websocket-channel.js';

@@ -1,0 +1,328 @@
+import {
+  query,
+  toolUses,
+  type AgentEvent,
+  type AnyTool,
+  type CanUseTool,
+  type ModelClient,
+  type RetryPolicy,
+  type SystemBlock,
+  type ToolResultBlock,
+} from '@switchboard/agent';
+import type { Logger } from 'pino';
+import { AsyncQueue } from './async-queue.js';
+import type { AcceptResult, Channel, ConversationRef, InboundMessage, TurnEvent } from './channel.js';
+import type { SessionKey } from './session-key.js';
+import type { Entry, NewEntry, Session, Storage, Turn } from './storage.js';
+import { rebuildMessages, turnText, type ToolStartPayload } from './transcript.js';
+
+/** What one agent runs with. */
+export interface AgentRuntime {
+  id: string;
+  system: SystemBlock[];
+  tools: AnyTool[];
+  maxTurns: number;
+  workspace: string;
+}
+
+export interface EngineOptions {
+  storage: Storage;
+  log: Logger;
+  model: ModelClient;
+  modelName: string;
+  fallbackModel?: string;
+  maxTokens: number;
+  retry: RetryPolicy;
+  toolTimeoutMs: number;
+  maxContinuations: number;
+  agent(agentId: string): AgentRuntime;
+  channel(channelId: string): Channel | undefined;
+  /** The permission decision function for one turn (the permission pipeline plugs in here). */
+  permissions(ctx: { session: Session; turn: Turn }): CanUseTool;
+}
+
+/** Who sent a message and where it goes: resolved from the inbound message, never from the model. */
+export interface Route {
+  agentId: string;
+  key: SessionKey;
+  clientId: string | null;
+}
+
+const SHUTDOWN = Symbol('shutdown');
+
+interface Lane {
+  again: boolean;
+  done: Promise<void>;
+}
+
+/**
+ * Runs turns: one at a time per session (a lane), sessions in parallel. Every loop event is
+ * persisted before the loop continues, so a restart resumes from the transcript.
+ */
+export class TurnEngine {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly running = new Map<string, AbortController>();
+  private readonly resumable = new Map<string, Turn[]>();
+  private stopping = false;
+
+  constructor(private readonly o: EngineOptions) {}
+
+  /** Durably accepts an inbound message and schedules its turn. */
+  async accept(message: InboundMessage, route: Route): Promise<AcceptResult> {
+    const res = await this.o.storage.turns.accept(message, { key: route.key, clientId: route.clientId });
+    if (!res.duplicate && res.sessionId) this.kick(res.sessionId);
+    return res;
+  }
+
+  /** Resumes every unfinished turn found at start-up, in order, per session. */
+  async resumeAll(): Promise<number> {
+    const turns = await this.o.storage.turns.unfinished();
+    for (const t of turns) {
+      if (t.state === 'queued') continue;
+      const list = this.resumable.get(t.sessionId) ?? [];
+      list.push(t);
+      this.resumable.set(t.sessionId, list);
+    }
+    const sessions = new Set(turns.map((t) => t.sessionId));
+    for (const s of sessions) this.kick(s);
+    return turns.length;
+  }
+
+  /** Stops the running turn, if it is running here. */
+  abort(turnId: string): boolean {
+    const c = this.running.get(turnId);
+    if (!c) return false;
+    c.abort(new Error('stopped by the user'));
+    return true;
+  }
+
+  /** How many turns are running now. */
+  get active(): number {
+    return this.running.size;
+  }
+
+  /** Stops taking turns, aborts running ones as suspended, and waits for lanes to settle. */
+  async shutdown(): Promise<void> {
+    this.stopping = true;
+    for (const c of this.running.values()) c.abort(SHUTDOWN);
+    await Promise.allSettled([...this.lanes.values()].map((l) => l.done));
+  }
+
+  /** Waits until the lanes are idle or `ms` passes (graceful drain). */
+  async drain(ms: number): Promise<boolean> {
+    const all = Promise.allSettled([...this.lanes.values()].map((l) => l.done)).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((r) => {
+      timer = setTimeout(() => r(false), ms);
+    });
+    const done = await Promise.race([all, timeout]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  private kick(sessionId: string): void {
+    if (this.stopping) return;
+    const existing = this.lanes.get(sessionId);
+    if (existing) {
+      existing.again = true;
+      return;
+    }
+    const lane: Lane = { again: false, done: Promise.resolve() };
+    this.lanes.set(sessionId, lane);
+    lane.done = (async () => {
+      try {
+        for (;;) {
+          lane.again = false;
+          for (;;) {
+            if (this.stopping) return;
+            const next = this.resumable.get(sessionId)?.shift() ?? (await this.o.storage.turns.nextQueued(sessionId));
+            if (!next) break;
+            await this.runTurn(next);
+          }
+          if (!lane.again) break;
+        }
+      } catch (err) {
+        this.o.log.error({ err, sessionId }, 'session lane failed');
+      } finally {
+        this.lanes.delete(sessionId);
+        this.resumable.delete(sessionId);
+      }
+    })();
+  }
+
+  private async runTurn(turn: Turn): Promise<void> {
+    const { storage } = this.o;
+    const log = this.o.log.child({ sessionId: turn.sessionId, turnId: turn.id });
+    const session = await storage.sessions.get(turn.sessionId);
+    const inbox = await storage.turns.inbox(turn.inboxId);
+    if (!session || !inbox) {
+      log.error('turn without session or inbox item; marking failed');
+      await storage.turns.setState(turn.id, 'failed', { reason: 'internal', error: 'missing session or inbox item' });
+      return;
+    }
+    const msg = inbox.message;
+    const to: ConversationRef = msg.conversation;
+    const channel = this.o.channel(`${msg.channel}:${msg.account}`);
+    const resumed = turn.state !== 'queued';
+    const queue = new AsyncQueue<TurnEvent>();
+    const rendering = channel
+      ? channel.render(to, turn.id, queue, { clientId: turn.clientId, resumed }).catch((err: unknown) => {
+          log.error({ err }, 'render failed');
+        })
+      : Promise.resolve(log.warn({ channel: msg.channel }, 'channel not running; reply kept in the transcript'));
+    const controller = new AbortController();
+    this.running.set(turn.id, controller);
+    try {
+      let entries: Entry[] = await storage.sessions.load(session.id);
+      const hasUser = entries.some((e) => e.turnId === turn.id && e.kind === 'user');
+      const userEntry: NewEntry | null = hasUser
+        ? null
+        : { kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: msg.text }] } };
+      await storage.turns.begin(turn.id, userEntry);
+      if (userEntry) entries = await storage.sessions.load(session.id);
+      log.info({ resumed }, 'turn started');
+      if (resumed) queue.push({ type: 'attempt_reset', reason: 'resumed after restart' });
+
+      const rebuilt = rebuildMessages(entries);
+      const lastOfTurn = entries.filter((e) => e.turnId === turn.id).at(-1);
+      // A resumed turn whose last stored step is a complete answer only needs delivering.
+      if (resumed && lastOfTurn?.kind === 'assistant' && !rebuilt.open) {
+        await this.finish(turn, session, queue, rendering, 'completed', 'completed');
+        return;
+      }
+      const preset = new Map<string, ToolResultBlock>();
+      if (rebuilt.open) {
+        const interrupted: NewEntry[] = [];
+        for (const use of toolUses(rebuilt.open.message)) {
+          const known = rebuilt.open.results.get(use.id);
+          if (known) {
+            preset.set(use.id, known);
+            continue;
+          }
+          const start: ToolStartPayload | undefined = rebuilt.open.started.get(use.id);
+          if (start && !start.readOnly) {
+            const result: ToolResultBlock = {
+              type: 'tool_result',
+              tool_use_id: use.id,
+              content: `The gateway restarted while ${use.name} was running, so it is unknown whether it completed. Check its effects before retrying.`,
+              is_error: true,
+            };
+            preset.set(use.id, result);
+            interrupted.push({ kind: 'tool_result', turnId: turn.id, payload: { result } });
+          }
+        }
+        if (interrupted.length > 0) await storage.sessions.append(session.id, interrupted);
+      }
+      const agent = this.o.agent(session.agentId);
+      const loop = query({
+        model: this.o.model,
+        modelName: this.o.modelName,
+        ...(this.o.fallbackModel ? { fallbackModel: this.o.fallbackModel } : {}),
+        maxTokens: this.o.maxTokens,
+        system: agent.system,
+        messages: rebuilt.messages,
+        tools: agent.tools,
+        canUseTool: this.o.permissions({ session, turn }),
+        signal: controller.signal,
+        maxTurns: agent.maxTurns,
+        toolContext: { sessionId: session.id, turnId: turn.id, agentId: agent.id, workspace: agent.workspace },
+        toolTimeoutMs: this.o.toolTimeoutMs,
+        retry: this.o.retry,
+        maxContinuations: this.o.maxContinuations,
+        presetResults: preset,
+      });
+      let result = await loop.next();
+      while (!result.done) {
+        const ev = result.value;
+        await this.persist(session.id, turn.id, ev, log);
+        if (ev.type !== 'terminal') queue.push(ev);
+        result = await loop.next();
+      }
+      const { reason, error } = result.value;
+      if (reason === 'aborted' && controller.signal.reason === SHUTDOWN) {
+        await storage.turns.setState(turn.id, 'suspended', { reason: 'shutdown' });
+        log.info('turn suspended for shutdown');
+        queue.close();
+        await rendering;
+        return;
+      }
+      if (reason === 'aborted') await this.closeDangling(session.id, turn.id);
+      const state = reason === 'completed' || reason === 'max_turns' ? 'completed' : reason === 'aborted' ? 'interrupted' : 'failed';
+      await this.finish(turn, session, queue, rendering, state, reason, error);
+    } catch (err) {
+      log.error({ err }, 'turn failed');
+      await this.finish(turn, session, queue, rendering, 'failed', 'internal', 'The gateway hit an internal error while answering. Please try again.').catch(
+        (e: unknown) => log.error({ err: e }, 'could not record the failed turn'),
+      );
+    } finally {
+      this.running.delete(turn.id);
+      queue.close();
+      await rendering;
+    }
+  }
+
+  private async finish(
+    turn: Turn,
+    session: Session,
+    queue: AsyncQueue<TurnEvent>,
+    rendering: Promise<void>,
+    state: 'completed' | 'failed' | 'interrupted',
+    reason: string,
+    error?: string,
+  ): Promise<void> {
+    const entries = await this.o.storage.sessions.loadTurn(turn.id);
+    const text = turnText(entries, turn.id);
+    queue.push({ type: 'turn_end', state, reason, text, ...(error ? { error } : {}) });
+    queue.close();
+    // The final part is ledgered before the turn is marked done: a crash in between re-delivers
+    // from the transcript, and the ledger stops a second send.
+    await rendering;
+    await this.o.storage.turns.setState(turn.id, state, { reason, ...(error ? { error } : {}) });
+    this.o.log.info({ sessionId: session.id, turnId: turn.id, state, reason }, 'turn finished');
+  }
+
+  /** After a user abort, answers every unanswered tool_use so the history stays valid. */
+  private async closeDangling(sessionId: string, turnId: string): Promise<void> {
+    const entries = await this.o.storage.sessions.load(sessionId);
+    const rebuilt = rebuildMessages(entries);
+    if (!rebuilt.open) return;
+    const add: NewEntry[] = toolUses(rebuilt.open.message)
+      .filter((u) => !rebuilt.open!.results.has(u.id))
+      .map((u) => ({
+        kind: 'tool_result',
+        turnId,
+        payload: { result: { type: 'tool_result', tool_use_id: u.id, content: 'The turn was stopped before this tool call finished.', is_error: true } },
+      }));
+    if (add.length > 0) await this.o.storage.sessions.append(sessionId, add);
+  }
+
+  private async persist(sessionId: string, turnId: string, ev: AgentEvent, log: Logger): Promise<void> {
+    const s = this.o.storage.sessions;
+    switch (ev.type) {
+      case 'assistant_message':
+        await s.append(sessionId, [{ kind: 'assistant', turnId, payload: { content: ev.message.content, model: ev.model } }]);
+        break;
+      case 'user_message':
+        await s.append(sessionId, [{ kind: 'user', turnId, payload: { content: ev.message.content } }]);
+        break;
+      case 'tool_start':
+        await s.append(sessionId, [
+          { kind: 'tool_start', turnId, payload: { toolUseId: ev.toolUseId, name: ev.name, input: ev.input, readOnly: ev.readOnly } },
+        ]);
+        break;
+      case 'tool_end':
+        await s.append(sessionId, [
+          { kind: 'tool_result', turnId, payload: { result: ev.result, ...(ev.fullContent !== undefined ? { fullContent: ev.fullContent } : {}) } },
+        ]);
+        break;
+      case 'model_retry':
+        log.warn({ attempt: ev.attempt, delayMs: ev.delayMs, model: ev.model, error: ev.error }, 'model call retried');
+        break;
+      case 'usage':
+        log.debug({ usage: ev.usage, model: ev.model }, 'model usage');
+        break;
+      default:
+        break;
+    }
+  }
+}
