@@ -1,0 +1,54 @@
+import type { Database } from 'better-sqlite3';
+import type { Storage } from '@switchboard/core';
+import { type DeliveryRow, toDelivery } from './rows.js';
+
+type NewDeliveryRow = Omit<DeliveryRow, 'id'>;
+
+/** The delivery ledger repository over one SQLite handle. */
+export function deliveryRepo(db: Database): Storage['deliveries'] {
+  const insert = db.prepare<[NewDeliveryRow], DeliveryRow>(
+    `INSERT INTO deliveries (turn_id, part, kind, channel, account, conversation_id, platform_message_id, content,
+       created_at)
+     VALUES (@turn_id, @part, @kind, @channel, @account, @conversation_id, @platform_message_id, @content, @created_at)
+     ON CONFLICT (turn_id, part, kind) DO NOTHING RETURNING *`,
+  );
+  const existing = db.prepare<[string, number, string], DeliveryRow>(
+    'SELECT * FROM deliveries WHERE turn_id = ? AND part = ? AND kind = ?',
+  );
+  const ofTurn = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE turn_id = ? ORDER BY id');
+  const finalsSince = db.prepare<[string, string, string, number], DeliveryRow>(
+    `SELECT * FROM deliveries
+     WHERE channel = ? AND account = ? AND conversation_id = ? AND id > ? AND kind = 'final' ORDER BY id`,
+  );
+  const remove = db.prepare<[number]>('DELETE FROM deliveries WHERE id = ?');
+
+  return {
+    async record(d) {
+      const inserted = insert.get({
+        turn_id: d.turnId,
+        part: d.part,
+        kind: d.kind,
+        channel: d.channel,
+        account: d.account,
+        conversation_id: d.conversationId,
+        platform_message_id: d.platformMessageId,
+        content: JSON.stringify(d.content),
+        created_at: Date.now(),
+      });
+      if (inserted) return { record: toDelivery(inserted), existed: false };
+      // Only a remove() racing in between could make this read miss.
+      const row = existing.get(d.turnId, d.part, d.kind);
+      if (!row) throw new Error(`delivery ${d.turnId}/${d.part}/${d.kind} conflicted but was not found`);
+      return { record: toDelivery(row), existed: true };
+    },
+    async ofTurn(turnId) {
+      return ofTurn.all(turnId).map(toDelivery);
+    },
+    async finalsSince(channel, account, conversationId, cursor) {
+      return finalsSince.all(channel, account, conversationId, cursor).map(toDelivery);
+    },
+    async remove(id) {
+      remove.run(id);
+    },
+  };
+}

@@ -1,0 +1,4 @@
+export { type SqliteStorage, type SqliteStorageOptions, defaultMigrationsDir, openSqliteStorage } from './sqlite-storage.js';
+// Both shapes: flat table exports for queries, the namespace for `drizzle(db, { schema })`.
+export * as schema from './schema.js';
+export * from './schema.js';

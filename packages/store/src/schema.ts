@@ -1,0 +1,152 @@
+import { sql } from 'drizzle-orm';
+import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// The source of truth for `migrations/` (drizzle-kit generate). Timestamps are integer epoch ms,
+// JSON columns are text; the repositories map rows to the core types themselves.
+
+/** People (and bots) the gateway knows. */
+export const principals = sqliteTable(
+  'principals',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    role: text('role').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  // Unique because byName() is used for authorization look-ups: an ambiguous name would be a hole.
+  (t) => [uniqueIndex('principals_name_uq').on(t.name)],
+);
+
+/** A principal's external ids, one per kind of channel. */
+export const identities = sqliteTable(
+  'identities',
+  {
+    id: text('id').primaryKey(),
+    principalId: text('principal_id')
+      .notNull()
+      .references(() => principals.id),
+    channelType: text('channel_type').notNull(),
+    externalId: text('external_id').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('identities_channel_external_uq').on(t.channelType, t.externalId),
+    index('identities_principal_idx').on(t.principalId),
+  ],
+);
+
+/** API tokens; only the sha256 of the secret is kept. */
+export const tokens = sqliteTable(
+  'tokens',
+  {
+    id: text('id').primaryKey(),
+    secretHash: text('secret_hash').notNull(),
+    kind: text('kind').notNull(),
+    name: text('name').notNull(),
+    principalId: text('principal_id').references(() => principals.id),
+    scopes: text('scopes').notNull().default('[]'),
+    createdAt: integer('created_at').notNull(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('tokens_secret_hash_uq').on(t.secretHash)],
+);
+
+/** Conversation sessions; at most one live (not ended) session per key. */
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    key: text('key').notNull(),
+    agentId: text('agent_id').notNull(),
+    channel: text('channel').notNull(),
+    account: text('account').notNull(),
+    scope: text('scope').notNull(),
+    // No foreign key: the key comes from the router, and a session outlives its principal's rows.
+    principalId: text('principal_id'),
+    conversation: text('conversation'),
+    thread: text('thread'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    endedAt: integer('ended_at'),
+  },
+  (t) => [
+    uniqueIndex('sessions_live_key_uq').on(t.key).where(sql`ended_at IS NULL`),
+    index('sessions_updated_idx').on(t.updatedAt),
+    index('sessions_principal_idx').on(t.principalId),
+  ],
+);
+
+/** Append-only transcript entries, numbered per session from 1. */
+export const entries = sqliteTable(
+  'entries',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id),
+    seq: integer('seq').notNull(),
+    // No foreign key: notes and compaction boundaries may carry ids that are not turns.
+    turnId: text('turn_id'),
+    kind: text('kind').notNull(),
+    payload: text('payload').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.seq] }), index('entries_turn_idx').on(t.turnId)],
+);
+
+/** Durable inbound items; (channel, account, dedupe_key) is the platform's idempotency key. */
+export const inbox = sqliteTable(
+  'inbox',
+  {
+    id: text('id').primaryKey(),
+    channel: text('channel').notNull(),
+    account: text('account').notNull(),
+    dedupeKey: text('dedupe_key').notNull(),
+    payload: text('payload').notNull(),
+    receivedAt: integer('received_at').notNull(),
+    turnId: text('turn_id').references((): AnySQLiteColumn => turns.id),
+  },
+  (t) => [uniqueIndex('inbox_dedupe_uq').on(t.channel, t.account, t.dedupeKey)],
+);
+
+/** Turns: the persisted state machine of one inbound item's processing. */
+export const turns = sqliteTable(
+  'turns',
+  {
+    id: text('id').primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id),
+    inboxId: text('inbox_id')
+      .notNull()
+      .references((): AnySQLiteColumn => inbox.id),
+    state: text('state').notNull(),
+    clientId: text('client_id'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    reason: text('reason'),
+    error: text('error'),
+  },
+  (t) => [index('turns_state_idx').on(t.state), index('turns_session_state_idx').on(t.sessionId, t.state)],
+);
+
+/** The outbound delivery ledger; `id` is the monotonic replay cursor. */
+export const deliveries = sqliteTable(
+  'deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    // No foreign key: channel contract tests record parts for turns this store never queued.
+    turnId: text('turn_id').notNull(),
+    part: integer('part').notNull(),
+    kind: text('kind').notNull(),
+    channel: text('channel').notNull(),
+    account: text('account').notNull(),
+    conversationId: text('conversation_id').notNull(),
+    platformMessageId: text('platform_message_id'),
+    content: text('content').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('deliveries_turn_part_kind_uq').on(t.turnId, t.part, t.kind),
+    index('deliveries_conversation_idx').on(t.channel, t.account, t.conversationId, t.id),
+  ],
+);

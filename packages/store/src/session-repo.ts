@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { type Entry, type NewEntry, type SessionKey, type Storage, sessionKeyString } from '@switchboard/core';
+import { type EntryRow, type SessionRow, toEntry, toSession } from './rows.js';
+
+/**
+ * Session operations that run inside a caller's transaction (the turns repository composes them
+ * into accept/begin). None of these opens a transaction itself.
+ */
+export interface SessionOps {
+  /** The live session row for a key, inserted if none. */
+  resolve(key: SessionKey): SessionRow;
+  /** Appends entries after the session's last seq and bumps its updated_at. */
+  append(sessionId: string, entries: readonly NewEntry[]): Entry[];
+}
+
+/** Builds the in-transaction session operations over one SQLite handle. */
+export function sessionOps(db: Database): SessionOps {
+  const live = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? AND ended_at IS NULL');
+  const insert = db.prepare<[SessionRow]>(
+    `INSERT INTO sessions (id, key, agent_id, channel, account, scope, principal_id, conversation, thread,
+       created_at, updated_at, ended_at)
+     VALUES (@id, @key, @agent_id, @channel, @account, @scope, @principal_id, @conversation, @thread,
+       @created_at, @updated_at, @ended_at)`,
+  );
+  const lastSeq = db.prepare<[string], { n: number }>(
+    'SELECT coalesce(max(seq), 0) AS n FROM entries WHERE session_id = ?',
+  );
+  const insertEntry = db.prepare<[string, number, string | null, string, string, number]>(
+    'INSERT INTO entries (session_id, seq, turn_id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const touch = db.prepare<[number, string]>('UPDATE sessions SET updated_at = ? WHERE id = ?');
+
+  return {
+    resolve(key) {
+      const k = sessionKeyString(key);
+      const existing = live.get(k);
+      if (existing) return existing;
+      const now = Date.now();
+      const row: SessionRow = {
+        id: randomUUID(),
+        key: k,
+        agent_id: key.agent,
+        channel: key.channel,
+        account: key.account,
+        scope: key.scope,
+        principal_id: key.scope === 'dm' ? key.principalId : null,
+        conversation: key.scope === 'room' ? key.conversation : null,
+        thread: key.scope === 'room' ? (key.thread ?? null) : null,
+        created_at: now,
+        updated_at: now,
+        ended_at: null,
+      };
+      insert.run(row);
+      return row;
+    },
+    append(sessionId, entries) {
+      if (entries.length === 0) return [];
+      const now = Date.now();
+      let seq = lastSeq.get(sessionId)?.n ?? 0;
+      const out: Entry[] = [];
+      for (const e of entries) {
+        seq += 1;
+        // JSON has no `undefined`; store it as null so the row stays valid JSON.
+        const payload = JSON.stringify(e.payload ?? null);
+        insertEntry.run(sessionId, seq, e.turnId, e.kind, payload, now);
+        out.push(toEntry({ session_id: sessionId, seq, turn_id: e.turnId, kind: e.kind, payload, created_at: now }));
+      }
+      touch.run(now, sessionId);
+      return out;
+    },
+  };
+}
+
+/** The sessions repository over one SQLite handle. */
+export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] {
+  const byId = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?');
+  const list = db.prepare<
+    { principalId: string | null; channel: string | null; limit: number; offset: number },
+    SessionRow
+  >(
+    `SELECT * FROM sessions
+     WHERE (@principalId IS NULL OR principal_id = @principalId) AND (@channel IS NULL OR channel = @channel)
+     ORDER BY updated_at DESC, rowid DESC LIMIT @limit OFFSET @offset`,
+  );
+  const load = db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE session_id = ? ORDER BY seq');
+  const loadTurn = db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE turn_id = ? ORDER BY seq');
+  const end = db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE key = ? AND ended_at IS NULL');
+
+  const resolve = db.transaction((key: SessionKey) => ops.resolve(key));
+  const append = db.transaction((sessionId: string, entries: readonly NewEntry[]) => ops.append(sessionId, entries));
+
+  return {
+    async resolve(key) {
+      return toSession(resolve.immediate(key));
+    },
+    async get(id) {
+      const row = byId.get(id);
+      return row ? toSession(row) : null;
+    },
+    async list(filter = {}) {
+      const rows = list.all({
+        principalId: filter.principalId ?? null,
+        channel: filter.channel ?? null,
+        // SQLite reads a negative LIMIT as "no limit".
+        limit: filter.limit ?? -1,
+        offset: filter.offset ?? 0,
+      });
+      return rows.map(toSession);
+    },
+    async append(sessionId, entries) {
+      return append.immediate(sessionId, entries);
+    },
+    async load(sessionId) {
+      return load.all(sessionId).map(toEntry);
+    },
+    async loadTurn(turnId) {
+      return loadTurn.all(turnId).map(toEntry);
+    },
+    async reset(key) {
+      end.run(Date.now(), sessionKeyString(key));
+    },
+  };
+}

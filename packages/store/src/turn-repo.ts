@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { AcceptResult, InboundMessage, NewEntry, SessionKey, Storage, TurnState } from '@switchboard/core';
+import { type InboxRow, type TurnRow, toInboxItem, toTurn } from './rows.js';
+import type { SessionOps } from './session-repo.js';
+
+const UNFINISHED = `('queued', 'running', 'awaiting_approval', 'suspended')`;
+
+/** The turns repository (inbox, turn state machine) over one SQLite handle. */
+export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
+  const insertInbox = db.prepare<[string, string, string, string, string, number]>(
+    `INSERT INTO inbox (id, channel, account, dedupe_key, payload, received_at) VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (channel, account, dedupe_key) DO NOTHING`,
+  );
+  const existingInbox = db.prepare<[string, string, string], { id: string; turn_id: string | null; session_id: string | null }>(
+    `SELECT i.id, i.turn_id, t.session_id FROM inbox i LEFT JOIN turns t ON t.id = i.turn_id
+     WHERE i.channel = ? AND i.account = ? AND i.dedupe_key = ?`,
+  );
+  const insertTurn = db.prepare<[TurnRow]>(
+    `INSERT INTO turns (id, session_id, inbox_id, state, client_id, created_at, updated_at, reason, error)
+     VALUES (@id, @session_id, @inbox_id, @state, @client_id, @created_at, @updated_at, @reason, @error)`,
+  );
+  const linkInbox = db.prepare<[string, string]>('UPDATE inbox SET turn_id = ? WHERE id = ?');
+  const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
+  const unfinished = db.prepare<[], TurnRow>(
+    `SELECT * FROM turns WHERE state IN ${UNFINISHED} ORDER BY created_at, rowid`,
+  );
+  const nextQueued = db.prepare<[string], TurnRow>(
+    `SELECT * FROM turns WHERE session_id = ? AND state = 'queued' ORDER BY created_at, rowid LIMIT 1`,
+  );
+  // reason/error describe the latest transition, so a state change without them clears them.
+  const setState = db.prepare<[string, number, string | null, string | null, string], TurnRow>(
+    'UPDATE turns SET state = ?, updated_at = ?, reason = ?, error = ? WHERE id = ? RETURNING *',
+  );
+  const suspend = db.prepare<[number]>(
+    `UPDATE turns SET state = 'suspended', updated_at = ? WHERE state IN ('running', 'awaiting_approval')`,
+  );
+  const inboxById = db.prepare<[string], InboxRow>('SELECT * FROM inbox WHERE id = ?');
+
+  const accept = db.transaction(
+    (message: InboundMessage, key: SessionKey, clientId: string | null): AcceptResult => {
+      const inboxId = randomUUID();
+      const payload = JSON.stringify(message);
+      const { channel, account, dedupeKey } = message;
+      if (insertInbox.run(inboxId, channel, account, dedupeKey, payload, message.receivedAt.getTime()).changes === 0) {
+        const dup = existingInbox.get(channel, account, dedupeKey);
+        if (!dup) throw new Error('inbox conflict without an existing row');
+        return { duplicate: true, inboxId: dup.id, turnId: dup.turn_id, sessionId: dup.session_id };
+      }
+      const session = sessions.resolve(key);
+      const now = Date.now();
+      const turnId = randomUUID();
+      insertTurn.run({
+        id: turnId,
+        session_id: session.id,
+        inbox_id: inboxId,
+        state: 'queued',
+        client_id: clientId,
+        created_at: now,
+        updated_at: now,
+        reason: null,
+        error: null,
+      });
+      linkInbox.run(turnId, inboxId);
+      return { duplicate: false, inboxId, turnId, sessionId: session.id };
+    },
+  );
+
+  const update = (turnId: string, state: TurnState, reason: string | null, error: string | null): TurnRow => {
+    const row = setState.get(state, Date.now(), reason, error, turnId);
+    if (!row) throw new Error(`unknown turn: ${turnId}`);
+    return row;
+  };
+
+  const begin = db.transaction((turnId: string, userEntry: NewEntry | null) => {
+    const row = update(turnId, 'running', null, null);
+    if (userEntry) sessions.append(row.session_id, [userEntry]);
+    return row;
+  });
+
+  return {
+    async accept(message, route) {
+      return accept.immediate(message, route.key, route.clientId);
+    },
+    async get(id) {
+      const row = byId.get(id);
+      return row ? toTurn(row) : null;
+    },
+    async unfinished() {
+      return unfinished.all().map(toTurn);
+    },
+    async nextQueued(sessionId) {
+      const row = nextQueued.get(sessionId);
+      return row ? toTurn(row) : null;
+    },
+    async begin(turnId, userEntry) {
+      return toTurn(begin.immediate(turnId, userEntry));
+    },
+    async setState(turnId, state, info) {
+      update(turnId, state, info?.reason ?? null, info?.error ?? null);
+    },
+    async suspendActive() {
+      return suspend.run(Date.now()).changes;
+    },
+    async inbox(inboxId) {
+      const row = inboxById.get(inboxId);
+      return row ? toInboxItem(row) : null;
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { expect, it } from 'vitest';
+import { dmKey, inbound, queueTurn, roomKey, type StorageRef, tick } from './fixtures.js';
+
+/** The inbox, accept dedupe and the turn state machine. */
+export function turnContract(store: StorageRef): void {
+  it('accept stores the inbox item and queues a turn in the key’s session', async () => {
+    const s = store();
+    const msg = inbound('u-1', { principalId: 'p1' });
+    const r = await s.turns.accept(msg, { key: dmKey('p1'), clientId: 'c-9' });
+    expect(r.duplicate).toBe(false);
+    const session = await s.sessions.resolve(dmKey('p1'));
+    expect(r.sessionId).toBe(session.id);
+
+    const turn = await s.turns.get(r.turnId ?? '');
+    expect(turn).toMatchObject({ sessionId: session.id, inboxId: r.inboxId, state: 'queued', clientId: 'c-9', reason: null, error: null });
+    const item = await s.turns.inbox(r.inboxId);
+    expect(item).toMatchObject({ channel: 'websocket', account: 'default', dedupeKey: 'u-1', turnId: r.turnId });
+    expect(item?.message).toEqual(msg);
+    expect(item?.message.receivedAt).toBeInstanceOf(Date);
+    expect(item?.receivedAt).toEqual(msg.receivedAt);
+    expect(await s.turns.inbox('missing')).toBeNull();
+    expect(await s.turns.get('missing')).toBeNull();
+  });
+
+  it('a duplicate dedupe key returns the existing item and turn and changes nothing', async () => {
+    const s = store();
+    const first = await s.turns.accept(inbound('u-1'), { key: dmKey('p1'), clientId: 'a' });
+    await s.turns.begin(first.turnId ?? '', null);
+    const again = await s.turns.accept(inbound('u-1', { text: 'changed' }), { key: dmKey('p2'), clientId: 'b' });
+    expect(again).toEqual({ ...first, duplicate: true });
+    expect((await s.turns.inbox(first.inboxId))?.message.text).toBe('hello u-1');
+    expect(await s.turns.get(first.turnId ?? '')).toMatchObject({ state: 'running', clientId: 'a' });
+    expect(await s.turns.unfinished()).toHaveLength(1);
+    expect(await s.sessions.list()).toHaveLength(1);
+  });
+
+  it('dedupe is scoped to (channel, account)', async () => {
+    const s = store();
+    const a = await s.turns.accept(inbound('42'), { key: dmKey('p1'), clientId: null });
+    const b = await s.turns.accept(inbound('42', { account: 'other' }), { key: dmKey('p1'), clientId: null });
+    const c = await s.turns.accept(inbound('42', { channel: 'telegram' }), { key: dmKey('p1'), clientId: null });
+    expect([a.duplicate, b.duplicate, c.duplicate]).toEqual([false, false, false]);
+    expect(new Set([a.turnId, b.turnId, c.turnId]).size).toBe(3);
+    expect(new Set([a.sessionId, b.sessionId, c.sessionId]).size).toBe(1);
+  });
+
+  it('accept after a reset queues into the new session', async () => {
+    const s = store();
+    const a = await queueTurn(s, 'm1');
+    await s.sessions.reset(dmKey('p1'));
+    const b = await queueTurn(s, 'm2');
+    expect(b.sessionId).not.toBe(a.sessionId);
+    expect((await s.sessions.resolve(dmKey('p1'))).id).toBe(b.sessionId);
+  });
+
+  it('begin marks the turn running and appends the user entry', async () => {
+    const s = store();
+    const { turnId, sessionId } = await queueTurn(s, 'm1');
+    const queued = await s.turns.get(turnId);
+    await tick();
+    const running = await s.turns.begin(turnId, { kind: 'user', turnId, payload: { text: 'hi' } });
+    expect(running).toMatchObject({ id: turnId, state: 'running' });
+    expect(running.updatedAt.getTime()).toBeGreaterThan(queued?.updatedAt.getTime() ?? Infinity);
+    expect(await s.turns.get(turnId)).toEqual(running);
+    expect(await s.sessions.loadTurn(turnId)).toMatchObject([{ seq: 1, kind: 'user', sessionId, payload: { text: 'hi' } }]);
+
+    const other = await queueTurn(s, 'm2');
+    await s.turns.begin(other.turnId, null);
+    expect(await s.sessions.load(sessionId)).toHaveLength(1);
+  });
+
+  it('setState records state, reason and error', async () => {
+    const s = store();
+    const { turnId } = await queueTurn(s, 'm1');
+    await s.turns.begin(turnId, null);
+    await s.turns.setState(turnId, 'awaiting_approval');
+    expect((await s.turns.get(turnId))?.state).toBe('awaiting_approval');
+    await s.turns.setState(turnId, 'failed', { reason: 'model_error', error: 'HTTP 500' });
+    expect(await s.turns.get(turnId)).toMatchObject({ state: 'failed', reason: 'model_error', error: 'HTTP 500' });
+  });
+
+  it('unfinished lists non-final turns oldest first', async () => {
+    const s = store();
+    const ids: string[] = [];
+    for (const k of ['a', 'b', 'c', 'd', 'e', 'f']) ids.push((await queueTurn(s, k, dmKey(k))).turnId);
+    const [a, b, c, d, e, f] = ids as [string, string, string, string, string, string];
+    await s.turns.begin(b, null);
+    await s.turns.setState(c, 'completed', { reason: 'end_turn' });
+    await s.turns.setState(d, 'awaiting_approval');
+    await s.turns.setState(e, 'interrupted');
+    await s.turns.setState(f, 'suspended');
+    const left = await s.turns.unfinished();
+    expect(left.map((t) => t.id)).toEqual([a, b, d, f]);
+    expect(left.map((t) => t.state)).toEqual(['queued', 'running', 'awaiting_approval', 'suspended']);
+    await s.turns.setState(a, 'failed');
+    expect((await s.turns.unfinished()).map((t) => t.id)).toEqual([b, d, f]);
+  });
+
+  it('nextQueued returns the oldest queued turn of that session only', async () => {
+    const s = store();
+    const t1 = await queueTurn(s, 'm1');
+    const t2 = await queueTurn(s, 'm2');
+    const t3 = await queueTurn(s, 'm3');
+    const elsewhere = await queueTurn(s, 'r1', roomKey('C1'));
+    expect((await s.turns.nextQueued(t1.sessionId))?.id).toBe(t1.turnId);
+    await s.turns.begin(t1.turnId, null);
+    expect((await s.turns.nextQueued(t1.sessionId))?.id).toBe(t2.turnId);
+    await s.turns.setState(t2.turnId, 'completed');
+    await s.turns.setState(t3.turnId, 'completed');
+    expect(await s.turns.nextQueued(t1.sessionId)).toBeNull();
+    expect((await s.turns.nextQueued(elsewhere.sessionId))?.id).toBe(elsewhere.turnId);
+    expect(await s.turns.nextQueued('missing')).toBeNull();
+  });
+
+  it('suspendActive suspends running and awaiting-approval turns and counts them', async () => {
+    const s = store();
+    const q = await queueTurn(s, 'q', dmKey('a'));
+    const r = await queueTurn(s, 'r', dmKey('b'));
+    const w = await queueTurn(s, 'w', dmKey('c'));
+    const done = await queueTurn(s, 'd', dmKey('d'));
+    await s.turns.begin(r.turnId, null);
+    await s.turns.setState(w.turnId, 'awaiting_approval');
+    await s.turns.setState(done.turnId, 'completed');
+    expect(await s.turns.suspendActive()).toBe(2);
+    expect((await s.turns.get(q.turnId))?.state).toBe('queued');
+    expect((await s.turns.get(r.turnId))?.state).toBe('suspended');
+    expect((await s.turns.get(w.turnId))?.state).toBe('suspended');
+    expect((await s.turns.get(done.turnId))?.state).toBe('completed');
+    expect(await s.turns.suspendActive()).toBe(0);
+  });
+}

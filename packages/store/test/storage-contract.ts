@@ -1,0 +1,32 @@
+import type { Storage } from '@switchboard/core';
+import { afterEach, beforeEach, describe } from 'vitest';
+import { deliveryContract } from './contract/delivery-contract.js';
+import { identityContract } from './contract/identity-contract.js';
+import { sessionContract } from './contract/session-contract.js';
+import { turnContract } from './contract/turn-contract.js';
+
+/**
+ * The behaviour every {@link Storage} implementation must show. Each test gets a fresh, empty
+ * storage from `makeStorage` and closes it afterwards.
+ */
+export function runStorageContract(name: string, makeStorage: () => Promise<Storage> | Storage): void {
+  describe(`Storage contract: ${name}`, () => {
+    let storage: Storage | undefined;
+    const store = (): Storage => {
+      if (!storage) throw new Error('storage not opened');
+      return storage;
+    };
+    beforeEach(async () => {
+      storage = await makeStorage();
+    });
+    afterEach(() => {
+      storage?.close();
+      storage = undefined;
+    });
+
+    describe('principals, identities and tokens', () => identityContract(store));
+    describe('sessions and transcript', () => sessionContract(store));
+    describe('inbox and turns', () => turnContract(store));
+    describe('delivery ledger', () => deliveryContract(store));
+  });
+}
