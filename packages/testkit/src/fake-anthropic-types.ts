@@ -1,0 +1,114 @@
+import type { StopReason, WireUsage } from './anthropic-wire.js';
+
+/** A content block of a recorded request message (loosely typed for assertions). */
+export type RecordedBlock = { type: string } & Record<string, any>;
+
+/** A message of a recorded request. */
+export interface RecordedMessage {
+  role: 'user' | 'assistant' | string;
+  content: string | RecordedBlock[];
+}
+
+/** The parsed body of a recorded request (loosely typed; nothing is guaranteed for a bad request). */
+export interface RecordedBody {
+  model?: string;
+  max_tokens?: number;
+  system?: string | RecordedBlock[];
+  messages?: RecordedMessage[];
+  tools?: Array<{ name: string } & Record<string, any>>;
+  stream?: boolean;
+  [key: string]: unknown;
+}
+
+/** One request the fake received, in arrival order. */
+export interface RecordedRequest {
+  /** The `request-id` the fake answered with: `req_test_N` (N counts from 1 per fake). */
+  id: string;
+  /** 1-based arrival index. */
+  seq: number;
+  receivedAt: Date;
+  method: string;
+  path: string;
+  /** Request headers, lower-cased, without `x-api-key` and `authorization`. */
+  headers: Record<string, string>;
+  /** The parsed JSON body (an empty object when the body was not JSON; see `rawBody`). */
+  body: RecordedBody;
+  rawBody: string;
+  /** Whether the key (x-api-key or Bearer) was accepted: equal to `apiKey`, or non-empty by default. */
+  apiKeyMatched: boolean;
+}
+
+/** A tool call the scripted model makes. `id` defaults to `toolu_test_N`. */
+export interface ScriptedToolUse {
+  name: string;
+  input: Record<string, unknown>;
+  id?: string;
+}
+
+/** An HTTP error answer, with the API's error body shape. */
+export interface ScriptedHttpError {
+  status: number;
+  /** `error.type`, e.g. `rate_limit_error`, `overloaded_error`, `api_error`, `invalid_request_error`. */
+  type: string;
+  message: string;
+  /** Extra response headers, e.g. `retry-after`, `retry-after-ms`, `x-should-retry`. */
+  headers?: Record<string, string>;
+  /** Merged into `error.details`, e.g. `{ error_code: 'enforced_spend_limit_reached' }`. */
+  details?: object;
+}
+
+/**
+ * One scripted answer. Content is `text` and/or `toolUses` (a tool_use answer ends with
+ * stop_reason `tool_use`, text before the tool_use blocks); when neither is given, the content
+ * comes from the default handler. At most one fault (`error`, `streamError`, `stallAfterEvents`,
+ * `endAfterEvents`, `holdAfterEvents`, `destroyAfterEvents`) applies, in that order of precedence.
+ *
+ * Event counting (streaming): events are numbered in the order they are written, starting at
+ * `message_start` = 1, `ping` included (see `buildStreamEvents`). "after n events" means
+ * exactly the first n events are written, then the fault happens. Response headers (200,
+ * `text/event-stream`) are always sent before event 1, so n = 0 means "headers, then the fault".
+ *
+ * Non-streaming requests: `streamError` becomes the HTTP error of that type (529 for
+ * `overloaded_error`); `stallAfterEvents` sends the 200 headers and then nothing; `endAfterEvents`
+ * sends the headers and the first half of the JSON body, then ends; `holdAfterEvents` holds
+ * before responding; `destroyAfterEvents` sends the headers and destroys the socket.
+ */
+export interface ScriptedResponse {
+  text?: string;
+  toolUses?: ScriptedToolUse[];
+  /** Default `end_turn` for text, `tool_use` with toolUses. */
+  stopReason?: StopReason;
+  /** Overrides the estimated usage counters. */
+  usage?: Partial<WireUsage>;
+  /** Extra headers on a successful response. */
+  headers?: Record<string, string>;
+  /** Answer with this HTTP error instead of a message. */
+  error?: ScriptedHttpError;
+  /** Write `afterEvents` events, then `event: error` with this error type, then end the body. */
+  streamError?: { afterEvents: number; type: string; message?: string };
+  /** Write n events, then keep the connection open and silent until the client goes away or the fake closes. */
+  stallAfterEvents?: number;
+  /** Write n events, then end the body cleanly (no `message_stop`). */
+  endAfterEvents?: number;
+  /** Write n events, then wait for `fake.release()`, then write the rest. */
+  holdAfterEvents?: number;
+  /** Write n events, then destroy the socket (a connection reset mid-body). */
+  destroyAfterEvents?: number;
+  /** Before anything is written (no headers), wait for `fake.release()`. */
+  hold?: boolean;
+}
+
+/** Picks a response for a request; `undefined` means "no opinion" (fall through). */
+export type ResponseHandler = (req: RecordedRequest) => ScriptedResponse | undefined;
+
+/** Options for `startFakeAnthropic`. */
+export interface FakeAnthropicOptions {
+  /** The accepted API key; default: any non-empty `x-api-key` (or Bearer token). */
+  apiKey?: string;
+  /** A key whose arrival is written to the canary marker (default `CANARY_ANTHROPIC_KEY`). */
+  canaryKey?: string;
+  /** The canary marker file (default `canarySeenPath()`). */
+  canarySeenPath?: string;
+  /** Source tag for run-log lines (default `fake-anthropic:<port>`). */
+  logSource?: string;
+}
