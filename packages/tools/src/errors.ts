@@ -1,0 +1,78 @@
+import { SwbError } from '@switchboard/agent';
+
+/** Tells the model what the confinement allows. */
+export const PATH_ESCAPE_HINT = 'paths must stay inside the workspace; use a relative path like notes/todo.md';
+
+/** A path that would leave the agent's workspace (or is otherwise unusable as a path). */
+export class PathEscapeError extends SwbError {
+  constructor(detail: string) {
+    super('SWB_E_PATH_ESCAPE', `${detail}: ${PATH_ESCAPE_HINT}`);
+    this.name = 'PathEscapeError';
+  }
+}
+
+/** Stable codes for file tool failures other than path escapes. */
+export type FileToolErrorCode =
+  | 'SWB_E_FILE_NOT_FOUND'
+  | 'SWB_E_FILE_KIND'
+  | 'SWB_E_FILE_TOO_LARGE'
+  | 'SWB_E_FILE_BINARY'
+  | 'SWB_E_EDIT_NO_MATCH'
+  | 'SWB_E_EDIT_AMBIGUOUS'
+  | 'SWB_E_TOOL_INPUT'
+  | 'SWB_E_WORKSPACE'
+  | 'SWB_E_ABORTED'
+  | 'SWB_E_FS';
+
+/** A file tool failure whose message is written for the model and names only workspace-relative paths. */
+export class FileToolError extends SwbError {
+  declare readonly code: FileToolErrorCode;
+  constructor(code: FileToolErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = 'FileToolError';
+  }
+}
+
+/** The errno code of a Node fs error, if any. */
+export function errnoCode(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Turns an fs failure into a FileToolError naming `rel`. Node's own messages carry absolute
+ * host paths, so they are never passed on; the original error is kept as `cause`.
+ */
+export function fsError(err: unknown, rel: string): SwbError {
+  if (err instanceof SwbError) return err;
+  const code = errnoCode(err);
+  const make = (c: FileToolErrorCode, message: string) => new FileToolError(c, message, { cause: err });
+  switch (code) {
+    case 'ENOENT':
+      return make('SWB_E_FILE_NOT_FOUND', `${rel} does not exist`);
+    case 'ENOTDIR':
+      return make('SWB_E_FILE_KIND', `part of the path ${rel} is a file, not a directory`);
+    case 'EEXIST':
+      // mkdir -p reports EEXIST when a component of the path is an existing file.
+      return make('SWB_E_FILE_KIND', `part of the path ${rel} is a file, not a directory`);
+    case 'EISDIR':
+      return make('SWB_E_FILE_KIND', `${rel} is a directory`);
+    case 'EACCES':
+    case 'EPERM':
+      return make('SWB_E_FS', `permission denied for ${rel}`);
+    case 'ELOOP':
+      return make('SWB_E_FS', `${rel} has too many levels of symbolic links`);
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return make('SWB_E_FS', `no space left to write ${rel}`);
+    case 'ENAMETOOLONG':
+      return make('SWB_E_TOOL_INPUT', `the path ${rel} is too long`);
+    default:
+      return make('SWB_E_FS', `could not access ${rel} (${code ?? 'unexpected error'})`);
+  }
+}
+
+/** Throws when the turn was stopped; file tools call it between files and directories. */
+export function throwIfAborted(signal: AbortSignal, toolName: string): void {
+  if (signal.aborted) throw new FileToolError('SWB_E_ABORTED', `${toolName} was stopped before it finished`);
+}

@@ -1,0 +1,106 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Tool } from '@switchboard/agent';
+import { z } from 'zod';
+import { FileToolError, fsError } from './errors.js';
+import { compileNameGlob } from './glob.js';
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_LINE_CHARS,
+  DEFAULT_MAX_RESULT_CHARS,
+  DEFAULT_MAX_SEARCH_MATCHES,
+  type FileToolsOptions,
+} from './options.js';
+import { formatBytes, loadText } from './text-file.js';
+import { walk, type WalkEntry } from './walk.js';
+import { normalizeUserPath, resolveInWorkspace } from './workspace-path.js';
+
+const searchFilesInput = z.strictObject({
+  pattern: z.string().min(1).describe('JavaScript regular expression source to look for in each line, e.g. "TODO|FIXME" or "^import ".'),
+  path: z.string().min(1).default('.').describe('File or directory to search, relative to the workspace. Default: the whole workspace (".").'),
+  glob: z.string().min(1).optional().describe('Only search files whose name matches this glob, e.g. "*.ts" or "*.{md,txt}".'),
+  caseInsensitive: z.boolean().default(false).describe('Match regardless of letter case. Default: false.'),
+});
+
+/** Input of search_files. */
+export type SearchFilesInput = z.output<typeof searchFilesInput>;
+
+type SearchOptions = Pick<FileToolsOptions, 'maxFileBytes' | 'maxSearchMatches' | 'maxLineChars' | 'maxResultChars'>;
+
+/** Creates `search_files`: a line-by-line regex search over the workspace's text files. */
+export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFilesInput> {
+  const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const maxMatches = opts.maxSearchMatches ?? DEFAULT_MAX_SEARCH_MATCHES;
+  const maxLine = opts.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
+  return {
+    name: 'search_files',
+    description:
+      'Search the text files under a workspace path for lines matching a regular expression. ' +
+      'Returns "path:line: text" per match. Skips binary and very large files; symbolic links are not followed.',
+    input: searchFilesInput,
+    readOnly: true,
+    concurrencySafe: true,
+    maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
+    ruleContent: (input) => normalizeUserPath(input.path ?? '.'),
+    async call(input, ctx) {
+      const regex = compilePattern(input.pattern, input.caseInsensitive ?? false);
+      const nameGlob = input.glob === undefined ? undefined : compileNameGlob(input.glob);
+      const root = await resolveInWorkspace(ctx.workspace, input.path ?? '.');
+      const rootStat = await stat(root.real).catch((err: unknown) => {
+        throw fsError(err, root.relative);
+      });
+      const files: AsyncIterable<WalkEntry> | WalkEntry[] = rootStat.isDirectory()
+        ? walk(root.real, root.relative, { recursive: true, signal: ctx.signal, toolName: 'search_files' })
+        : [{ relative: root.relative, absolute: root.real, type: 'file' }];
+
+      const out: string[] = [];
+      const skipped = { binary: 0, large: 0, unreadable: 0 };
+      let cut = false;
+      search: for await (const entry of files) {
+        if (entry.type === 'dir' && entry.unreadable) skipped.unreadable++;
+        if (entry.type !== 'file' || (nameGlob && !nameGlob.test(path.posix.basename(entry.relative)))) continue;
+        const loaded = await loadText(entry.absolute, maxBytes).catch(() => undefined);
+        if (loaded?.kind !== 'text') {
+          if (loaded?.kind === 'binary') skipped.binary++;
+          else if (loaded?.kind === 'too-large') skipped.large++;
+          else skipped.unreadable++;
+          continue;
+        }
+        const lines = loaded.text.split('\n');
+        for (let i = 0; i < lines.length; i++) {
+          const line = (lines[i] ?? '').replace(/\r$/, '');
+          if (!regex.test(line)) continue;
+          if (out.length === maxMatches) {
+            cut = true;
+            break search;
+          }
+          out.push(`${entry.relative}:${i + 1}: ${line.length > maxLine ? `${line.slice(0, maxLine)}…` : line}`);
+        }
+      }
+
+      const notes: string[] = [];
+      if (cut) notes.push(`[stopped after ${maxMatches} matches; narrow the pattern, path or glob to see the rest]`);
+      const skips = describeSkips(skipped, maxBytes);
+      if (skips) notes.push(skips);
+      const body = out.length > 0 ? out : [`No matches for /${input.pattern}/ in ${root.relative}`];
+      return { content: [...body, ...notes].join('\n') };
+    },
+  };
+}
+
+function compilePattern(pattern: string, caseInsensitive: boolean): RegExp {
+  try {
+    return new RegExp(pattern, caseInsensitive ? 'i' : '');
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new FileToolError('SWB_E_TOOL_INPUT', `pattern is not a valid JavaScript regular expression (${why})`);
+  }
+}
+
+function describeSkips(s: { binary: number; large: number; unreadable: number }, maxBytes: number): string | undefined {
+  const parts: string[] = [];
+  if (s.binary > 0) parts.push(`${s.binary} binary file${s.binary === 1 ? '' : 's'}`);
+  if (s.large > 0) parts.push(`${s.large} file${s.large === 1 ? '' : 's'} over ${formatBytes(maxBytes)}`);
+  if (s.unreadable > 0) parts.push(`${s.unreadable} unreadable file${s.unreadable === 1 ? '' : 's'} or director${s.unreadable === 1 ? 'y' : 'ies'}`);
+  return parts.length > 0 ? `[skipped ${parts.join(', ')}]` : undefined;
+}

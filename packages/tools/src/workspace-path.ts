@@ -1,0 +1,128 @@
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { FileToolError, PathEscapeError, errnoCode, fsError } from './errors.js';
+
+/** A user path resolved inside the workspace. */
+export interface WorkspacePath {
+  /** Real absolute path to operate on (every symlink resolved); always inside `root`. */
+  real: string;
+  /** The path as the model named it, relative to the workspace, `/`-separated (`.` for the root). Safe to show. */
+  relative: string;
+  /** Real path of the workspace directory. */
+  root: string;
+  /** Whether the target exists (false only for write targets). */
+  exists: boolean;
+}
+
+/** Options for {@link resolveInWorkspace}. */
+export interface ResolveOptions {
+  /** Allow a target that does not exist yet (its existing ancestors are still resolved and checked). */
+  forWrite?: boolean;
+}
+
+// Linux's own limit on symlinks followed while resolving one path.
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Resolves `userPath` (relative to `workspace`, or absolute inside it) to a real path that is
+ * guaranteed to be inside the workspace's real path. Refuses `..` escapes, absolute paths
+ * elsewhere, NUL bytes and symlinks (anywhere along the path) that lead outside, with a
+ * {@link PathEscapeError}. A missing target is refused with `SWB_E_FILE_NOT_FOUND` unless
+ * `forWrite` is set.
+ */
+export async function resolveInWorkspace(
+  workspace: string,
+  userPath: string,
+  opts: ResolveOptions = {},
+): Promise<WorkspacePath> {
+  if (userPath.includes('\0')) throw new PathEscapeError('path refused because it contains a NUL byte');
+  let root: string;
+  try {
+    root = await realpath(workspace);
+  } catch (err) {
+    throw new FileToolError('SWB_E_WORKSPACE', 'the workspace directory is missing or unreadable', { cause: err });
+  }
+  const rel = relativeInside(workspace, root, userPath);
+  if (rel === undefined) throw new PathEscapeError('path refused');
+  const relative = toDisplay(rel);
+  let resolved: { path: string; exists: boolean };
+  try {
+    resolved = await resolveReal(path.join(root, rel), 0);
+  } catch (err) {
+    throw fsError(err, relative);
+  }
+  if (!isWithin(root, resolved.path)) {
+    throw new PathEscapeError(`path refused because ${relative} leads through a symbolic link to outside the workspace`);
+  }
+  if (!resolved.exists && !opts.forWrite) {
+    throw new FileToolError('SWB_E_FILE_NOT_FOUND', `${relative} does not exist`);
+  }
+  return { real: resolved.path, relative, root, exists: resolved.exists };
+}
+
+/** Joins a workspace-relative display path and a child name. */
+export function joinRelative(parent: string, name: string): string {
+  return parent === '.' ? name : `${parent}/${name}`;
+}
+
+/** True when the absolute path `p` is `root` or lies under it (lexically). */
+export function isWithin(root: string, p: string): boolean {
+  return isInside(path.relative(root, p));
+}
+
+/**
+ * Lexically normalises a user path for permission rules (`write_file(notes/**)`): drops `./`,
+ * folds `a/../b`, uses `/`. Absolute paths stay absolute, since the workspace is not known here.
+ */
+export function normalizeUserPath(userPath: string): string {
+  const n = path.normalize(userPath).split(path.sep).join('/');
+  const trimmed = n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
+  return trimmed === '' ? '.' : trimmed;
+}
+
+// The workspace-relative form of userPath, or undefined when it lies outside. Absolute paths may
+// name the workspace as configured or by its real path.
+function relativeInside(workspace: string, root: string, userPath: string): string | undefined {
+  const lexical = path.resolve(workspace, userPath);
+  const bases = path.isAbsolute(userPath) ? [path.resolve(workspace), root] : [path.resolve(workspace)];
+  for (const base of bases) {
+    const rel = path.relative(base, lexical);
+    if (isInside(rel)) return rel;
+  }
+  return undefined;
+}
+
+function isInside(rel: string): boolean {
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+function toDisplay(rel: string): string {
+  return rel === '' ? '.' : rel.split(path.sep).join('/');
+}
+
+function isMissing(err: unknown): boolean {
+  const code = errnoCode(err);
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+// realpath for paths that may not exist yet: resolves the deepest existing ancestor, and follows a
+// dangling symlink to where a write would land, so the caller can check the final location.
+async function resolveReal(p: string, hops: number): Promise<{ path: string; exists: boolean }> {
+  try {
+    return { path: await realpath(p), exists: true };
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+  const parent = path.dirname(p);
+  if (parent === p) return { path: p, exists: false };
+  const dir = (await resolveReal(parent, hops)).path;
+  const candidate = path.join(dir, path.basename(p));
+  const st = await lstat(candidate).catch((err: unknown) => {
+    if (isMissing(err)) return undefined;
+    throw err;
+  });
+  if (!st?.isSymbolicLink()) return { path: candidate, exists: false };
+  if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
+  const target = path.resolve(dir, await readlink(candidate));
+  return { path: (await resolveReal(target, hops + 1)).path, exists: false };
+}
