@@ -156,7 +156,7 @@ export interface Storage {
     ofTurn(turnId: string): Promise<DeliveryRecord[]>;
     /** Final parts of a conversation with id > cursor, oldest first. */
     finalsSince(channel: string, account: string, conversationId: string, cursor: number): Promise<DeliveryRecord[]>;
-    /** Updates a draft's platform message id (after an edit/delete on resume). */
+    /** Deletes a ledger row (a draft that was deleted on the platform during resume). */
     remove(id: number): Promise<void>;
   };
   close(): void;
