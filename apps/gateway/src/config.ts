@@ -16,6 +16,8 @@ const websocketAccount = z.strictObject({
   helloTimeout: duration.default(10_000),
   /** Largest accepted frame, in bytes. */
   maxPayload: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  /** Overrides the agent's queue mode for sessions on this account. */
+  queueMode: z.enum(['followup', 'steer']).optional(),
 });
 
 const agent = z.strictObject({
@@ -23,6 +25,8 @@ const agent = z.strictObject({
   tools: z.strictObject({ profile: z.enum(['none', 'readonly', 'coding']).default('coding') }).default({ profile: 'coding' }),
   mode: z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']).default('default'),
   maxTurns: z.number().int().min(1).max(200).default(25),
+  /** A message that arrives during a turn: `followup` queues it as the next turn; `steer` injects it into the running turn. */
+  queueMode: z.enum(['followup', 'steer']).default('followup'),
 });
 
 export const configSchema = z.strictObject({
@@ -60,6 +64,8 @@ export const configSchema = z.strictObject({
       modelRetryMaxDelay: duration.default(30_000),
       maxContinuations: z.number().int().min(0).max(10).default(3),
       toolTimeout: duration.default(120_000),
+      /** Per-tool overrides of toolTimeout, by tool name. */
+      toolTimeouts: z.record(z.string().min(1).max(64), duration).default({}),
       shutdownGrace: duration.default(10_000),
     })
     .default({
@@ -70,6 +76,7 @@ export const configSchema = z.strictObject({
       modelRetryMaxDelay: 30_000,
       maxContinuations: 3,
       toolTimeout: 120_000,
+      toolTimeouts: {},
       shutdownGrace: 10_000,
     }),
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import websocketPlugin from '@fastify/websocket';
 import {
   AnthropicModelClient,
+  SwbError,
   UnconfiguredModelClient,
   allowAll,
   type AnyTool,
@@ -14,7 +15,10 @@ import {
   type AgentRuntime,
   type Channel,
   type ChannelContext,
+  type ConversationRef,
   type InboundMessage,
+  type Session,
+  type SessionKey,
   type Storage,
 } from '@switchboard/core';
 import { openSqliteStorage } from '@switchboard/store';
@@ -41,6 +45,13 @@ function toolsFor(profile: string, all: AnyTool[]): AnyTool[] {
   if (profile === 'none') return [];
   if (profile === 'readonly') return all.filter((t) => t.readOnly);
   return all;
+}
+
+/** The queue mode a channel account's config sets, if any. */
+function accountQueueMode(cfg: Readonly<Config>, channelId: string): 'followup' | 'steer' | undefined {
+  const [type, account] = channelId.split(':');
+  if (type === 'websocket' && account) return cfg.channels.websocket?.accounts[account]?.queueMode;
+  return undefined;
 }
 
 function modelClient(cfg: Config): ModelClient {
@@ -77,6 +88,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
   const channels: Channel[] = await loadChannels(cfg);
   const byId = new Map(channels.map((c) => [c.id, c]));
 
+  const engineQueueMode = (session: Session, channelId: string) =>
+    session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';
   const engine = new TurnEngine({
     storage,
     log: log.child({ component: 'engine' }),
@@ -86,7 +99,9 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
     maxTokens: cfg.model.maxTokens,
     retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
     toolTimeoutMs: cfg.limits.toolTimeout,
+    toolTimeouts: cfg.limits.toolTimeouts,
     maxContinuations: cfg.limits.maxContinuations,
+    queueMode: engineQueueMode,
     agent: (id) => agents.get(id) ?? agents.get(defaultAgent)!,
     channel: (id) => byId.get(id),
     permissions: () => allowAll,
@@ -108,17 +123,15 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
   });
   await app.register(controlApi, { prefix: '/api/v1', storage });
 
+  // Where a person stands is resolved from the inbound message, never from what the model says.
+  const sessionKey = (conv: ConversationRef, principalId: string): SessionKey =>
+    conv.kind === 'dm'
+      ? { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'dm', principalId }
+      : { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'room', conversation: conv.id, ...(conv.thread ? { thread: conv.thread } : {}) };
   const accept = async (message: InboundMessage) => {
-    if (stopping) throw Object.assign(new Error('The gateway is shutting down; send the message again shortly.'), { code: SwbErrorCode.ShuttingDown });
-    if (!message.principalId) throw Object.assign(new Error('Unknown sender.'), { code: SwbErrorCode.UnknownSender });
-    return engine.accept(message, {
-      agentId: defaultAgent,
-      key:
-        message.kind === 'dm'
-          ? { agent: defaultAgent, channel: message.channel, account: message.account, scope: 'dm', principalId: message.principalId }
-          : { agent: defaultAgent, channel: message.channel, account: message.account, scope: 'room', conversation: message.conversation.id, ...(message.conversation.thread ? { thread: message.conversation.thread } : {}) },
-      clientId: message.platformId,
-    });
+    if (stopping) throw new SwbError(SwbErrorCode.ShuttingDown, 'The gateway is shutting down; send the message again shortly.');
+    if (!message.principalId) throw new SwbError(SwbErrorCode.UnknownSender, 'Unknown sender.');
+    return engine.accept(message, { agentId: defaultAgent, key: sessionKey(message.conversation, message.principalId), clientId: message.platformId });
   };
 
   for (const ch of channels) {
@@ -133,6 +146,12 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
       finalsSince: (conv, cursor) => storage.deliveries.finalsSince(conv.channel, conv.account, conv.id, cursor),
       recordDelivery: (part) => storage.deliveries.record(part),
       deliveriesOf: (turnId) => storage.deliveries.ofTurn(turnId),
+      updateSession: async (conv, principalId, patch) => {
+        const session = await storage.sessions.resolve(sessionKey(conv, principalId));
+        const updated = await storage.sessions.updateSettings(session.id, patch);
+        return { sessionId: updated.id, queueMode: engineQueueMode(updated, ch.id) };
+      },
+      resetSession: (conv, principalId) => storage.sessions.reset(sessionKey(conv, principalId)),
       abortTurn: async (turnId, conv) => {
         const turn = await storage.turns.get(turnId);
         if (!turn) return false;

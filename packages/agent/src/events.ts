@@ -30,7 +30,7 @@ export type AgentEvent =
   | { type: 'approval_resolved'; approvalId: string; toolUseId: string; allowed: boolean; by: string }
   | { type: 'usage'; usage: Usage; model: string }
   /** A retry or fallback the loop made (for logs and usage records). */
-  | { type: 'model_retry'; attempt: number; delayMs: number; error: string; model: string }
+  | { type: 'model_retry'; attempt: number; delayMs: number; error: string; model: string; fallback: boolean }
   | { type: 'terminal'; reason: TerminalReason; error?: string };
 
 export interface QueryResult {

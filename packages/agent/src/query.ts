@@ -35,6 +35,8 @@ export interface QueryParams {
   maxTurns: number;
   toolContext: Omit<ToolContext, 'signal' | 'toolUseId'>;
   toolTimeoutMs: number;
+  /** Per-tool overrides of toolTimeoutMs, by tool name. */
+  toolTimeouts?: Readonly<Record<string, number>>;
   retry: RetryPolicy;
   /** How often a `max_tokens` stop is answered with "continue" before the turn ends cut. */
   maxContinuations: number;
@@ -131,7 +133,8 @@ export async function* query(p: QueryParams): AsyncGenerator<AgentEvent, QueryRe
       }
       await Promise.all(
         runnable.map(async (b) => {
-          b.outcome = await runTool(b.tool!, b.input, { ...p.toolContext, signal: p.signal, toolUseId: b.use.id }, p.toolTimeoutMs);
+          const timeout = p.toolTimeouts?.[b.tool!.name] ?? p.toolTimeoutMs;
+          b.outcome = await runTool(b.tool!, b.input, { ...p.toolContext, signal: p.signal, toolUseId: b.use.id }, timeout);
         }),
       );
       for (const b of batch) {
@@ -208,7 +211,7 @@ export async function* query(p: QueryParams): AsyncGenerator<AgentEvent, QueryRe
         if (e.retryable && attempt < p.retry.maxRetries) {
           const delay = e.retryAfterMs !== undefined ? e.retryAfterMs : backoffDelay(attempt, p.retry);
           attempt++;
-          yield { type: 'model_retry', attempt, delayMs: delay, error: e.message, model: currentModel };
+          yield { type: 'model_retry', attempt, delayMs: delay, error: e.message, model: currentModel, fallback: false };
           await sleep(delay, p.signal);
           continue;
         }
@@ -216,7 +219,7 @@ export async function* query(p: QueryParams): AsyncGenerator<AgentEvent, QueryRe
           usedFallback = true;
           currentModel = p.fallbackModel;
           attempt = 0;
-          yield { type: 'model_retry', attempt: 0, delayMs: 0, error: e.message, model: currentModel };
+          yield { type: 'model_retry', attempt: 0, delayMs: 0, error: e.message, model: currentModel, fallback: true };
           continue;
         }
         throw e;

@@ -15,13 +15,22 @@ export const clientFrame = z.discriminatedUnion('type', [
     text: z.string().min(1).max(100_000),
   }),
   z.strictObject({ type: z.literal('abort'), turnId: z.string().min(1).max(64) }),
+  /** How messages sent during a running turn are handled in one's own session. */
+  z.strictObject({ type: z.literal('queue'), mode: z.enum(['followup', 'steer']) }),
+  /** Starts a fresh session: the next message begins an empty history. */
+  z.strictObject({ type: z.literal('new_session') }),
 ]);
+
+/** The client frame types, for telling an unknown frame from an invalid one. */
+export const CLIENT_FRAME_TYPES: readonly string[] = ['hello', 'message', 'abort', 'queue', 'new_session'];
 export type ClientFrame = z.infer<typeof clientFrame>;
 
 /** Frames the server sends. */
 export type ServerFrame =
   | { type: 'hello_ok'; principalId: string; cursor: number }
   | { type: 'accepted'; clientId: string; turnId: string | null; duplicate: boolean }
+  | { type: 'queue_ok'; mode: 'followup' | 'steer'; sessionId: string }
+  | { type: 'session_reset' }
   | { type: 'delta'; turnId: string; clientId: string | null; text: string }
   | { type: 'attempt_reset'; turnId: string; clientId: string | null }
   | { type: 'tool'; turnId: string; clientId: string | null; phase: 'start' | 'end'; name: string; toolUseId: string; isError?: boolean }

@@ -11,7 +11,8 @@ import type {
 import type {} from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket, RawData } from 'ws';
-import { clientFrame, MAX_PREAUTH_BYTES, type ServerFrame } from './frames.js';
+import { randomUUID } from 'node:crypto';
+import { CLIENT_FRAME_TYPES, clientFrame, MAX_PREAUTH_BYTES, type ServerFrame } from './frames.js';
 
 export interface WebsocketAccountOptions {
   account: string;
@@ -119,7 +120,7 @@ export class WebsocketChannel implements Channel {
   private onConnection(socket: WebSocket, auth: Auth | null): void {
     const conn: Conn = { socket, auth, buffer: null, sent: 0 };
     this.all.add(conn);
-    const log = this.ctx!.log.child({ channel: this.id });
+    const log = this.ctx!.log.child({ channel: this.id, conn: randomUUID().slice(0, 8), principalId: auth?.principalId });
     let helloTimer: NodeJS.Timeout | undefined;
     if (auth) {
       this.attach(conn, auth);
@@ -136,6 +137,11 @@ export class WebsocketChannel implements Channel {
           }
         })
         .catch((err: unknown) => {
+          const code = (err as { code?: unknown }).code;
+          if (code === 'SWB_E_SHUTTING_DOWN') {
+            this.send(conn, { type: 'error', code: 'shutting_down', message: (err as Error).message });
+            return;
+          }
           log.error({ err }, 'websocket frame handling failed');
           this.send(conn, { type: 'error', code: 'internal', message: 'The gateway could not handle this frame.' });
         });
@@ -177,13 +183,13 @@ export class WebsocketChannel implements Channel {
     if (!parsed.success) {
       if (!conn.auth) return conn.socket.close(1008, 'the first frame must be a valid hello');
       const type = (raw as { type?: unknown } | null)?.type;
-      const known = type === 'hello' || type === 'message' || type === 'abort';
+      const known = typeof type === 'string' && CLIENT_FRAME_TYPES.includes(type);
       this.send(conn, {
         type: 'error',
         code: known ? 'bad_frame' : 'unknown_frame',
         message: known
           ? `Invalid ${String(type)} frame: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(frame)'}: ${i.message}`).join('; ')}`
-          : `Unknown frame type ${JSON.stringify(type ?? null).slice(0, 40)}: expected hello, message or abort.`,
+          : `Unknown frame type ${JSON.stringify(type ?? null).slice(0, 40)}: expected one of ${CLIENT_FRAME_TYPES.join(', ')}.`,
       });
       return;
     }
@@ -202,6 +208,15 @@ export class WebsocketChannel implements Channel {
         return;
       case 'message':
         await this.onMessage(conn, frame.clientId, frame.text);
+        return;
+      case 'queue': {
+        const r = await this.ctx!.updateSession(this.conversation(conn.auth.principalId), conn.auth.principalId, { queueMode: frame.mode });
+        this.send(conn, { type: 'queue_ok', mode: r.queueMode, sessionId: r.sessionId });
+        return;
+      }
+      case 'new_session':
+        await this.ctx!.resetSession(this.conversation(conn.auth.principalId), conn.auth.principalId);
+        this.send(conn, { type: 'session_reset' });
         return;
       case 'abort': {
         const ok = await this.ctx!.abortTurn(frame.turnId, this.conversation(conn.auth.principalId));

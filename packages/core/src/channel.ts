@@ -80,6 +80,10 @@ export interface ChannelContext {
   recordDelivery(part: NewDelivery): Promise<{ record: DeliveryRecord; existed: boolean }>;
   /** The ledger rows of one turn. */
   deliveriesOf(turnId: string): Promise<DeliveryRecord[]>;
+  /** Changes a person's own session settings (queue mode); returns the effective settings. */
+  updateSession(conversation: ConversationRef, principalId: string, patch: { queueMode?: 'followup' | 'steer' }): Promise<{ sessionId: string; queueMode: 'followup' | 'steer' }>;
+  /** Ends the conversation's live session: the next message starts an empty history. */
+  resetSession(conversation: ConversationRef, principalId: string): Promise<void>;
   /** Aborts a running turn if it belongs to this conversation (user `abort`). */
   abortTurn(turnId: string, conversation: ConversationRef): Promise<boolean>;
 }

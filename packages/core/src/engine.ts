@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { AsyncQueue } from './async-queue.js';
 import type { AcceptResult, Channel, ConversationRef, InboundMessage, TurnEvent } from './channel.js';
 import type { SessionKey } from './session-key.js';
-import type { Entry, NewEntry, Session, Storage, Turn } from './storage.js';
+import type { Entry, NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { rebuildMessages, turnText, type ToolStartPayload } from './transcript.js';
 
 /** What one agent runs with. */
@@ -34,7 +34,10 @@ export interface EngineOptions {
   maxTokens: number;
   retry: RetryPolicy;
   toolTimeoutMs: number;
+  toolTimeouts?: Readonly<Record<string, number>>;
   maxContinuations: number;
+  /** How a message that arrives during a running turn is handled, for this session. */
+  queueMode(session: Session, channelId: string): 'followup' | 'steer';
   agent(agentId: string): AgentRuntime;
   channel(channelId: string): Channel | undefined;
   /** The permission decision function for one turn (the permission pipeline plugs in here). */
@@ -55,13 +58,33 @@ interface Lane {
   done: Promise<void>;
 }
 
+interface Pending {
+  turnId: string;
+  text: string;
+  channelId: string;
+}
+
+interface Running {
+  turnId: string;
+  controller: AbortController;
+  /** Messages waiting to be injected at the next model call (steer). */
+  pending: Pending[];
+  /** Messages the loop took at its last model call, not yet persisted. */
+  drained: Pending[];
+}
+
+function emptyUsage(): TurnUsage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, models: {}, retries: 0, fallbackUsed: false };
+}
+
 /**
  * Runs turns: one at a time per session (a lane), sessions in parallel. Every loop event is
  * persisted before the loop continues, so a restart resumes from the transcript.
  */
 export class TurnEngine {
   private readonly lanes = new Map<string, Lane>();
-  private readonly running = new Map<string, AbortController>();
+  /** Running turns by session id. */
+  private readonly running = new Map<string, Running>();
   private readonly resumable = new Map<string, Turn[]>();
   private stopping = false;
 
@@ -70,7 +93,16 @@ export class TurnEngine {
   /** Durably accepts an inbound message and schedules its turn. */
   async accept(message: InboundMessage, route: Route): Promise<AcceptResult> {
     const res = await this.o.storage.turns.accept(message, { key: route.key, clientId: route.clientId });
-    if (!res.duplicate && res.sessionId) this.kick(res.sessionId);
+    if (res.duplicate || !res.sessionId || !res.turnId) return res;
+    const run = this.running.get(res.sessionId);
+    if (run) {
+      const session = await this.o.storage.sessions.get(res.sessionId);
+      const channelId = `${message.channel}:${message.account}`;
+      // Steer: the running turn takes the message at its next model call. If it makes no further
+      // call, the queued turn simply runs next (followup).
+      if (session && this.o.queueMode(session, channelId) === 'steer') run.pending.push({ turnId: res.turnId, text: message.text, channelId });
+    }
+    this.kick(res.sessionId);
     return res;
   }
 
@@ -90,10 +122,13 @@ export class TurnEngine {
 
   /** Stops the running turn, if it is running here. */
   abort(turnId: string): boolean {
-    const c = this.running.get(turnId);
-    if (!c) return false;
-    c.abort(new Error('stopped by the user'));
-    return true;
+    for (const r of this.running.values()) {
+      if (r.turnId === turnId) {
+        r.controller.abort(new Error('stopped by the user'));
+        return true;
+      }
+    }
+    return false;
   }
 
   /** How many turns are running now. */
@@ -104,7 +139,7 @@ export class TurnEngine {
   /** Stops taking turns, aborts running ones as suspended, and waits for lanes to settle. */
   async shutdown(): Promise<void> {
     this.stopping = true;
-    for (const c of this.running.values()) c.abort(SHUTDOWN);
+    for (const r of this.running.values()) r.controller.abort(SHUTDOWN);
     await Promise.allSettled([...this.lanes.values()].map((l) => l.done));
   }
 
@@ -171,7 +206,9 @@ export class TurnEngine {
         })
       : Promise.resolve(log.warn({ channel: msg.channel }, 'channel not running; reply kept in the transcript'));
     const controller = new AbortController();
-    this.running.set(turn.id, controller);
+    const run: Running = { turnId: turn.id, controller, pending: [], drained: [] };
+    this.running.set(turn.sessionId, run);
+    const usage = emptyUsage();
     try {
       let entries: Entry[] = await storage.sessions.load(session.id);
       const hasUser = entries.some((e) => e.turnId === turn.id && e.kind === 'user');
@@ -227,6 +264,11 @@ export class TurnEngine {
         maxTurns: agent.maxTurns,
         toolContext: { sessionId: session.id, turnId: turn.id, agentId: agent.id, workspace: agent.workspace },
         toolTimeoutMs: this.o.toolTimeoutMs,
+        ...(this.o.toolTimeouts ? { toolTimeouts: this.o.toolTimeouts } : {}),
+        drainInjected: () => {
+          run.drained = run.pending.splice(0);
+          return run.drained.map((p) => p.text);
+        },
         retry: this.o.retry,
         maxContinuations: this.o.maxContinuations,
         presetResults: preset,
@@ -234,13 +276,19 @@ export class TurnEngine {
       let result = await loop.next();
       while (!result.done) {
         const ev = result.value;
-        await this.persist(session.id, turn.id, ev, log);
+        if (ev.type === 'user_message' && run.drained.length > 0) {
+          await this.absorb(session.id, run.drained, log);
+          run.drained = [];
+        } else {
+          await this.persist(session.id, turn.id, ev, log);
+        }
+        countUsage(usage, ev);
         if (ev.type !== 'terminal') queue.push(ev);
         result = await loop.next();
       }
       const { reason, error } = result.value;
       if (reason === 'aborted' && controller.signal.reason === SHUTDOWN) {
-        await storage.turns.setState(turn.id, 'suspended', { reason: 'shutdown' });
+        await storage.turns.setState(turn.id, 'suspended', { reason: 'shutdown', usage });
         log.info('turn suspended for shutdown');
         queue.close();
         await rendering;
@@ -248,14 +296,14 @@ export class TurnEngine {
       }
       if (reason === 'aborted') await this.closeDangling(session.id, turn.id);
       const state = reason === 'completed' || reason === 'max_turns' ? 'completed' : reason === 'aborted' ? 'interrupted' : 'failed';
-      await this.finish(turn, session, queue, rendering, state, reason, error);
+      await this.finish(turn, session, queue, rendering, state, reason, error, usage);
     } catch (err) {
       log.error({ err }, 'turn failed');
       await this.finish(turn, session, queue, rendering, 'failed', 'internal', 'The gateway hit an internal error while answering. Please try again.').catch(
         (e: unknown) => log.error({ err: e }, 'could not record the failed turn'),
       );
     } finally {
-      this.running.delete(turn.id);
+      this.running.delete(turn.sessionId);
       queue.close();
       await rendering;
     }
@@ -269,6 +317,7 @@ export class TurnEngine {
     state: 'completed' | 'failed' | 'interrupted',
     reason: string,
     error?: string,
+    usage?: TurnUsage,
   ): Promise<void> {
     const entries = await this.o.storage.sessions.loadTurn(turn.id);
     const text = turnText(entries, turn.id);
@@ -277,8 +326,30 @@ export class TurnEngine {
     // The final part is ledgered before the turn is marked done: a crash in between re-delivers
     // from the transcript, and the ledger stops a second send.
     await rendering;
-    await this.o.storage.turns.setState(turn.id, state, { reason, ...(error ? { error } : {}) });
+    await this.o.storage.turns.setState(turn.id, state, { reason, ...(error ? { error } : {}), ...(usage ? { usage } : {}) });
     this.o.log.info({ sessionId: session.id, turnId: turn.id, state, reason }, 'turn finished');
+  }
+
+  /**
+   * Persists messages a steered turn took in (each under its own turn id, which is completed as
+   * `steered` in the same transaction) and tells their senders where the answer comes from.
+   */
+  private async absorb(sessionId: string, taken: Pending[], log: Logger): Promise<void> {
+    const entries: NewEntry[] = taken.map((p) => ({ kind: 'user', turnId: p.turnId, payload: { content: [{ type: 'text', text: p.text }] } }));
+    await this.o.storage.turns.absorb(sessionId, taken.map((p) => p.turnId), entries);
+    for (const p of taken) {
+      const turn = await this.o.storage.turns.get(p.turnId);
+      const item = turn ? await this.o.storage.turns.inbox(turn.inboxId) : null;
+      const channel = this.o.channel(p.channelId);
+      if (!turn || !item || !channel) continue;
+      const q = new AsyncQueue<TurnEvent>();
+      q.push({ type: 'turn_end', state: 'completed', reason: 'steered', text: '' });
+      q.close();
+      await channel.render(item.message.conversation, p.turnId, q, { clientId: turn.clientId, resumed: false }).catch((err: unknown) => {
+        log.error({ err }, 'render of a steered message failed');
+      });
+    }
+    log.info({ steered: taken.length }, 'messages steered into the running turn');
   }
 
   /** After a user abort, answers every unanswered tool_use so the history stays valid. */
@@ -316,7 +387,8 @@ export class TurnEngine {
         ]);
         break;
       case 'model_retry':
-        log.warn({ attempt: ev.attempt, delayMs: ev.delayMs, model: ev.model, error: ev.error }, 'model call retried');
+        if (ev.fallback) log.warn({ model: ev.model, error: ev.error }, 'retry budget spent: switching to the fallback model');
+        else log.warn({ attempt: ev.attempt, delayMs: ev.delayMs, model: ev.model, error: ev.error }, 'model call retried');
         break;
       case 'usage':
         log.debug({ usage: ev.usage, model: ev.model }, 'model usage');
@@ -324,5 +396,22 @@ export class TurnEngine {
       default:
         break;
     }
+  }
+}
+
+/** Adds one loop event's usage facts to the turn's usage record. */
+function countUsage(u: TurnUsage, ev: AgentEvent): void {
+  if (ev.type === 'usage') {
+    u.inputTokens += ev.usage.inputTokens;
+    u.outputTokens += ev.usage.outputTokens;
+    u.cacheReadInputTokens += ev.usage.cacheReadInputTokens;
+    u.cacheCreationInputTokens += ev.usage.cacheCreationInputTokens;
+    const m = (u.models[ev.model] ??= { calls: 0, inputTokens: 0, outputTokens: 0 });
+    m.calls++;
+    m.inputTokens += ev.usage.inputTokens;
+    m.outputTokens += ev.usage.outputTokens;
+  } else if (ev.type === 'model_retry') {
+    if (ev.fallback) u.fallbackUsed = true;
+    else u.retries++;
   }
 }

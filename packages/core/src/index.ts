@@ -5,3 +5,4 @@ export * from './async-queue.js';
 export * from './transcript.js';
 export * from './engine.js';
 export * from './errors.js';
+export * from './permissions/index.js';

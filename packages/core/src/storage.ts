@@ -35,6 +35,13 @@ export interface TokenRecord {
   revokedAt: Date | null;
 }
 
+/** Per-session settings a person may change for themselves. */
+export interface SessionSettings {
+  queueMode?: 'followup' | 'steer';
+  /** Permission mode for this session (may only lower trust; see the permission pipeline). */
+  mode?: string;
+}
+
 export interface Session {
   id: string;
   key: string;
@@ -49,6 +56,7 @@ export interface Session {
   updatedAt: Date;
   /** Set when the session was reset; a reset key resolves to a new session. */
   endedAt: Date | null;
+  settings: SessionSettings;
 }
 
 export type EntryKind = 'user' | 'assistant' | 'tool_start' | 'tool_result' | 'note';
@@ -67,6 +75,17 @@ export interface Entry extends NewEntry {
   createdAt: Date;
 }
 
+/** Token use of one turn, per model (a fallback shows up as a second model). */
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  models: Record<string, { calls: number; inputTokens: number; outputTokens: number }>;
+  retries: number;
+  fallbackUsed: boolean;
+}
+
 export interface Turn {
   id: string;
   sessionId: string;
@@ -78,6 +97,7 @@ export interface Turn {
   updatedAt: Date;
   reason: string | null;
   error: string | null;
+  usage: TurnUsage | null;
 }
 
 export interface InboxItem {
@@ -131,6 +151,8 @@ export interface Storage {
     loadTurn(turnId: string): Promise<Entry[]>;
     /** Ends the live session of this key; the next resolve creates a fresh one. */
     reset(key: SessionKey): Promise<void>;
+    /** Merges `patch` into the session's settings (a key set to null is removed); returns the session. */
+    updateSettings(sessionId: string, patch: { [K in keyof SessionSettings]?: SessionSettings[K] | null }): Promise<Session>;
   };
   turns: {
     /**
@@ -145,7 +167,12 @@ export interface Storage {
     nextQueued(sessionId: string): Promise<Turn | null>;
     /** Marks the turn running and, if `userEntry` is given, appends it — one transaction. */
     begin(turnId: string, userEntry: NewEntry | null): Promise<Turn>;
-    setState(turnId: string, state: TurnState, info?: { reason?: string; error?: string }): Promise<void>;
+    setState(turnId: string, state: TurnState, info?: { reason?: string; error?: string; usage?: TurnUsage }): Promise<void>;
+    /**
+     * Steer: appends `entries` (the absorbed messages, each under its own turn id) to the session
+     * and marks those queued turns `completed` with reason `steered` — one transaction.
+     */
+    absorb(sessionId: string, turnIds: string[], entries: NewEntry[]): Promise<void>;
     /** Marks every running / awaiting_approval turn `suspended` (shutdown); returns how many. */
     suspendActive(): Promise<number>;
     inbox(inboxId: string): Promise<InboxItem | null>;

@@ -60,6 +60,7 @@ export interface SessionRow {
   created_at: number;
   updated_at: number;
   ended_at: number | null;
+  settings: string;
 }
 
 /** An `entries` row. */
@@ -83,6 +84,7 @@ export interface TurnRow {
   updated_at: number;
   reason: string | null;
   error: string | null;
+  usage: string | null;
 }
 
 /** An `inbox` row. */
@@ -155,6 +157,7 @@ export const toSession = (r: SessionRow): Session => ({
   createdAt: date(r.created_at),
   updatedAt: date(r.updated_at),
   endedAt: maybeDate(r.ended_at),
+  settings: JSON.parse(r.settings) as Session['settings'],
 });
 
 /** Maps an entries row, parsing its JSON payload. */
@@ -178,6 +181,7 @@ export const toTurn = (r: TurnRow): Turn => ({
   updatedAt: date(r.updated_at),
   reason: r.reason,
   error: r.error,
+  usage: r.usage === null ? null : (JSON.parse(r.usage) as Turn['usage']),
 });
 
 /** Maps an inbox row; the stored message's `receivedAt` comes back as a Date. */

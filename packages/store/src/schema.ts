@@ -68,6 +68,7 @@ export const sessions = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     endedAt: integer('ended_at'),
+    settings: text('settings').notNull().default('{}'),
   },
   (t) => [
     uniqueIndex('sessions_live_key_uq').on(t.key).where(sql`ended_at IS NULL`),
@@ -125,6 +126,7 @@ export const turns = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
     reason: text('reason'),
     error: text('error'),
+    usage: text('usage'),
   },
   (t) => [index('turns_state_idx').on(t.state), index('turns_session_state_idx').on(t.sessionId, t.state)],
 );

@@ -19,9 +19,9 @@ export function sessionOps(db: Database): SessionOps {
   const live = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? AND ended_at IS NULL');
   const insert = db.prepare<[SessionRow]>(
     `INSERT INTO sessions (id, key, agent_id, channel, account, scope, principal_id, conversation, thread,
-       created_at, updated_at, ended_at)
+       created_at, updated_at, ended_at, settings)
      VALUES (@id, @key, @agent_id, @channel, @account, @scope, @principal_id, @conversation, @thread,
-       @created_at, @updated_at, @ended_at)`,
+       @created_at, @updated_at, @ended_at, @settings)`,
   );
   const lastSeq = db.prepare<[string], { n: number }>(
     'SELECT coalesce(max(seq), 0) AS n FROM entries WHERE session_id = ?',
@@ -50,6 +50,7 @@ export function sessionOps(db: Database): SessionOps {
         created_at: now,
         updated_at: now,
         ended_at: null,
+        settings: '{}',
       };
       insert.run(row);
       return row;
@@ -86,6 +87,19 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
   const load = db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE session_id = ? ORDER BY seq');
   const loadTurn = db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE turn_id = ? ORDER BY seq');
   const end = db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE key = ? AND ended_at IS NULL');
+  const setSettings = db.prepare<[string, number, string], SessionRow>(
+    'UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ? RETURNING *',
+  );
+  const updateSettings = db.transaction((sessionId: string, patch: Record<string, unknown>) => {
+    const row = byId.get(sessionId);
+    if (!row) throw new Error(`unknown session: ${sessionId}`);
+    const next: Record<string, unknown> = { ...(JSON.parse(row.settings) as Record<string, unknown>) };
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === null) delete next[k];
+      else if (v !== undefined) next[k] = v;
+    }
+    return setSettings.get(JSON.stringify(next), Date.now(), sessionId)!;
+  });
 
   const resolve = db.transaction((key: SessionKey) => ops.resolve(key));
   const append = db.transaction((sessionId: string, entries: readonly NewEntry[]) => ops.append(sessionId, entries));
@@ -119,6 +133,9 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
     },
     async reset(key) {
       end.run(Date.now(), sessionKeyString(key));
+    },
+    async updateSettings(sessionId, patch) {
+      return toSession(updateSettings.immediate(sessionId, patch));
     },
   };
 }

@@ -17,8 +17,8 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
      WHERE i.channel = ? AND i.account = ? AND i.dedupe_key = ?`,
   );
   const insertTurn = db.prepare<[TurnRow]>(
-    `INSERT INTO turns (id, session_id, inbox_id, state, client_id, created_at, updated_at, reason, error)
-     VALUES (@id, @session_id, @inbox_id, @state, @client_id, @created_at, @updated_at, @reason, @error)`,
+    `INSERT INTO turns (id, session_id, inbox_id, state, client_id, created_at, updated_at, reason, error, usage)
+     VALUES (@id, @session_id, @inbox_id, @state, @client_id, @created_at, @updated_at, @reason, @error, @usage)`,
   );
   const linkInbox = db.prepare<[string, string]>('UPDATE inbox SET turn_id = ? WHERE id = ?');
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
@@ -31,6 +31,10 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
   // reason/error describe the latest transition, so a state change without them clears them.
   const setState = db.prepare<[string, number, string | null, string | null, string], TurnRow>(
     'UPDATE turns SET state = ?, updated_at = ?, reason = ?, error = ? WHERE id = ? RETURNING *',
+  );
+  const setUsage = db.prepare<[string, string]>('UPDATE turns SET usage = ? WHERE id = ?');
+  const absorbTurn = db.prepare<[number, string, string]>(
+    `UPDATE turns SET state = 'completed', reason = 'steered', error = NULL, updated_at = ? WHERE id = ? AND session_id = ? AND state = 'queued'`,
   );
   const suspend = db.prepare<[number]>(
     `UPDATE turns SET state = 'suspended', updated_at = ? WHERE state IN ('running', 'awaiting_approval')`,
@@ -60,6 +64,7 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
         updated_at: now,
         reason: null,
         error: null,
+        usage: null,
       });
       linkInbox.run(turnId, inboxId);
       return { duplicate: false, inboxId, turnId, sessionId: session.id };
@@ -78,7 +83,23 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
     return row;
   });
 
+  const finish = db.transaction((turnId: string, state: TurnState, reason: string | null, error: string | null, usage: string | null) => {
+    update(turnId, state, reason, error);
+    if (usage !== null) setUsage.run(usage, turnId);
+  });
+
+  const absorb = db.transaction((sessionId: string, turnIds: string[], entries: NewEntry[]) => {
+    const now = Date.now();
+    for (const id of turnIds) {
+      if (absorbTurn.run(now, id, sessionId).changes !== 1) throw new Error(`turn ${id} is not a queued turn of session ${sessionId}`);
+    }
+    sessions.append(sessionId, entries);
+  });
+
   return {
+    async absorb(sessionId, turnIds, entries) {
+      absorb.immediate(sessionId, turnIds, entries);
+    },
     async accept(message, route) {
       return accept.immediate(message, route.key, route.clientId);
     },
@@ -97,7 +118,7 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
       return toTurn(begin.immediate(turnId, userEntry));
     },
     async setState(turnId, state, info) {
-      update(turnId, state, info?.reason ?? null, info?.error ?? null);
+      finish.immediate(turnId, state, info?.reason ?? null, info?.error ?? null, info?.usage ? JSON.stringify(info.usage) : null);
     },
     async suspendActive() {
       return suspend.run(Date.now()).changes;

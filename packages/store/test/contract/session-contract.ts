@@ -99,4 +99,17 @@ export function sessionContract(store: StorageRef): void {
     expect((await s.sessions.list({ limit: 2, offset: 1 })).map((x) => x.id)).toEqual([p2.id, room.id]);
     expect((await s.sessions.list({ offset: 2 })).map((x) => x.id)).toEqual([room.id]);
   });
+
+  it('updateSettings merges, removes keys set to null, and survives a resolve', async () => {
+    const s = store();
+    const session = await s.sessions.resolve(dmKey('p1'));
+    expect(session.settings).toEqual({});
+    await s.sessions.updateSettings(session.id, { queueMode: 'steer' });
+    const both = await s.sessions.updateSettings(session.id, { mode: 'plan' });
+    expect(both.settings).toEqual({ queueMode: 'steer', mode: 'plan' });
+    const removed = await s.sessions.updateSettings(session.id, { queueMode: null });
+    expect(removed.settings).toEqual({ mode: 'plan' });
+    expect((await s.sessions.resolve(dmKey('p1'))).settings).toEqual({ mode: 'plan' });
+    await expect(s.sessions.updateSettings('missing', { mode: 'plan' })).rejects.toThrow();
+  });
 }

@@ -128,4 +128,36 @@ export function turnContract(store: StorageRef): void {
     expect((await s.turns.get(done.turnId))?.state).toBe('completed');
     expect(await s.turns.suspendActive()).toBe(0);
   });
+
+  it('setState records the turn usage with the final state', async () => {
+    const s = store();
+    const r = await s.turns.accept(inbound('u-usage'), { key: dmKey('p1'), clientId: null });
+    await s.turns.begin(r.turnId!, null);
+    const usage = {
+      inputTokens: 10,
+      outputTokens: 5,
+      cacheReadInputTokens: 0,
+      cacheCreationInputTokens: 0,
+      models: { main: { calls: 1, inputTokens: 4, outputTokens: 2 }, fallback: { calls: 1, inputTokens: 6, outputTokens: 3 } },
+      retries: 2,
+      fallbackUsed: true,
+    };
+    await s.turns.setState(r.turnId!, 'completed', { reason: 'completed', usage });
+    expect(await s.turns.get(r.turnId!)).toMatchObject({ state: 'completed', usage });
+  });
+
+  it('absorb appends the steered messages and completes their queued turns in one step', async () => {
+    const s = store();
+    const running = await s.turns.accept(inbound('u-run'), { key: dmKey('p1'), clientId: null });
+    await s.turns.begin(running.turnId!, null);
+    const steer = await s.turns.accept(inbound('u-steer'), { key: dmKey('p1'), clientId: null });
+    await s.turns.absorb(running.sessionId!, [steer.turnId!], [{ kind: 'user', turnId: steer.turnId!, payload: { content: [{ type: 'text', text: 'also this' }] } }]);
+    expect(await s.turns.get(steer.turnId!)).toMatchObject({ state: 'completed', reason: 'steered' });
+    expect(await s.turns.nextQueued(running.sessionId!)).toBeNull();
+    const entries = await s.sessions.load(running.sessionId!);
+    expect(entries.map((e) => [e.kind, e.turnId])).toEqual([['user', steer.turnId]]);
+    // A turn that is no longer queued cannot be absorbed, and nothing is appended.
+    await expect(s.turns.absorb(running.sessionId!, [steer.turnId!], [{ kind: 'user', turnId: steer.turnId!, payload: {} }])).rejects.toThrow();
+    expect(await s.sessions.load(running.sessionId!)).toHaveLength(1);
+  });
 }

@@ -1,0 +1,2 @@
+ALTER TABLE `sessions` ADD `settings` text DEFAULT '{}' NOT NULL;--> statement-breakpoint
+ALTER TABLE `turns` ADD `usage` text;

@@ -1,0 +1,102 @@
+import { scopeRank, type PermissionScope } from './scopes.js';
+
+/**
+ * Permission modes, least to most trusted:
+ * - `plan`: read-only tools only; everything else is denied with a plan-mode message;
+ * - `dontAsk`: nobody is asked — whatever would be asked is denied;
+ * - `default`: read-only tools run, everything else not allowed by a rule is asked;
+ * - `acceptEdits`: like `default`, plus file edits inside the workspace run without asking;
+ * - `bypassPermissions`: everything runs, except deny rules, ask rules, hook asks and safety checks.
+ */
+export type PermissionMode = 'plan' | 'dontAsk' | 'default' | 'acceptEdits' | 'bypassPermissions';
+
+/** The modes, least to most trusted. */
+export const MODE_ORDER: readonly PermissionMode[] = Object.freeze(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
+
+/** A principal's role (see DESIGN §2). */
+export type PermissionRole = 'owner' | 'admin' | 'member' | 'guest';
+
+/**
+ * The most trusted mode each role may ever run in, whatever any scope says.
+ *
+ * | role     | ceiling             | why                                                                 |
+ * |----------|---------------------|---------------------------------------------------------------------|
+ * | `owner`  | `bypassPermissions` | runs the gateway; may take every prompt away (deny rules and safety checks still hold) |
+ * | `admin`  | `acceptEdits`       | manages people, but bypass takes the human out of the loop entirely; kept for the owner |
+ * | `member` | `acceptEdits`       | may let the assistant edit workspace files without asking           |
+ * | `guest`  | `default`           | every non-read-only action is asked; guests cannot silence prompts  |
+ */
+export const ROLE_MODE_CEILING: Readonly<Record<PermissionRole, PermissionMode>> = Object.freeze({
+  owner: 'bypassPermissions',
+  admin: 'acceptEdits',
+  member: 'acceptEdits',
+  guest: 'default',
+});
+
+/** The mode used where no scope sets one (before the role ceiling applies). */
+export const DEFAULT_MODE: PermissionMode = 'default';
+
+/** Trust rank of a mode (0 = `plan`). */
+export function modeRank(mode: PermissionMode): number {
+  return MODE_ORDER.indexOf(mode);
+}
+
+/** The less trusted of two modes. */
+export function lowerMode(a: PermissionMode, b: PermissionMode): PermissionMode {
+  return modeRank(a) <= modeRank(b) ? a : b;
+}
+
+/** Whether `s` names a mode. */
+export function isPermissionMode(s: unknown): s is PermissionMode {
+  return typeof s === 'string' && (MODE_ORDER as readonly string[]).includes(s);
+}
+
+/** The ceiling of a role; unknown roles get `default`. */
+export function roleCeiling(role: string): PermissionMode {
+  return Object.hasOwn(ROLE_MODE_CEILING, role) ? (ROLE_MODE_CEILING[role as PermissionRole] ?? 'default') : 'default';
+}
+
+/** A mode set at one scope (only the settings that apply to the call are passed). */
+export interface ModeSetting {
+  scope: PermissionScope;
+  mode: PermissionMode;
+}
+
+/**
+ * The mode in force for a call. Settings are applied broad to narrow: each may lower trust, but
+ * none can raise it above a broader setting or the role's ceiling — so the result is the least
+ * trusted of the ceiling and every applicable setting. With no settings, {@link DEFAULT_MODE}
+ * capped by the ceiling.
+ *
+ * @param roleCeilingMode the person's ceiling, e.g. `roleCeiling(role)`.
+ */
+export function effectiveMode(settings: readonly ModeSetting[], roleCeilingMode: PermissionMode): PermissionMode {
+  const ordered = [...settings].sort((a, b) => scopeRank(a.scope.kind) - scopeRank(b.scope.kind));
+  let cap = roleCeilingMode;
+  let mode: PermissionMode | undefined;
+  for (const s of ordered) {
+    mode = lowerMode(s.mode, cap);
+    cap = mode;
+  }
+  return mode ?? lowerMode(DEFAULT_MODE, roleCeilingMode);
+}
+
+/** The answer of {@link canSetMode}. */
+export type ModeChangeCheck = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Whether a chat user may set their own session to `requested`. Lowering trust is always
+ * allowed; raising is allowed up to the lower of the role's ceiling and `broaderEffective` (the
+ * mode that the scopes broader than the session give, e.g. `effectiveMode` of the non-session
+ * settings).
+ */
+export function canSetMode(role: string, requested: PermissionMode, broaderEffective: PermissionMode): ModeChangeCheck {
+  const ceiling = roleCeiling(role);
+  if (modeRank(requested) > modeRank(ceiling)) {
+    return { ok: false, reason: `the ${role} role may use at most ${ceiling} mode` };
+  }
+  if (modeRank(requested) > modeRank(broaderEffective)) {
+    return { ok: false, reason: `this conversation allows at most ${broaderEffective} mode` };
+  }
+  return { ok: true };
+}

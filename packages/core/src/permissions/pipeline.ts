@@ -1,0 +1,248 @@
+import { describeZodError, type AnyTool, type Decision, type PermissionResult, type ToolContext } from '@switchboard/agent';
+import type { HookOpinion } from './hooks.js';
+import { toolMatchKind, type MatchKind, type MatchOptions } from './matchers.js';
+import type { PermissionMode } from './modes.js';
+import { toWorkspaceRelative } from './path-glob.js';
+import { checkSafety, type SafetyOptions } from './safety.js';
+import { evaluateRules, type PermissionScope, type RuleEvaluation, type RuleSet, type ScopedRule } from './scopes.js';
+
+/** Which step of the pipeline decided. */
+export type PipelineSource = 'rule' | 'mode' | 'hook' | 'tool' | 'safety';
+
+/** One tool call, after schema validation and the tool's `validateInput`. */
+export interface PermissionCall {
+  tool: AnyTool;
+  /** The parsed input (output of `tool.input`). */
+  input: unknown;
+  ctx: ToolContext;
+}
+
+/** What a PreToolUse callback is told. */
+export interface PreToolUseRequest {
+  tool: AnyTool;
+  input: unknown;
+  ctx: ToolContext;
+}
+
+/**
+ * Collects PreToolUse hook opinions (e.g. `runHooks('PreToolUse', …).opinions`).
+ * Contract: must not throw (a throw denies the call); return `[]` for no opinion.
+ */
+export type PreToolUseCallback = (req: PreToolUseRequest) => Promise<readonly HookOpinion[]>;
+
+/** Everything the pipeline decides with, resolved from the inbound message and the config. */
+export interface PermissionEnv extends Pick<MatchOptions, 'aliases' | 'matchKinds'> {
+  ruleSet: RuleSet;
+  /** The scope instances that apply to this call (see `scopesOf`). */
+  scopes: readonly PermissionScope[];
+  /** The effective mode (see `effectiveMode`). */
+  mode: PermissionMode;
+  preToolUse?: PreToolUseCallback;
+  safety?: SafetyOptions;
+}
+
+interface ResultBase {
+  source: PipelineSource;
+  /** Human-readable: says why, for the model, the person asked and the logs. */
+  reason: string;
+  /** The deciding rule, when a rule decided (or was converted by the mode). */
+  rule?: ScopedRule;
+}
+
+/** An allowed call, or one to ask a person about. `input` is what will run; `updatedInput` is set when a hook or the tool rewrote it. */
+export type PipelineResult =
+  | (ResultBase & { behavior: 'allow'; input: unknown; updatedInput?: unknown })
+  | (ResultBase & { behavior: 'ask'; input: unknown; updatedInput?: unknown })
+  | (ResultBase & { behavior: 'deny' });
+
+class Stop {
+  constructor(readonly result: PipelineResult) {}
+}
+
+/**
+ * Decides one tool call. Steps, in order (the first deny wins; deny beats ask beats allow):
+ *
+ * 1. **PreToolUse hooks** (`env.preToolUse`): a deny denies; an `updatedInput` (the last one
+ *    given) is revalidated with the tool's schema and `validateInput`, and every later step sees
+ *    it; an ask asks; an allow only skips the mode's prompt.
+ * 2. **Rules** (`evaluateRules` on the tool's `ruleContent`): deny denies; ask asks; allow skips
+ *    the mode's prompt.
+ * 3. **The tool's `checkPermissions`**: deny denies; ask asks (skipped by `bypassPermissions`);
+ *    allow skips the mode's prompt (an `updatedInput` is revalidated and rules re-checked).
+ * 4. **Safety checks** (`checkSafety`): a non-read-only tool writing a protected path is asked,
+ *    in every mode — no allow skips it.
+ * 5. **Mode**: `plan` denies every non-read-only tool; `dontAsk` turns every ask into a deny;
+ *    otherwise a pending ask is returned; else the call is allowed by a rule, the tool, a hook,
+ *    being read-only, `bypassPermissions`, or `acceptEdits` for a file edit inside the
+ *    workspace; anything left is asked (`default`, `acceptEdits`) or denied (`dontAsk`).
+ *
+ * Ask rules and hook asks still ask under `bypassPermissions`: they are explicit operator
+ * statements, like deny rules; only the tool's own ask and the mode's prompt are bypassed.
+ * Never throws: a failing hook callback, malformed rule or throwing tool check denies the call.
+ */
+export async function decidePermission(call: PermissionCall, env: PermissionEnv): Promise<PipelineResult> {
+  try {
+    return await decide(call, env);
+  } catch (err) {
+    if (err instanceof Stop) return err.result;
+    // A bug in the pipeline must not let a call through.
+    return deny('safety', `the permission check failed unexpectedly, so ${call.tool.name} is refused: ${messageOf(err)}`);
+  }
+}
+
+/**
+ * The agent loop's {@link Decision} for a settled result (`ask` must first be resolved by a
+ * person). A deny by the tool's own check is reported with kind `rule`, the loop's nearest kind.
+ */
+export function toDecision(result: Exclude<PipelineResult, { behavior: 'ask' }>): Decision {
+  if (result.behavior === 'allow') {
+    return result.updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput: result.updatedInput };
+  }
+  return { behavior: 'deny', reason: result.reason, kind: result.source === 'tool' ? 'rule' : result.source };
+}
+
+async function decide(call: PermissionCall, env: PermissionEnv): Promise<PipelineResult> {
+  const { tool, ctx } = call;
+  const name = tool.name;
+  const kind = toolMatchKind(name, env);
+  let input = call.input;
+
+  // 1. PreToolUse hooks: opinions only.
+  const opinions = env.preToolUse
+    ? await guard('hook', `a PreToolUse hook for ${name} failed`, () => env.preToolUse?.({ tool, input, ctx }) ?? Promise.resolve([]))
+    : [];
+  const hookDeny = opinions.find((o) => o.decision === 'deny');
+  if (hookDeny) return deny('hook', hookDeny.reason ?? `a PreToolUse hook refused ${name}`);
+  const rewrite = opinions.findLast((o) => o.updatedInput !== undefined);
+  if (rewrite) input = await revalidate(tool, rewrite.updatedInput, ctx, 'hook', 'a PreToolUse hook');
+  const hookAsk = opinions.find((o) => o.decision === 'ask');
+  const hookAllow = opinions.find((o) => o.decision === 'allow');
+
+  // 2. Rules.
+  let content = contentOf(tool, input);
+  let rules = checkRules(env, name, content, ctx.workspace);
+
+  // 3. The tool's own check.
+  const own: PermissionResult = tool.checkPermissions
+    ? await guard('tool', `the permission check of ${name} failed`, () => tool.checkPermissions?.(input, ctx) ?? Promise.resolve({ behavior: 'passthrough' as const }))
+    : { behavior: 'passthrough' };
+  if (own.behavior === 'deny') return deny('tool', own.reason);
+  if (own.behavior === 'allow' && own.updatedInput !== undefined) {
+    input = await revalidate(tool, own.updatedInput, ctx, 'tool', name);
+    content = contentOf(tool, input);
+    rules = checkRules(env, name, content, ctx.workspace);
+  }
+
+  // 4. Safety checks.
+  const safety = kind === 'path' ? checkSafety(tool, content, ctx.workspace, env.safety) : undefined;
+
+  // 5. Mode.
+  const mode = env.mode;
+  if (mode === 'plan' && !tool.readOnly) {
+    return deny(
+      'mode',
+      `the session is in plan mode, where only read-only tools run; ${name} was not run. ` +
+        'Investigate with read-only tools and present your plan; changes can be made once the person leaves plan mode',
+    );
+  }
+  const updated = input === call.input ? {} : { updatedInput: input };
+  const asks: ResultBase[] = [];
+  if (safety) asks.push({ source: 'safety', reason: safety.reason });
+  if (rules.behavior === 'ask' && rules.matched) asks.push({ source: 'rule', reason: ruleReason(rules.matched, 'asks before', name), rule: rules.matched });
+  if (hookAsk) asks.push({ source: 'hook', reason: hookAsk.reason ?? `a PreToolUse hook asks for approval of ${name}` });
+  if (own.behavior === 'ask' && mode !== 'bypassPermissions') asks.push({ source: 'tool', reason: own.reason });
+  const ask = asks[0];
+  if (ask) {
+    if (mode === 'dontAsk') return dontAsk(ask.reason, ask.rule);
+    return { behavior: 'ask', ...ask, input, ...updated };
+  }
+  const allow = (source: PipelineSource, reason: string, rule?: ScopedRule): PipelineResult => ({
+    behavior: 'allow',
+    source,
+    reason,
+    ...(rule ? { rule } : {}),
+    input,
+    ...updated,
+  });
+  if (rules.behavior === 'allow' && rules.matched) return allow('rule', ruleReason(rules.matched, 'allows', name), rules.matched);
+  if (own.behavior === 'allow') return allow('tool', `${name} allowed this call itself`);
+  if (hookAllow) return allow('hook', hookAllow.reason ?? `a PreToolUse hook allowed ${name}`);
+  if (tool.readOnly) return allow('mode', `${name} is read-only`);
+  if (mode === 'bypassPermissions') return allow('mode', 'the session is in bypassPermissions mode');
+  if (mode === 'acceptEdits' && isWorkspaceEdit(kind, tool, content, ctx.workspace)) {
+    return allow('mode', `the session is in acceptEdits mode and ${name} edits a file inside the workspace`);
+  }
+  const prompt = `${name} changes things and no rule allows it, so a person must approve it (${mode} mode)`;
+  if (mode === 'dontAsk') return dontAsk(prompt);
+  return { behavior: 'ask', source: 'mode', reason: prompt, input, ...updated };
+}
+
+/** Whether a call is a file edit that `acceptEdits` lets through: a non-read-only path tool inside the workspace. */
+export function isWorkspaceEdit(kind: MatchKind, tool: { readOnly: boolean }, content: string | undefined, workspace: string): boolean {
+  return kind === 'path' && !tool.readOnly && content !== undefined && toWorkspaceRelative(content, workspace) !== undefined;
+}
+
+function deny(source: PipelineSource, reason: string, rule?: ScopedRule): PipelineResult {
+  return { behavior: 'deny', source, reason, ...(rule ? { rule } : {}) };
+}
+
+function dontAsk(reason: string, rule?: ScopedRule): PipelineResult {
+  return deny('mode', `the session is in dontAsk mode, so nobody is asked and this call is refused (${reason})`, rule);
+}
+
+/** Describes a scope for people: `the gateway`, `principal p_1`, `every session`. */
+export function describeScope(scope: PermissionScope): string {
+  if (scope.kind === 'gateway') return 'the gateway';
+  return scope.id === undefined ? `every ${scope.kind}` : `${scope.kind} ${scope.id}`;
+}
+
+function ruleReason(rule: ScopedRule, verb: string, toolName: string): string {
+  return `the rule ${rule.rule}, set for ${describeScope(rule.scope)}, ${verb} ${toolName} here`;
+}
+
+function checkRules(env: PermissionEnv, name: string, content: string | undefined, workspace: string): RuleEvaluation {
+  let rules: RuleEvaluation;
+  try {
+    rules = evaluateRules(env.ruleSet, name, content, env.scopes, { aliases: env.aliases, matchKinds: env.matchKinds, workspace });
+  } catch (err) {
+    throw new Stop(deny('rule', `the permission rules could not be read, so ${name} is refused: ${messageOf(err)}`));
+  }
+  if (rules.behavior === 'deny' && rules.matched) {
+    throw new Stop(deny('rule', ruleReason(rules.matched, 'forbids', name), rules.matched));
+  }
+  return rules;
+}
+
+function contentOf(tool: AnyTool, input: unknown): string | undefined {
+  if (!tool.ruleContent) return undefined;
+  try {
+    return tool.ruleContent(input);
+  } catch (err) {
+    throw new Stop(deny('tool', `could not tell what ${tool.name} would act on: ${messageOf(err)}`));
+  }
+}
+
+async function revalidate(tool: AnyTool, value: unknown, ctx: ToolContext, source: PipelineSource, who: string): Promise<unknown> {
+  const parsed = tool.input.safeParse(value);
+  if (!parsed.success) {
+    throw new Stop(deny(source, `${who} rewrote the input of ${tool.name} into an invalid one: ${describeZodError(parsed.error)}`));
+  }
+  if (tool.validateInput) {
+    const v = await guard(source, `validating the rewritten input of ${tool.name} failed`, () => tool.validateInput?.(parsed.data, ctx) ?? Promise.resolve({ ok: true as const }));
+    if (!v.ok) throw new Stop(deny(source, `${who} rewrote the input of ${tool.name} into an invalid one: ${v.message}`));
+  }
+  return parsed.data;
+}
+
+async function guard<T>(source: PipelineSource, what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof Stop) throw err;
+    throw new Stop(deny(source, `${what}, so the call is refused: ${messageOf(err)}`));
+  }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
