@@ -35,7 +35,7 @@ export class HookRunError extends Error {
 export const MAX_HOOK_OUTPUT_BYTES = 1024 * 1024;
 
 /** Settings shared by the runners. */
-export interface RunnerOptions {
+export interface HookRunnerOptions {
   timeoutMs: number;
   /** Base environment for command hooks (the hook's own `env` is laid over it). Nothing else is inherited. */
   env?: Readonly<Record<string, string>>;
@@ -48,7 +48,7 @@ export interface RunnerOptions {
  *
  * @throws {HookRunError} on spawn failure, timeout, a non-zero exit or oversized output.
  */
-export function runCommandHook(hook: CommandHook, body: string, opts: RunnerOptions): Promise<string> {
+export function runCommandHook(hook: CommandHook, body: string, opts: HookRunnerOptions): Promise<string> {
   const [program, ...args] = hook.command;
   if (program === undefined || program === '') {
     return Promise.reject(new HookRunError('spawn', 'the hook command is empty'));
@@ -121,7 +121,7 @@ export function runCommandHook(hook: CommandHook, body: string, opts: RunnerOpti
  *
  * @throws {HookRunError} on a network error, timeout, non-2xx status or oversized body.
  */
-export async function runHttpHook(hook: HttpHook, body: string, opts: RunnerOptions): Promise<string> {
+export async function runHttpHook(hook: HttpHook, body: string, opts: HookRunnerOptions): Promise<string> {
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   let res: Response;

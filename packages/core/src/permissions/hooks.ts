@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runCommandHook, runHttpHook, HookRunError, type CommandHook, type HttpHook } from './hook-runners.js';
 import { matchToolName } from './matchers.js';
+import type { PreToolUseCallback } from './pipeline.js';
 
 /** The events hooks can be configured for. */
 export const HOOK_EVENTS = [
@@ -215,4 +216,24 @@ export function parseOpinion(text: string): HookOpinion | undefined {
   if (parsed.data.reason !== undefined) opinion.reason = parsed.data.reason;
   if (parsed.data.updatedInput !== undefined) opinion.updatedInput = parsed.data.updatedInput;
   return Object.keys(opinion).length === 0 ? undefined : opinion;
+}
+
+/**
+ * Adapts configured PreToolUse hooks to the pipeline's callback: each call runs
+ * `runHooks('PreToolUse', { toolName, toolInput, toolUseId, sessionId, turnId, agentId }, …)`
+ * and hands back the opinions (failed hooks count as no opinion).
+ */
+export function preToolUseFromHooks(hooks: HooksConfig, log: HookLog, opts: RunHooksOptions = {}): PreToolUseCallback {
+  return async ({ tool, input, ctx }) => {
+    const payload: HookPayload = {
+      toolName: tool.name,
+      toolInput: input,
+      toolUseId: ctx.toolUseId,
+      sessionId: ctx.sessionId,
+      turnId: ctx.turnId,
+      agentId: ctx.agentId,
+    };
+    const signal = opts.signal ? AbortSignal.any([opts.signal, ctx.signal]) : ctx.signal;
+    return (await runHooks('PreToolUse', payload, hooks, log, { ...opts, signal })).opinions;
+  };
 }

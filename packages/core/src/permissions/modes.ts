@@ -34,7 +34,7 @@ export const ROLE_MODE_CEILING: Readonly<Record<PermissionRole, PermissionMode>>
 });
 
 /** The mode used where no scope sets one (before the role ceiling applies). */
-export const DEFAULT_MODE: PermissionMode = 'default';
+export const DEFAULT_PERMISSION_MODE: PermissionMode = 'default';
 
 /** Trust rank of a mode (0 = `plan`). */
 export function modeRank(mode: PermissionMode): number {
@@ -65,7 +65,7 @@ export interface ModeSetting {
 /**
  * The mode in force for a call. Settings are applied broad to narrow: each may lower trust, but
  * none can raise it above a broader setting or the role's ceiling — so the result is the least
- * trusted of the ceiling and every applicable setting. With no settings, {@link DEFAULT_MODE}
+ * trusted of the ceiling and every applicable setting. With no settings, {@link DEFAULT_PERMISSION_MODE}
  * capped by the ceiling.
  *
  * @param roleCeilingMode the person's ceiling, e.g. `roleCeiling(role)`.
@@ -78,7 +78,7 @@ export function effectiveMode(settings: readonly ModeSetting[], roleCeilingMode:
     mode = lowerMode(s.mode, cap);
     cap = mode;
   }
-  return mode ?? lowerMode(DEFAULT_MODE, roleCeilingMode);
+  return mode ?? lowerMode(DEFAULT_PERMISSION_MODE, roleCeilingMode);
 }
 
 /** The answer of {@link canSetMode}. */

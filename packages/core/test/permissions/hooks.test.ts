@@ -5,8 +5,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ctx, env, writeFile } from './fixtures.js';
 import {
   HOOK_EVENTS,
+  decidePermission,
+  preToolUseFromHooks,
   hookLabel,
   hookMatches,
   hooksConfigSchema,
@@ -68,6 +71,8 @@ describe('hook matchers', () => {
     expect(hooksConfigSchema.safeParse({ PreToolUse: [{ type: 'command', command: 'rm -rf /' }] }).success).toBe(false);
     expect(hooksConfigSchema.safeParse({ Stop: [{ type: 'http', url: 'file:///etc/passwd' }] }).success).toBe(false);
     expect(hooksConfigSchema.safeParse({ Nope: [] }).success).toBe(false);
+    const parsed: HooksConfig = hooksConfigSchema.parse({ Stop: [{ type: 'http', url: 'https://h.example/stop', headers: { a: 'b' } }] });
+    expect(parsed.Stop?.[0]?.type).toBe('http');
   });
 
   it('accepts a pino logger', () => {
@@ -125,15 +130,23 @@ describe('command hooks', () => {
 
   it('kills a hook that outlives its timeout', async () => {
     const pidFile = path.join(dir, 'slow.pid');
-    const hook = { ...script('slow', `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => process.stdout.write('{"decision":"allow"}'), 10000);`), timeoutMs: 300 };
+    const hook = { ...script('slow', `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => process.stdout.write('{"decision":"allow"}'), 10000);`), timeoutMs: 1500 };
     const started = Date.now();
     const r = await runHooks('PreToolUse', { toolName: 't' }, { PreToolUse: [hook] }, recorder());
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(8000);
     expect(r.opinions).toEqual([]);
-    expect(r.failures[0]).toMatchObject({ kind: 'timeout', error: 'timed out after 300 ms' });
+    expect(r.failures[0]).toMatchObject({ kind: 'timeout', error: 'timed out after 1500 ms' });
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await new Promise((res) => setTimeout(res, 100));
-    expect(() => process.kill(pid, 0)).toThrow();
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 40 && alive(); i++) await new Promise((res) => setTimeout(res, 50));
+    expect(alive()).toBe(false);
   });
 
   it('runs only hooks whose matcher covers the tool; the matcher is ignored for other events', async () => {
@@ -216,5 +229,21 @@ describe('http hooks', () => {
   it('a failing PermissionRequest http hook marks the result failed', async () => {
     const r = await runHooks('PermissionRequest', { toolName: 'x' }, { PermissionRequest: [{ type: 'http', url: `${base}/slow`, timeoutMs: 200 }] }, recorder());
     expect(r).toMatchObject({ status: 'failed', failures: [{ kind: 'timeout' }] });
+  });
+});
+
+describe('PreToolUse hooks in the pipeline', () => {
+  it('feeds command hook opinions (deny, rewrite) into decidePermission', async () => {
+    const guard = script(
+      'guard',
+      `${READ_STDIN}
+      if (p.toolInput.path.startsWith('secrets/')) process.stdout.write(JSON.stringify({ decision: 'deny', reason: 'secrets are off limits for ' + p.sessionId }));
+      else process.stdout.write(JSON.stringify({ decision: 'allow', updatedInput: { ...p.toolInput, path: 'drafts/' + p.toolInput.path } }));`,
+    );
+    const preToolUse = preToolUseFromHooks({ PreToolUse: [{ ...guard, matcher: 'write_file' }] }, recorder());
+    const denied = await decidePermission({ tool: writeFile, input: { path: 'secrets/k' }, ctx: ctx() }, env({ preToolUse }));
+    expect(denied).toEqual({ behavior: 'deny', source: 'hook', reason: 'secrets are off limits for s1' });
+    const rewritten = await decidePermission({ tool: writeFile, input: { path: 'a.md' }, ctx: ctx() }, env({ preToolUse }));
+    expect(rewritten).toMatchObject({ behavior: 'allow', source: 'hook', updatedInput: { path: 'drafts/a.md' } });
   });
 });
