@@ -1,4 +1,4 @@
-import type { AcceptResult, DeliveryRecord, InboundMessage, NewDelivery, TurnState } from './channel.js';
+import type { AcceptResult, ConversationRef, DeliveryRecord, InboundMessage, NewDelivery, TurnState } from './channel.js';
 import type { SessionKey } from './session-key.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
@@ -110,6 +110,54 @@ export interface InboxItem {
   turnId: string | null;
 }
 
+export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'expired';
+
+/** A persisted decision slot for one tool call that needs a person (or a hook) to decide. */
+export interface Approval {
+  id: string;
+  turnId: string;
+  toolUseId: string;
+  sessionId: string;
+  tool: string;
+  /** What the tool would do, secrets redacted. */
+  summary: string;
+  input: unknown;
+  requesterPrincipalId: string | null;
+  conversation: ConversationRef;
+  status: ApprovalStatus;
+  /** `principal:<id>`, `operator:<tokenName>`, `hook:<name>` or `system` (expiry). */
+  decidedBy: string | null;
+  decidedAt: Date | null;
+  /** The decider chose "always allow": a rule was saved. */
+  always: boolean;
+  reason: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export type NewApproval = Omit<Approval, 'id' | 'status' | 'decidedBy' | 'decidedAt' | 'always' | 'reason' | 'createdAt'>;
+
+/** A permission rule an operator or an approval saved (config rules are not stored). */
+export interface StoredRule {
+  id: string;
+  scopeKind: 'gateway' | 'agent' | 'channel' | 'conversation' | 'role' | 'principal' | 'session';
+  scopeId: string | null;
+  behavior: 'allow' | 'ask' | 'deny';
+  rule: string;
+  createdBy: string;
+  createdAt: Date;
+}
+
+export interface AuditEntry {
+  id: number;
+  at: Date;
+  /** Who acted: `operator:<token name>`, `principal:<id>`, `hook:<name>`, `gateway`. */
+  actor: string;
+  action: string;
+  target: string | null;
+  detail: unknown;
+}
+
 export interface SessionFilter {
   principalId?: string;
   channel?: string;
@@ -185,6 +233,26 @@ export interface Storage {
     finalsSince(channel: string, account: string, conversationId: string, cursor: number): Promise<DeliveryRecord[]>;
     /** Deletes a ledger row (a draft that was deleted on the platform during resume). */
     remove(id: number): Promise<void>;
+  };
+  approvals: {
+    /** Creates the approval for (turnId, toolUseId), or returns the existing one (a resumed turn). */
+    create(a: NewApproval): Promise<{ approval: Approval; existed: boolean }>;
+    get(id: string): Promise<Approval | null>;
+    /**
+     * Decides a pending approval: one `UPDATE … WHERE id = ? AND status = 'pending'`. True only
+     * for the single caller whose update changed the row; every other caller gets false.
+     */
+    claim(id: string, status: Exclude<ApprovalStatus, 'pending'>, by: string, opts?: { always?: boolean; reason?: string }): Promise<boolean>;
+    list(filter?: { status?: ApprovalStatus; sessionId?: string; principalId?: string; limit?: number; offset?: number }): Promise<Approval[]>;
+  };
+  rules: {
+    list(): Promise<StoredRule[]>;
+    create(r: Omit<StoredRule, 'id' | 'createdAt'>): Promise<StoredRule>;
+    delete(id: string): Promise<boolean>;
+  };
+  audit: {
+    append(e: { actor: string; action: string; target?: string | null; detail?: unknown }): Promise<void>;
+    list(filter?: { action?: string; actor?: string; since?: Date; limit?: number; offset?: number }): Promise<AuditEntry[]>;
   };
   close(): void;
 }

@@ -152,3 +152,52 @@ export const deliveries = sqliteTable(
     index('deliveries_conversation_idx').on(t.channel, t.account, t.conversationId, t.id),
   ],
 );
+
+/** Approval slots: one per (turn, tool_use); decided once, by an atomic claim. */
+export const approvals = sqliteTable(
+  'approvals',
+  {
+    id: text('id').primaryKey(),
+    turnId: text('turn_id').notNull(),
+    toolUseId: text('tool_use_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    tool: text('tool').notNull(),
+    summary: text('summary').notNull(),
+    input: text('input').notNull(),
+    requesterPrincipalId: text('requester_principal_id'),
+    conversation: text('conversation').notNull(),
+    status: text('status').notNull(),
+    decidedBy: text('decided_by'),
+    decidedAt: integer('decided_at'),
+    always: integer('always').notNull().default(0),
+    reason: text('reason'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('approvals_tool_use_uq').on(t.turnId, t.toolUseId), index('approvals_status_idx').on(t.status)],
+);
+
+/** Permission rules saved by operators or by "always allow". */
+export const rules = sqliteTable('rules', {
+  id: text('id').primaryKey(),
+  scopeKind: text('scope_kind').notNull(),
+  scopeId: text('scope_id'),
+  behavior: text('behavior').notNull(),
+  rule: text('rule').notNull(),
+  createdBy: text('created_by').notNull(),
+  createdAt: integer('created_at').notNull(),
+});
+
+/** Append-only audit log. */
+export const audit = sqliteTable(
+  'audit',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: integer('at').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    target: text('target'),
+    detail: text('detail').notNull(),
+  },
+  (t) => [index('audit_action_idx').on(t.action, t.id), index('audit_actor_idx').on(t.actor, t.id)],
+);

@@ -1,6 +1,7 @@
 import type { Storage } from '@switchboard/core';
 import { afterEach, beforeEach, describe } from 'vitest';
 import { deliveryContract } from './contract/delivery-contract.js';
+import { governanceContract } from './contract/governance-contract.js';
 import { identityContract } from './contract/identity-contract.js';
 import { sessionContract } from './contract/session-contract.js';
 import { turnContract } from './contract/turn-contract.js';
@@ -28,5 +29,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('sessions and transcript', () => sessionContract(store));
     describe('inbox and turns', () => turnContract(store));
     describe('delivery ledger', () => deliveryContract(store));
+    describe('approvals, rules and audit', () => governanceContract(store));
   });
 }
