@@ -11,4 +11,5 @@ export * from './gateway-config.js';
 export * from './gateway-harness.js';
 export * from './run-log.js';
 export * from './scripted-message.js';
+export * from './telegram/index.js';
 export * from './ws-client.js';
