@@ -13,3 +13,4 @@ export * from './run-log.js';
 export * from './scripted-message.js';
 export * from './telegram/index.js';
 export * from './ws-client.js';
+export * from './mcp/index.js';

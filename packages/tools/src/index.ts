@@ -11,3 +11,4 @@ export * from './search-files.js';
 export * from './write-file.js';
 export * from './edit-file.js';
 export * from './file-tools.js';
+export * from './mcp/index.js';

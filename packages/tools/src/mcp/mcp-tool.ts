@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError, type Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
+import { SwbError, type Tool, type ToolContext, type ToolResult } from '@switchboard/agent';
+import { mcpResultToToolResult } from './mcp-result.js';
+
+/** Stable codes of MCP tool failures. */
+export type McpToolErrorCode = 'SWB_E_MCP_UNAVAILABLE' | 'SWB_E_MCP_TIMEOUT' | 'SWB_E_MCP_CALL' | 'SWB_E_ABORTED';
+
+/** A failed MCP tool call, with a message written for the model and the operator. */
+export class McpToolError extends SwbError {
+  declare readonly code: McpToolErrorCode;
+  constructor(code: McpToolErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.name = 'McpToolError';
+  }
+}
+
+/** What an MCP-backed tool needs of its server's connection. */
+export interface McpConnection {
+  readonly server: string;
+  readonly client: Client;
+  /** Per-call timeout in ms. */
+  readonly timeoutMs: number;
+  /** Why the server cannot take calls now, or undefined while it is up. */
+  unavailable(): string | undefined;
+}
+
+/** Arguments of an MCP tool: any JSON object; the MCP server validates them against its schema. */
+export const mcpToolInput = z.record(z.string(), z.unknown());
+/** Input type of every MCP-backed tool. */
+export type McpToolInput = z.infer<typeof mcpToolInput>;
+
+function describeFailure(err: unknown, name: string, conn: McpConnection, ctx: ToolContext): McpToolError {
+  if (ctx.signal.aborted) return new McpToolError('SWB_E_ABORTED', `${name} was stopped before it finished`, { cause: err });
+  const down = conn.unavailable();
+  const closed = err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
+  if (down !== undefined || closed || (err instanceof Error && err.message === 'Not connected')) {
+    const why = down ?? 'the connection closed';
+    return new McpToolError('SWB_E_MCP_UNAVAILABLE', `${name} failed: MCP server "${conn.server}" is not available (${why})`, {
+      cause: err,
+    });
+  }
+  if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
+    return new McpToolError('SWB_E_MCP_TIMEOUT', `${name} timed out after ${conn.timeoutMs} ms`, { cause: err });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new McpToolError('SWB_E_MCP_CALL', `${name} failed: ${message}`, { cause: err });
+}
+
+/**
+ * Wraps one tool of a connected MCP server as a gateway {@link Tool} named `name`. The model sees the
+ * server's `inputSchema`; `readOnly` (and `concurrencySafe`) come from the caller.
+ */
+export function mcpTool(conn: McpConnection, def: McpToolDef, name: string, readOnly: boolean): Tool<McpToolInput> {
+  const text = def.description?.trim() || def.title || def.name;
+  // As for derived schemas, the model gets no `$schema` key.
+  const { $schema: _drop, ...schema } = def.inputSchema as Record<string, unknown>;
+  return {
+    name,
+    description: `[MCP server ${conn.server}] ${text}`,
+    input: mcpToolInput,
+    inputJsonSchema: { ...schema, type: 'object' },
+    readOnly,
+    concurrencySafe: readOnly,
+    async call(input: McpToolInput, ctx: ToolContext): Promise<ToolResult> {
+      const down = conn.unavailable();
+      if (down !== undefined) {
+        throw new McpToolError('SWB_E_MCP_UNAVAILABLE', `${name} failed: MCP server "${conn.server}" is not available (${down})`);
+      }
+      if (ctx.signal.aborted) throw new McpToolError('SWB_E_ABORTED', `${name} was stopped before it started`);
+      try {
+        const result = await conn.client.callTool({ name: def.name, arguments: input }, undefined, {
+          signal: ctx.signal,
+          timeout: conn.timeoutMs,
+        });
+        return mcpResultToToolResult(result);
+      } catch (err) {
+        throw describeFailure(err, name, conn, ctx);
+      }
+    },
+  };
+}
