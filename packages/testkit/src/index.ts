@@ -11,6 +11,7 @@ export * from './gateway-config.js';
 export * from './gateway-harness.js';
 export * from './run-log.js';
 export * from './scripted-message.js';
+export * from './slack/index.js';
 export * from './telegram/index.js';
 export * from './ws-client.js';
 export * from './mcp/index.js';
