@@ -1,0 +1,90 @@
+// Pieces shared by bench/run.mjs and bench/profile.mjs.
+
+/**
+ * The gateway config for the bench, deep-merged over the testkit's base test config (loopback,
+ * port 0, data dir, the fake's URL and key, one WebSocket account): log.level warn, and the
+ * base's test system prompt and maxTokens removed so the gateway's own defaults apply.
+ */
+export const GATEWAY_CONFIG = {
+  log: { level: 'warn' },
+  model: { maxTokens: undefined },
+  agents: { default: { systemPrompt: undefined } },
+};
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Rejects if `p` has not settled within `ms`. */
+export function within(ms, what, p) {
+  let timer;
+  return Promise.race([
+    p,
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Runs `fn` over `items` with at most `n` at a time; resolves with the results in order. */
+export async function mapLimit(items, n, fn) {
+  const out = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i], i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** `switchboard token create --kind client --principal <name> --role member` -> the secret. */
+export async function createClientToken(tk, gw, principal) {
+  const r = await tk.runCli(['token', 'create', '--kind', 'client', '--principal', principal, '--role', 'member'], {
+    gateway: { configPath: gw.configPath }, // not gw.env: no profiler flags for the CLI
+    timeoutMs: 30_000,
+  });
+  if (r.code !== 0) throw new Error(`token create ${principal} failed (${r.code}): ${r.stderr.trim()}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)).secret;
+}
+
+/** Polls GET /readyz every 2 ms until 200; resolves with performance.now() at the 200. */
+export async function waitReady(url, timeoutMs = 10_000) {
+  const end = performance.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/readyz`);
+      await res.arrayBuffer();
+      if (res.status === 200) return performance.now();
+    } catch {
+      // not accepting yet
+    }
+    if (performance.now() > end) throw new Error(`${url}/readyz not 200 within ${timeoutMs} ms`);
+    await sleep(2);
+  }
+}
+
+export const checkEcho = (r, sent) => (r.text === `echo: ${sent}` ? undefined : `unexpected answer ${JSON.stringify(r.text).slice(0, 80)}`);
+
+export const WORKSPACE_FILE = 'notes.txt';
+export const MARKER = 'bench-marker-7f3a';
+export const WORKSPACE_TEXT = `${MARKER}\n${Array.from({ length: 20 }, (_, i) => `line ${i + 1}: the quick brown fox jumps over the lazy dog`).join('\n')}\n`;
+
+/** The fake's answer in the tool scenario: read_file first, then text once the tool_result is in. */
+export function toolHandler(rec) {
+  const last = rec.body.messages?.at(-1);
+  if (last?.role === 'user' && Array.isArray(last.content)) {
+    const results = last.content.filter((b) => b.type === 'tool_result');
+    if (results.length > 0) {
+      const body = results.map((r) => (typeof r.content === 'string' ? r.content : JSON.stringify(r.content ?? ''))).join('\n');
+      return { text: body.includes(MARKER) && !results.some((r) => r.is_error) ? 'file ok' : 'file not read' };
+    }
+  }
+  return { toolUses: [{ name: 'read_file', input: { path: WORKSPACE_FILE } }] };
+}
+
+export const checkTool = (r) =>
+  r.toolCalls === 1 && r.toolErrors === 0 && r.text === 'file ok'
+    ? undefined
+    : `tool turn: ${r.toolCalls} call(s), ${r.toolErrors} error(s), answer ${JSON.stringify(r.text).slice(0, 60)}`;
