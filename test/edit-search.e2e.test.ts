@@ -11,7 +11,8 @@ let workspace: string;
 
 beforeAll(async () => {
   fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url });
+  // File edits run without asking here; the permission pipeline has its own tests.
+  gw = await startGateway({ modelUrl: fake.url, config: { agents: { default: { mode: 'acceptEdits' } } } });
   workspace = join(gw.dataDir, 'workspaces', 'default');
   writeFileSync(join(workspace, 'todo.md'), '- buy milk\n- buy bread\n- call mum\n');
   ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });

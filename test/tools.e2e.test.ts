@@ -20,7 +20,8 @@ const lastUserBlocks = (i: number) => {
 
 beforeAll(async () => {
   fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url });
+  // File edits run without asking here; the permission pipeline has its own tests.
+  gw = await startGateway({ modelUrl: fake.url, config: { agents: { default: { mode: 'acceptEdits' } } } });
   workspace = join(gw.dataDir, 'workspaces', 'default');
   writeFileSync(join(workspace, 'notes.txt'), 'remember the milk\n');
   ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });

@@ -22,8 +22,13 @@ function fail(message: string, code = 2): never {
   process.exit(code);
 }
 
+/** The config file in use: --config, SWITCHBOARD_CONFIG, or the default. */
+function configPath(file: string | undefined): string {
+  return resolve(file ?? process.env.SWITCHBOARD_CONFIG ?? 'config/switchboard.json5');
+}
+
 function readConfig(file: string | undefined): Readonly<Config> {
-  const path = resolve(file ?? process.env.SWITCHBOARD_CONFIG ?? 'config/switchboard.json5');
+  const path = configPath(file);
   try {
     return loadConfig(path, process.env, process.cwd());
   } catch (err) {
@@ -35,7 +40,7 @@ function readConfig(file: string | undefined): Readonly<Config> {
 async function start(configFile: string | undefined): Promise<void> {
   const cfg = readConfig(configFile);
   const log = createLogger(cfg.log.level, configSecrets(cfg));
-  const gw = await startGateway(cfg, log).catch((err: unknown) => {
+  const gw = await startGateway(cfg, log, { configFile: configPath(configFile) }).catch((err: unknown) => {
     log.fatal({ err }, 'gateway failed to start');
     process.exit(1);
   });

@@ -2,9 +2,24 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
+import { checkRuleSyntax, hooksConfigSchema } from '@switchboard/core';
+import { McpServerConfigSchema } from '@switchboard/tools';
 import { duration } from './duration.js';
 
 const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
+const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
+const permissionMode = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
+
+/** A permission rule string, `Tool` or `Tool(content)`, checked when the config loads. */
+const ruleString = z.string().superRefine((s, ctx) => {
+  const check = checkRuleSyntax(s);
+  if (!check.ok) ctx.addIssue({ code: 'custom', message: check.message });
+});
+const ruleLists = z.strictObject({
+  allow: z.array(ruleString).default([]),
+  ask: z.array(ruleString).default([]),
+  deny: z.array(ruleString).default([]),
+});
 
 const websocketAccount = z.strictObject({
   /** Browser origins allowed to connect; a client without an Origin header needs a valid token. */
@@ -23,8 +38,10 @@ const websocketAccount = z.strictObject({
 const agent = z.strictObject({
   systemPrompt: z.string().default('You are Switchboard, a helpful assistant. Be concise.'),
   tools: z.strictObject({ profile: z.enum(['none', 'readonly', 'coding']).default('coding') }).default({ profile: 'coding' }),
-  mode: z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']).default('default'),
+  mode: permissionMode.default('default'),
   maxTurns: z.number().int().min(1).max(200).default(25),
+  /** Permission rules at this agent's scope. */
+  permissions: ruleLists.default({ allow: [], ask: [], deny: [] }),
   /** A message that arrives during a turn: `followup` queues it as the next turn; `steer` injects it into the running turn. */
   queueMode: z.enum(['followup', 'steer']).default('followup'),
 });
@@ -50,6 +67,36 @@ export const configSchema = z.strictObject({
     })
     .default({ name: 'claude-sonnet-4-5', baseUrl: '', apiKey: '', maxTokens: 4096 }),
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
+  permissions: z
+    .strictObject({
+      allow: z.array(ruleString).default([]),
+      ask: z.array(ruleString).default([]),
+      deny: z.array(ruleString).default([]),
+      /** A gateway-wide mode ceiling: narrower scopes may lower it, never raise it. Unset: no gateway-wide cap. */
+      mode: permissionMode.optional(),
+      /** A pending approval becomes a denial after this long. */
+      approvalTimeout: duration.default(30 * 60_000),
+      /** Roles whose members may approve their own tool calls (owners and admins may approve anyone's). */
+      selfApproveRoles: z.array(ROLE).default(['owner', 'admin', 'member']),
+      denialLimits: z
+        .strictObject({ consecutive: z.number().int().min(1).max(100).default(3), total: z.number().int().min(1).max(1000).default(20) })
+        .default({ consecutive: 3, total: 20 }),
+      /** Default time a hook may take (a hook's own `timeoutMs` wins). */
+      hookTimeout: duration.default(10_000),
+    })
+    .default({
+      allow: [],
+      ask: [],
+      deny: [],
+      approvalTimeout: 30 * 60_000,
+      selfApproveRoles: ['owner', 'admin', 'member'],
+      denialLimits: { consecutive: 3, total: 20 },
+      hookTimeout: 10_000,
+    }),
+  /** Hooks per event (PreToolUse, PostToolUse, PermissionRequest, …): command or http. */
+  hooks: hooksConfigSchema.default({}),
+  /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */
+  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), McpServerConfigSchema).default({}),
   channels: z
     .strictObject({
       websocket: z.strictObject({ accounts: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), websocketAccount) }).optional(),
@@ -67,6 +114,7 @@ export const configSchema = z.strictObject({
       /** Per-tool overrides of toolTimeout, by tool name. */
       toolTimeouts: z.record(z.string().min(1).max(64), duration).default({}),
       shutdownGrace: duration.default(10_000),
+      mcpConnectTimeout: duration.default(15_000),
     })
     .default({
       modelRequestTimeout: 60_000,
@@ -78,6 +126,7 @@ export const configSchema = z.strictObject({
       toolTimeout: 120_000,
       toolTimeouts: {},
       shutdownGrace: 10_000,
+      mcpConnectTimeout: 15_000,
     }),
 });
 

@@ -1,4 +1,4 @@
-import type { Scope, Storage, TokenRecord } from '@switchboard/core';
+import type { Approval, ApprovalBroker, Scope, Storage, TokenRecord } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -54,8 +54,25 @@ const sessionView = (s: Awaited<ReturnType<Storage['sessions']['get']>> & object
 });
 
 /** The operators' control API under /api/v1: operator-token auth before body parsing, a scope per route. */
-export async function controlApi(app: FastifyInstance, opts: { storage: Storage }): Promise<void> {
-  const { storage } = opts;
+const approvalView = (a: Approval) => ({
+  id: a.id,
+  status: a.status,
+  tool: a.tool,
+  summary: a.summary,
+  turnId: a.turnId,
+  toolUseId: a.toolUseId,
+  sessionId: a.sessionId,
+  requesterPrincipalId: a.requesterPrincipalId,
+  conversation: a.conversation,
+  decidedBy: a.decidedBy,
+  decidedAt: a.decidedAt ? a.decidedAt.toISOString() : null,
+  always: a.always,
+  createdAt: a.createdAt.toISOString(),
+  expiresAt: a.expiresAt.toISOString(),
+});
+
+export async function controlApi(app: FastifyInstance, opts: { storage: Storage; broker: ApprovalBroker }): Promise<void> {
+  const { storage, broker } = opts;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (req, reply) => authenticate(storage, req, reply));
@@ -98,6 +115,44 @@ export async function controlApi(app: FastifyInstance, opts: { storage: Storage 
         session: sessionView(session),
         entries: entries.map((e) => ({ seq: e.seq, kind: e.kind, turnId: e.turnId, payload: e.payload, createdAt: e.createdAt.toISOString() })),
       };
+    },
+  );
+
+  r.get(
+    '/approvals',
+    {
+      config: { scope: 'approvals' },
+      schema: {
+        querystring: z.strictObject({
+          status: z.enum(['pending', 'allowed', 'denied', 'expired']).optional(),
+          sessionId: z.string().max(64).optional(),
+          principalId: z.string().max(64).optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+          offset: z.coerce.number().int().min(0).default(0),
+        }),
+      },
+    },
+    async (req) => ({ approvals: (await storage.approvals.list(req.query)).map(approvalView) }),
+  );
+
+  r.post(
+    '/approvals/:id/decision',
+    {
+      config: { scope: 'approvals' },
+      schema: {
+        params: z.strictObject({ id: z.string().min(1).max(64) }),
+        body: z.strictObject({ decision: z.enum(['allow', 'deny']), always: z.boolean().default(false), reason: z.string().max(500).optional() }),
+      },
+    },
+    async (req, reply) => {
+      const op = req.operator!;
+      const r = await broker.decide(req.params.id, req.body.decision, req.body.always, { kind: 'operator', tokenName: op.name, scopes: op.scopes }, req.body.reason);
+      if (r.outcome === 'not_found') return sendError(reply, 404, 'not_found', `No approval ${req.params.id}.`);
+      if (r.outcome === 'forbidden') return sendError(reply, 403, 'forbidden', r.reason);
+      if (r.outcome === 'already_decided') {
+        return reply.code(409).send({ code: 'already_decided', message: `This approval was already decided (${r.approval.status}).`, approval: approvalView(r.approval) });
+      }
+      return { approval: approvalView(r.approval) };
     },
   );
 }

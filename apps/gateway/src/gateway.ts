@@ -5,16 +5,15 @@ import {
   AnthropicModelClient,
   SwbError,
   UnconfiguredModelClient,
-  allowAll,
   type AnyTool,
   type ModelClient,
 } from '@switchboard/agent';
 import {
+  ApprovalBroker,
   SwbErrorCode,
   TurnEngine,
   type AgentRuntime,
   type Channel,
-  type ChannelContext,
   type ConversationRef,
   type InboundMessage,
   type Session,
@@ -22,14 +21,17 @@ import {
   type Storage,
 } from '@switchboard/core';
 import { openSqliteStorage } from '@switchboard/store';
-import { createFileTools } from '@switchboard/tools';
+import { connectMcpServers, createFileTools, type McpServerConfig } from '@switchboard/tools';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapCredentials, writePrivateFile } from './bootstrap.js';
 import { loadChannels } from './channels.js';
 import type { Config } from './config.js';
 import { controlApi, sendError } from './control-api.js';
-import { verifySecret } from './tokens.js';
+import { channelContext, type ChannelContextDeps } from './channel-context.js';
+import { configSecrets } from './config.js';
+import { scrubber } from './logger.js';
+import { PolicyService } from './policy.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -65,13 +67,18 @@ function modelClient(cfg: Config): ModelClient {
 }
 
 /** Builds and starts the gateway: database, engine, channels, HTTP. */
-export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<Gateway> {
+export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { configFile?: string } = {}): Promise<Gateway> {
   mkdirSync(cfg.gateway.dataDir, { recursive: true, mode: 0o700 });
-  const storage = openSqliteStorage({ file: join(cfg.gateway.dataDir, 'switchboard.db') });
+  const databaseFile = join(cfg.gateway.dataDir, 'switchboard.db');
+  const storage = openSqliteStorage({ file: databaseFile });
   const credentials = await bootstrapCredentials(storage, cfg.gateway.dataDir);
   if (credentials) log.info({ event: 'credentials_created', file: credentials }, 'first start: credentials written');
 
-  const fileTools = createFileTools();
+  const mcp = await connectMcpServers(cfg.mcpServers as Record<string, McpServerConfig>, {
+    log: log.child({ component: 'mcp' }),
+    connectTimeoutMs: cfg.limits.mcpConnectTimeout,
+  });
+  const fileTools = [...createFileTools(), ...mcp.tools];
   const agents = new Map<string, AgentRuntime>();
   for (const [id, a] of Object.entries(cfg.agents)) {
     const workspace = join(cfg.gateway.dataDir, 'workspaces', id);
@@ -88,6 +95,17 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
   const channels: Channel[] = await loadChannels(cfg);
   const byId = new Map(channels.map((c) => [c.id, c]));
 
+  const scrub = scrubber(configSecrets(cfg));
+  let policy: PolicyService | undefined;
+  const broker = new ApprovalBroker({
+    storage,
+    log: log.child({ component: 'approvals' }),
+    timeoutMs: cfg.permissions.approvalTimeout,
+    selfApproveRoles: cfg.permissions.selfApproveRoles,
+    onRuleSaved: () => policy?.invalidateRules(),
+  });
+  policy = new PolicyService({ cfg, storage, broker, log: log.child({ component: 'policy' }), scrub, configFile: opts.configFile, databaseFile });
+  const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>
     session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';
   const engine = new TurnEngine({
@@ -104,7 +122,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
     queueMode: engineQueueMode,
     agent: (id) => agents.get(id) ?? agents.get(defaultAgent)!,
     channel: (id) => byId.get(id),
-    permissions: () => allowAll,
+    policy: (ctx) => policyService.forTurn(ctx),
   });
 
   let stopping = false;
@@ -121,7 +139,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
     const ready = channels.every((c) => !c.required || c.health().state === 'up');
     return reply.code(ready ? 200 : 503).send({ ready, database: 'up', channels: health });
   });
-  await app.register(controlApi, { prefix: '/api/v1', storage });
+  await app.register(controlApi, { prefix: '/api/v1', storage, broker });
 
   // Where a person stands is resolved from the inbound message, never from what the model says.
   const sessionKey = (conv: ConversationRef, principalId: string): SessionKey =>
@@ -134,35 +152,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
     return engine.accept(message, { agentId: defaultAgent, key: sessionKey(message.conversation, message.principalId), clientId: message.platformId });
   };
 
-  for (const ch of channels) {
-    const ctx: ChannelContext = {
-      log: log.child({ channel: ch.id }),
-      accept,
-      http: { register: async (plugin) => void (await app.register(plugin)) },
-      verifyClientToken: async (secret) => {
-        const t = await verifySecret(storage, secret, 'client');
-        return t && t.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
-      },
-      finalsSince: (conv, cursor) => storage.deliveries.finalsSince(conv.channel, conv.account, conv.id, cursor),
-      recordDelivery: (part) => storage.deliveries.record(part),
-      deliveriesOf: (turnId) => storage.deliveries.ofTurn(turnId),
-      updateSession: async (conv, principalId, patch) => {
-        const session = await storage.sessions.resolve(sessionKey(conv, principalId));
-        const updated = await storage.sessions.updateSettings(session.id, patch);
-        return { sessionId: updated.id, queueMode: engineQueueMode(updated, ch.id) };
-      },
-      resetSession: (conv, principalId) => storage.sessions.reset(sessionKey(conv, principalId)),
-      abortTurn: async (turnId, conv) => {
-        const turn = await storage.turns.get(turnId);
-        if (!turn) return false;
-        const item = await storage.turns.inbox(turn.inboxId);
-        const c = item?.message.conversation;
-        if (!c || c.channel !== conv.channel || c.account !== conv.account || c.id !== conv.id) return false;
-        return engine.abort(turnId);
-      },
-    };
-    await ch.start(ctx);
-  }
+  const ctxDeps: ChannelContextDeps = { storage, engine, broker, policy: policyService, log, accept, sessionKey, queueMode: engineQueueMode, modelName: cfg.model.name };
+  for (const ch of channels) await ch.start(channelContext(ctxDeps, ch, app));
 
   await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
   const addr = app.server.address();
@@ -181,6 +172,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger): Promise<
       const drained = await engine.drain(cfg.limits.shutdownGrace);
       const suspended = drained ? 0 : engine.active;
       await engine.shutdown();
+      broker.close();
+      await mcp.close();
       log.info({ event: 'shutdown', runningAtSignal: before, finished: before - suspended, suspended }, 'turns settled for shutdown');
       for (const ch of channels) await ch.stop('shutdown').catch((err: unknown) => log.error({ err, channel: ch.id }, 'channel stop failed'));
       await app.close();

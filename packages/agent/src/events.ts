@@ -26,7 +26,7 @@ export type AgentEvent =
    * when the content was cut to the tool's maxResultChars.
    */
   | { type: 'tool_end'; toolUseId: string; name: string; result: ToolResultBlock; fullContent?: string }
-  | { type: 'approval_requested'; approvalId: string; toolUseId: string; name: string; summary: string }
+  | { type: 'approval_requested'; approvalId: string; toolUseId: string; name: string; summary: string; expiresAt: string }
   | { type: 'approval_resolved'; approvalId: string; toolUseId: string; allowed: boolean; by: string }
   | { type: 'usage'; usage: Usage; model: string }
   /** A retry or fallback the loop made (for logs and usage records). */

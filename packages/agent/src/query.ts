@@ -44,6 +44,13 @@ export interface QueryParams {
   presetResults?: ReadonlyMap<string, ToolResultBlock>;
   /** Messages that arrived during the turn, injected at the next model call (steer mode). */
   drainInjected?: () => string[];
+  /**
+   * Called after each tool call with its result; text it returns is added to the result the model
+   * sees (PostToolUse hooks). Contract: must not throw.
+   */
+  afterTool?: (call: { tool: AnyTool; input: unknown; result: ToolResultBlock; ctx: ToolContext }) => Promise<string | undefined>;
+  /** Checked after each batch of tool calls: a result ends the turn (e.g. the denial limit). */
+  shouldStop?: () => QueryResult | null;
   /** Sleeps between retries; replaceable so tests need no real waits. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -134,7 +141,11 @@ export async function* query(p: QueryParams): AsyncGenerator<AgentEvent, QueryRe
       await Promise.all(
         runnable.map(async (b) => {
           const timeout = p.toolTimeouts?.[b.tool!.name] ?? p.toolTimeoutMs;
-          b.outcome = await runTool(b.tool!, b.input, { ...p.toolContext, signal: p.signal, toolUseId: b.use.id }, timeout);
+          const ctx = { ...p.toolContext, signal: p.signal, toolUseId: b.use.id };
+          const outcome = await runTool(b.tool!, b.input, ctx, timeout);
+          const extra = p.afterTool ? await p.afterTool({ tool: b.tool!, input: b.input, result: outcome.result, ctx }) : undefined;
+          if (extra) outcome.result = { ...outcome.result, content: `${outcome.result.content}\n\n${extra}` };
+          b.outcome = outcome;
         }),
       );
       for (const b of batch) {
@@ -305,5 +316,10 @@ export async function* query(p: QueryParams): AsyncGenerator<AgentEvent, QueryRe
       return finish('aborted', 'The turn was stopped.');
     }
     messages.push({ role: 'user', content: results });
+    const stop = p.shouldStop?.();
+    if (stop) {
+      yield { type: 'terminal', reason: stop.reason, ...(stop.error ? { error: stop.error } : {}) };
+      return stop;
+    }
   }
 }

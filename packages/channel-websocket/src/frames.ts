@@ -19,10 +19,19 @@ export const clientFrame = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('queue'), mode: z.enum(['followup', 'steer']) }),
   /** Starts a fresh session: the next message begins an empty history. */
   z.strictObject({ type: z.literal('new_session') }),
+  /** Answers an approval request. `always` saves an allow rule no wider than your authority. */
+  z.strictObject({
+    type: z.literal('approve'),
+    approvalId: z.string().min(1).max(64),
+    decision: z.enum(['allow', 'deny']),
+    always: z.boolean().optional(),
+  }),
+  /** Sets the permission mode of your own session (within what your role allows). */
+  z.strictObject({ type: z.literal('mode'), mode: z.string().min(1).max(32) }),
 ]);
 
 /** The client frame types, for telling an unknown frame from an invalid one. */
-export const CLIENT_FRAME_TYPES: readonly string[] = ['hello', 'message', 'abort', 'queue', 'new_session'];
+export const CLIENT_FRAME_TYPES: readonly string[] = ['hello', 'message', 'abort', 'queue', 'new_session', 'approve', 'mode'];
 export type ClientFrame = z.infer<typeof clientFrame>;
 
 /** Frames the server sends. */
@@ -31,6 +40,11 @@ export type ServerFrame =
   | { type: 'accepted'; clientId: string; turnId: string | null; duplicate: boolean }
   | { type: 'queue_ok'; mode: 'followup' | 'steer'; sessionId: string }
   | { type: 'session_reset' }
+  | { type: 'approval_request'; approvalId: string; turnId: string; clientId: string | null; tool: string; summary: string; expiresAt: string }
+  | { type: 'approval_resolved'; approvalId: string; turnId: string; allowed: boolean; by: string }
+  | { type: 'approval_result'; approvalId: string; outcome: string; status?: string; decidedBy?: string; reason?: string }
+  | { type: 'mode_ok'; mode: string }
+  | { type: 'notice'; text: string }
   | { type: 'delta'; turnId: string; clientId: string | null; text: string }
   | { type: 'attempt_reset'; turnId: string; clientId: string | null }
   | { type: 'tool'; turnId: string; clientId: string | null; phase: 'start' | 'end'; name: string; toolUseId: string; isError?: boolean }

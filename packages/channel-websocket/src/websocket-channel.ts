@@ -6,7 +6,6 @@ import type {
   DeliveryRecord,
   RenderMeta,
   TurnEvent,
-  ApprovalView,
 } from '@switchboard/core';
 import type {} from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -218,6 +217,24 @@ export class WebsocketChannel implements Channel {
         await this.ctx!.resetSession(this.conversation(conn.auth.principalId), conn.auth.principalId);
         this.send(conn, { type: 'session_reset' });
         return;
+      case 'approve': {
+        const r = await this.ctx!.decideApproval(frame.approvalId, frame.decision, frame.always ?? false, { principalId: conn.auth.principalId });
+        this.send(conn, {
+          type: 'approval_result',
+          approvalId: frame.approvalId,
+          outcome: r.outcome,
+          ...(r.status ? { status: r.status } : {}),
+          ...(r.decidedBy ? { decidedBy: r.decidedBy } : {}),
+          ...(r.reason ? { reason: r.reason } : {}),
+        });
+        return;
+      }
+      case 'mode': {
+        const r = await this.ctx!.setMode(this.conversation(conn.auth.principalId), conn.auth.principalId, frame.mode);
+        if (r.ok) this.send(conn, { type: 'mode_ok', mode: r.mode });
+        else this.send(conn, { type: 'error', code: 'mode_refused', message: r.reason });
+        return;
+      }
       case 'abort': {
         const ok = await this.ctx!.abortTurn(frame.turnId, this.conversation(conn.auth.principalId));
         if (!ok) this.send(conn, { type: 'error', code: 'not_running', message: 'That turn is not running.', turnId: frame.turnId });
@@ -313,6 +330,20 @@ export class WebsocketChannel implements Channel {
             ...(ev.result.is_error ? { isError: true } : {}),
           });
           break;
+        case 'approval_requested':
+          this.broadcast(principal, {
+            type: 'approval_request',
+            approvalId: ev.approvalId,
+            turnId,
+            clientId,
+            tool: ev.name,
+            summary: ev.summary,
+            expiresAt: ev.expiresAt,
+          });
+          break;
+        case 'approval_resolved':
+          this.broadcast(principal, { type: 'approval_resolved', approvalId: ev.approvalId, turnId, allowed: ev.allowed, by: ev.by });
+          break;
         case 'turn_end': {
           const { record, existed } = await this.ctx!.recordDelivery({
             turnId,
@@ -333,13 +364,8 @@ export class WebsocketChannel implements Channel {
     }
   }
 
-  async requestApproval(to: ConversationRef, approval: ApprovalView): Promise<void> {
-    this.broadcast(to.id, {
-      type: 'error',
-      code: 'approval_unsupported',
-      message: `The tool ${approval.tool} needs an approval, which this gateway cannot ask for yet.`,
-      turnId: approval.turnId,
-    });
+  async notify(to: ConversationRef, text: string): Promise<void> {
+    this.broadcast(to.id, { type: 'notice', text });
   }
 
   health(): ChannelHealth {

@@ -49,15 +49,6 @@ export type TurnEvent =
       error?: string;
     };
 
-export interface ApprovalView {
-  id: string;
-  turnId: string;
-  toolUseId: string;
-  tool: string;
-  summary: string;
-  expiresAt: Date;
-}
-
 /** What the gateway answers when a channel accepts an inbound item. */
 export interface AcceptResult {
   /** True when this dedupe key was seen before: nothing new was queued. */
@@ -84,8 +75,39 @@ export interface ChannelContext {
   updateSession(conversation: ConversationRef, principalId: string, patch: { queueMode?: 'followup' | 'steer' }): Promise<{ sessionId: string; queueMode: 'followup' | 'steer' }>;
   /** Ends the conversation's live session: the next message starts an empty history. */
   resetSession(conversation: ConversationRef, principalId: string): Promise<void>;
+  /** The principal an identity (`telegram:<userId>`, `slack:<team>:<user>`, `ws:<tokenId>`) belongs to. */
+  principalFor(identity: string): Promise<{ principalId: string; role: string } | null>;
+  /** Answers an approval as a principal (chat buttons, frames): checked against who may approve, claimed atomically. */
+  decideApproval(approvalId: string, decision: 'allow' | 'deny', always: boolean, by: { principalId: string }): Promise<ApprovalAnswer>;
+  /** What `/status` shows: never a secret. */
+  sessionStatus(conversation: ConversationRef, principalId: string): Promise<SessionStatus>;
+  /** Changes the person's own session mode, within what their role and broader scopes allow. */
+  setMode(conversation: ConversationRef, principalId: string, mode: string): Promise<{ ok: true; mode: string } | { ok: false; reason: string }>;
+  /** Aborts the running turn of the conversation's session, if any (`/stop`). */
+  stopRunning(conversation: ConversationRef, principalId: string): Promise<boolean>;
   /** Aborts a running turn if it belongs to this conversation (user `abort`). */
   abortTurn(turnId: string, conversation: ConversationRef): Promise<boolean>;
+}
+
+/** The outcome of answering an approval, as a chat shows it. */
+export interface ApprovalAnswer {
+  outcome: 'decided' | 'already_decided' | 'forbidden' | 'not_found';
+  /** `allowed`, `denied` or `expired` once decided. */
+  status?: string;
+  decidedBy?: string;
+  /** Why it was refused (forbidden). */
+  reason?: string;
+  tool?: string;
+}
+
+export interface SessionStatus {
+  sessionId: string;
+  model: string;
+  mode: string;
+  queueMode: string;
+  entries: number;
+  pendingApprovals: number;
+  running: boolean;
 }
 
 export interface ChannelCapabilities {
@@ -115,7 +137,8 @@ export interface Channel {
   stop(reason?: 'shutdown' | 'reload'): Promise<void>;
   /** Contract: ledger drafts and finals; on resume edit/delete a recorded draft, skip finals. Must not throw. */
   render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void>;
-  requestApproval(to: ConversationRef, approval: ApprovalView): Promise<void>;
+  /** Sends a notice from the gateway itself (pairing codes, refusals, rate limits). Must not throw. */
+  notify(to: ConversationRef, text: string): Promise<void>;
 }
 
 export interface RenderMeta {

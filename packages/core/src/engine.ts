@@ -5,6 +5,7 @@ import {
   type AnyTool,
   type CanUseTool,
   type ModelClient,
+  type QueryParams,
   type RetryPolicy,
   type SystemBlock,
   type ToolResultBlock,
@@ -40,8 +41,30 @@ export interface EngineOptions {
   queueMode(session: Session, channelId: string): 'followup' | 'steer';
   agent(agentId: string): AgentRuntime;
   channel(channelId: string): Channel | undefined;
-  /** The permission decision function for one turn (the permission pipeline plugs in here). */
-  permissions(ctx: { session: Session; turn: Turn }): CanUseTool;
+  /** What one turn may do: its tools, its permission decisions and its hooks (see TurnPolicy). */
+  policy(ctx: TurnPolicyContext): Promise<TurnPolicy>;
+}
+
+export interface TurnPolicyContext {
+  session: Session;
+  turn: Turn;
+  message: InboundMessage;
+  agent: AgentRuntime;
+  /** Sends an event to the turn's renderer (approval requests). */
+  emit(ev: AgentEvent): void;
+}
+
+/** The per-turn decisions the gateway plugs into the loop. */
+export interface TurnPolicy {
+  /** The tools offered to the model (after the pre-filter). */
+  tools: AnyTool[];
+  canUseTool: CanUseTool;
+  afterTool?: QueryParams['afterTool'];
+  shouldStop?: QueryParams['shouldStop'];
+  /** Before the first model call: a string refuses the turn with that message (UserPromptSubmit hooks). */
+  beforeTurn?(): Promise<string | undefined>;
+  /** After the turn ends (Stop hooks). Must not throw. */
+  afterTurn?(reason: string): Promise<void>;
 }
 
 /** Who sent a message and where it goes: resolved from the inbound message, never from the model. */
@@ -129,6 +152,19 @@ export class TurnEngine {
       }
     }
     return false;
+  }
+
+  /** Whether a turn of this session is running. */
+  isRunning(sessionId: string): boolean {
+    return this.running.has(sessionId);
+  }
+
+  /** Stops the running turn of a session, if any. */
+  abortSession(sessionId: string): boolean {
+    const r = this.running.get(sessionId);
+    if (!r) return false;
+    r.controller.abort(new Error('stopped by the user'));
+    return true;
   }
 
   /** How many turns are running now. */
@@ -251,6 +287,15 @@ export class TurnEngine {
         if (interrupted.length > 0) await storage.sessions.append(session.id, interrupted);
       }
       const agent = this.o.agent(session.agentId);
+      const policy = await this.o.policy({ session, turn, message: msg, agent, emit: (ev) => queue.push(ev) });
+      if (!resumed && policy.beforeTurn) {
+        const refusal = await policy.beforeTurn();
+        if (refusal) {
+          await this.finish(turn, session, queue, rendering, 'failed', 'hook_stopped', refusal, usage);
+          await policy.afterTurn?.('hook_stopped');
+          return;
+        }
+      }
       const loop = query({
         model: this.o.model,
         modelName: this.o.modelName,
@@ -258,8 +303,10 @@ export class TurnEngine {
         maxTokens: this.o.maxTokens,
         system: agent.system,
         messages: rebuilt.messages,
-        tools: agent.tools,
-        canUseTool: this.o.permissions({ session, turn }),
+        tools: policy.tools,
+        canUseTool: policy.canUseTool,
+        ...(policy.afterTool ? { afterTool: policy.afterTool } : {}),
+        ...(policy.shouldStop ? { shouldStop: policy.shouldStop } : {}),
         signal: controller.signal,
         maxTurns: agent.maxTurns,
         toolContext: { sessionId: session.id, turnId: turn.id, agentId: agent.id, workspace: agent.workspace },
@@ -297,6 +344,7 @@ export class TurnEngine {
       if (reason === 'aborted') await this.closeDangling(session.id, turn.id);
       const state = reason === 'completed' || reason === 'max_turns' ? 'completed' : reason === 'aborted' ? 'interrupted' : 'failed';
       await this.finish(turn, session, queue, rendering, state, reason, error, usage);
+      await policy.afterTurn?.(reason);
     } catch (err) {
       log.error({ err }, 'turn failed');
       await this.finish(turn, session, queue, rendering, 'failed', 'internal', 'The gateway hit an internal error while answering. Please try again.').catch(

@@ -6,3 +6,4 @@ export * from './transcript.js';
 export * from './engine.js';
 export * from './errors.js';
 export * from './permissions/index.js';
+export * from './approvals/broker.js';

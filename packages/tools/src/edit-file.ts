@@ -4,7 +4,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { FileToolError, throwIfAborted } from './errors.js';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_WRITE_BYTES, type FileToolsOptions } from './options.js';
 import { readTextFile } from './text-file.js';
-import { normalizeUserPath, resolveInWorkspace } from './workspace-path.js';
+import { normalizeUserPath, confinedPath, resolveInWorkspace } from './workspace-path.js';
 
 const editFileInput = z.strictObject({
   path: z.string().min(1).describe('File to edit, relative to the workspace (e.g. notes/todo.md).'),
@@ -32,6 +32,7 @@ export function createEditFileTool(
     concurrencySafe: false,
     maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     ruleContent: (input) => normalizeUserPath(input.path),
+    validateInput: confinedPath((input) => input.path),
     async call(input, ctx) {
       throwIfAborted(ctx.signal, 'edit_file');
       if (input.old_string === input.new_string) {

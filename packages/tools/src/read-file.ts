@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { FileToolError, throwIfAborted } from './errors.js';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_RESULT_CHARS, type FileToolsOptions } from './options.js';
 import { readTextFile } from './text-file.js';
-import { normalizeUserPath, resolveInWorkspace } from './workspace-path.js';
+import { normalizeUserPath, confinedPath, resolveInWorkspace } from './workspace-path.js';
 
 const readFileInput = z.strictObject({
   path: z.string().min(1).describe('File to read, relative to the workspace (e.g. notes/todo.md).'),
@@ -29,6 +29,7 @@ export function createReadFileTool(
     concurrencySafe: true,
     maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     ruleContent: (input) => normalizeUserPath(input.path),
+    validateInput: confinedPath((input) => input.path),
     async call(input, ctx) {
       throwIfAborted(ctx.signal, 'read_file');
       const target = await resolveInWorkspace(ctx.workspace, input.path);

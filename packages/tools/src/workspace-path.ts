@@ -126,3 +126,20 @@ async function resolveReal(p: string, hops: number): Promise<{ path: string; exi
   const target = path.resolve(dir, await readlink(candidate));
   return { path: (await resolveReal(target, hops + 1)).path, exists: false };
 }
+
+/**
+ * A tool's `validateInput` that refuses paths leaving the workspace before any permission
+ * question is asked: an escape is invalid input, not something a person should approve.
+ */
+export function confinedPath<I>(pathOf: (input: I) => string, forWrite = false) {
+  return async (input: I, ctx: { workspace: string }): Promise<{ ok: true } | { ok: false; message: string }> => {
+    try {
+      await resolveInWorkspace(ctx.workspace, pathOf(input), { forWrite });
+      return { ok: true };
+    } catch (err) {
+      if ((err as { code?: string }).code === 'SWB_E_PATH_ESCAPE') return { ok: false, message: (err as Error).message };
+      // Anything else (a missing file, say) is the call's to report.
+      return { ok: true };
+    }
+  };
+}

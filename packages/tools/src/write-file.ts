@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write.js';
 import { fsError, throwIfAborted } from './errors.js';
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_WRITE_BYTES, type FileToolsOptions } from './options.js';
-import { normalizeUserPath, resolveInWorkspace } from './workspace-path.js';
+import { normalizeUserPath, confinedPath, resolveInWorkspace } from './workspace-path.js';
 
 const writeFileInput = z.strictObject({
   path: z.string().min(1).describe('File to create or overwrite, relative to the workspace (e.g. notes/todo.md). Missing parent directories are created.'),
@@ -30,6 +30,7 @@ export function createWriteFileTool(
     concurrencySafe: false,
     maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     ruleContent: (input) => normalizeUserPath(input.path),
+    validateInput: confinedPath((input) => input.path, true),
     async call(input, ctx) {
       throwIfAborted(ctx.signal, 'write_file');
       const target = await resolveInWorkspace(ctx.workspace, input.path, { forWrite: true });

@@ -67,12 +67,15 @@ export interface HookOpinion {
   reason?: string;
   /** A replacement tool input (PreToolUse); revalidated against the tool's schema before use. */
   updatedInput?: unknown;
+  /** Extra text for the model (PostToolUse, PostToolUseFailure). */
+  additionalContext?: string;
 }
 
 const opinionSchema = z.object({
   decision: z.enum(['allow', 'deny', 'ask']).optional(),
   reason: z.string().optional(),
   updatedInput: z.unknown().optional(),
+  additionalContext: z.string().max(20_000).optional(),
 });
 
 /** What is sent to a hook (as JSON, with `hookEvent` added). `toolName` drives the matcher. */
@@ -215,6 +218,7 @@ export function parseOpinion(text: string): HookOpinion | undefined {
   if (parsed.data.decision !== undefined) opinion.decision = parsed.data.decision;
   if (parsed.data.reason !== undefined) opinion.reason = parsed.data.reason;
   if (parsed.data.updatedInput !== undefined) opinion.updatedInput = parsed.data.updatedInput;
+  if (parsed.data.additionalContext !== undefined) opinion.additionalContext = parsed.data.additionalContext;
   return Object.keys(opinion).length === 0 ? undefined : opinion;
 }
 

@@ -1,0 +1,96 @@
+import type { ApprovalBroker, Channel, ChannelContext, ConversationRef, InboundMessage, AcceptResult, Session, SessionKey, Storage, TurnEngine } from '@switchboard/core';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { PolicyService } from './policy.js';
+import { verifySecret } from './tokens.js';
+
+export interface ChannelContextDeps {
+  storage: Storage;
+  engine: TurnEngine;
+  broker: ApprovalBroker;
+  policy: PolicyService;
+  log: Logger;
+  accept(message: InboundMessage): Promise<AcceptResult>;
+  sessionKey(conv: ConversationRef, principalId: string): SessionKey;
+  queueMode(session: Session, channelId: string): 'followup' | 'steer';
+  modelName: string;
+}
+
+/** What the gateway offers one channel adapter (DESIGN.md §9). */
+export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyInstance): ChannelContext {
+  const { storage, engine } = d;
+  const session = (conv: ConversationRef, principalId: string) => storage.sessions.resolve(d.sessionKey(conv, principalId));
+  const roleOf = async (principalId: string) => (await storage.principals.get(principalId))?.role ?? 'guest';
+  return {
+    log: d.log.child({ channel: ch.id }),
+    accept: d.accept,
+    http: { register: async (plugin) => void (await app.register(plugin)) },
+    verifyClientToken: async (secret) => {
+      const t = await verifySecret(storage, secret, 'client');
+      return t && t.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
+    },
+    finalsSince: (conv, cursor) => storage.deliveries.finalsSince(conv.channel, conv.account, conv.id, cursor),
+    recordDelivery: (part) => storage.deliveries.record(part),
+    deliveriesOf: (turnId) => storage.deliveries.ofTurn(turnId),
+    updateSession: async (conv, principalId, patch) => {
+      const s = await session(conv, principalId);
+      const updated = await storage.sessions.updateSettings(s.id, patch);
+      return { sessionId: updated.id, queueMode: d.queueMode(updated, ch.id) };
+    },
+    resetSession: (conv, principalId) => storage.sessions.reset(d.sessionKey(conv, principalId)),
+    principalFor: async (identity) => {
+      const sep = identity.indexOf(':');
+      if (sep <= 0) return null;
+      const p = await storage.principals.byIdentity(identity.slice(0, sep), identity.slice(sep + 1));
+      return p ? { principalId: p.id, role: p.role } : null;
+    },
+    decideApproval: async (approvalId, decision, always, by) => {
+      const role = await roleOf(by.principalId);
+      const r = await d.broker.decide(approvalId, decision, always, { kind: 'principal', principalId: by.principalId, role });
+      if (r.outcome === 'not_found') return { outcome: 'not_found' };
+      if (r.outcome === 'forbidden') return { outcome: 'forbidden', reason: r.reason };
+      return {
+        outcome: r.outcome,
+        status: r.approval.status,
+        tool: r.approval.tool,
+        ...(r.approval.decidedBy ? { decidedBy: r.approval.decidedBy } : {}),
+      };
+    },
+    sessionStatus: async (conv, principalId) => {
+      const s = await session(conv, principalId);
+      const role = await roleOf(principalId);
+      const entries = await storage.sessions.load(s.id);
+      const pending = await storage.approvals.list({ sessionId: s.id, status: 'pending' });
+      return {
+        sessionId: s.id,
+        model: d.modelName,
+        mode: d.policy.modeFor(s, role, ch.id),
+        queueMode: d.queueMode(s, ch.id),
+        entries: entries.length,
+        pendingApprovals: pending.length,
+        running: engine.isRunning(s.id),
+      };
+    },
+    setMode: async (conv, principalId, mode) => {
+      const s = await session(conv, principalId);
+      const role = await roleOf(principalId);
+      const check = d.policy.checkModeChange(s, role, mode);
+      if (!check.ok) return check;
+      await storage.sessions.updateSettings(s.id, { mode: check.mode });
+      await storage.audit.append({ actor: `principal:${principalId}`, action: 'session.mode', target: s.id, detail: { mode: check.mode } });
+      return { ok: true, mode: check.mode };
+    },
+    stopRunning: async (conv, principalId) => {
+      const s = await session(conv, principalId);
+      return engine.abortSession(s.id);
+    },
+    abortTurn: async (turnId, conv) => {
+      const turn = await storage.turns.get(turnId);
+      if (!turn) return false;
+      const item = await storage.turns.inbox(turn.inboxId);
+      const c = item?.message.conversation;
+      if (!c || c.channel !== conv.channel || c.account !== conv.account || c.id !== conv.id) return false;
+      return engine.abort(turnId);
+    },
+  };
+}

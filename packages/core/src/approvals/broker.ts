@@ -1,0 +1,213 @@
+import type { Logger } from 'pino';
+import type { ConversationRef } from '../channel.js';
+import type { Approval, Role, Scope, Storage, StoredRule } from '../storage.js';
+
+/** Who is answering an approval. Resolved from authenticated input, never from the model. */
+export type Approver =
+  | { kind: 'principal'; principalId: string; role: Role }
+  | { kind: 'operator'; tokenName: string; scopes: readonly Scope[] }
+  | { kind: 'hook'; name: string };
+
+export type DecideOutcome =
+  | { outcome: 'decided'; approval: Approval }
+  | { outcome: 'already_decided'; approval: Approval }
+  | { outcome: 'forbidden'; reason: string }
+  | { outcome: 'not_found' };
+
+export interface ApprovalDecision {
+  allowed: boolean;
+  by: string;
+  reason?: string;
+}
+
+export interface ApprovalRequest {
+  turnId: string;
+  toolUseId: string;
+  sessionId: string;
+  agentId: string;
+  channelId: string;
+  tool: string;
+  /** `Tool(content)` content for an "always allow" rule; undefined for tools without content. */
+  ruleContent: string | undefined;
+  summary: string;
+  input: unknown;
+  requesterPrincipalId: string | null;
+  conversation: ConversationRef;
+  signal: AbortSignal;
+  /** Shows the request to the requester's chat (render events). Must not throw. */
+  notify(approval: Approval): void;
+  /** Optional automatic responder (PermissionRequest hooks): resolves to a decision or undefined. */
+  autoResponder?: (approval: Approval) => Promise<{ decision: 'allow' | 'deny'; reason?: string; name: string } | undefined>;
+}
+
+export interface ApprovalBrokerOptions {
+  storage: Storage;
+  log: Logger;
+  /** How long an approval waits before it becomes a denial. */
+  timeoutMs: number;
+  /** Roles whose members may approve their own requests. Owners and admins may approve anyone's. */
+  selfApproveRoles: readonly Role[];
+  /** Called after a rule was saved by "always allow" (so rule caches reload). */
+  onRuleSaved?: (rule: StoredRule) => void;
+}
+
+const actorName = (a: Approver): string =>
+  a.kind === 'principal' ? `principal:${a.principalId}` : a.kind === 'operator' ? `operator:${a.tokenName}` : `hook:${a.name}`;
+
+/**
+ * Approvals are decision slots several responders race for (the requester's chat, an operator,
+ * a hook). The first decision claims the slot atomically in the store; every later one is told
+ * it was already decided. Pending approvals expire into denials.
+ */
+export class ApprovalBroker {
+  private readonly waiters = new Map<string, Set<(d: ApprovalDecision) => void>>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(private readonly o: ApprovalBrokerOptions) {}
+
+  /** Creates (or, for a resumed turn, finds) the approval and waits for its decision. */
+  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
+    const { approval, existed } = await this.o.storage.approvals.create({
+      turnId: req.turnId,
+      toolUseId: req.toolUseId,
+      sessionId: req.sessionId,
+      tool: req.tool,
+      summary: req.summary,
+      input: req.input,
+      requesterPrincipalId: req.requesterPrincipalId,
+      conversation: req.conversation,
+      expiresAt: new Date(Date.now() + this.o.timeoutMs),
+    });
+    if (approval.status !== 'pending') return decisionOf(approval);
+    if (!existed) {
+      await this.o.storage.audit.append({ actor: 'gateway', action: 'approval.requested', target: approval.id, detail: { tool: req.tool, summary: req.summary } });
+    }
+    const waiting = new Promise<ApprovalDecision>((resolve) => {
+      let set = this.waiters.get(approval.id);
+      if (!set) this.waiters.set(approval.id, (set = new Set()));
+      set.add(resolve);
+    });
+    this.armExpiry(approval);
+    req.notify(approval);
+    this.meta.set(approval.id, { agentId: req.agentId, channelId: req.channelId, ruleContent: req.ruleContent });
+    if (req.autoResponder) {
+      void req
+        .autoResponder(approval)
+        .then(async (r) => {
+          if (r) await this.decide(approval.id, r.decision, false, { kind: 'hook', name: r.name }, r.reason);
+        })
+        .catch((err: unknown) => this.o.log.warn({ err, approvalId: approval.id }, 'automatic approval responder failed'));
+    }
+    const aborted = new Promise<ApprovalDecision>((resolve) => {
+      const onAbort = () => resolve({ allowed: false, by: 'system', reason: 'the turn was stopped' });
+      if (req.signal.aborted) onAbort();
+      else req.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    return Promise.race([waiting, aborted]);
+  }
+
+  private readonly meta = new Map<string, { agentId: string; channelId: string; ruleContent: string | undefined }>();
+
+  /** Whether this approver may answer this approval. */
+  mayDecide(approval: Approval, who: Approver): { ok: true } | { ok: false; reason: string } {
+    if (who.kind === 'hook') return { ok: true };
+    if (who.kind === 'operator') {
+      return who.scopes.includes('approvals') || who.scopes.includes('admin')
+        ? { ok: true }
+        : { ok: false, reason: 'this operator token lacks the "approvals" scope' };
+    }
+    if (who.role === 'owner' || who.role === 'admin') return { ok: true };
+    if (who.principalId === approval.requesterPrincipalId && this.o.selfApproveRoles.includes(who.role)) return { ok: true };
+    return { ok: false, reason: who.principalId === approval.requesterPrincipalId ? `your role (${who.role}) may not approve tool calls` : 'only the requester or an admin may answer this approval' };
+  }
+
+  /**
+   * Answers an approval. Exactly one caller ever gets `decided`; the side effect (the waiting
+   * tool call) runs only for that one.
+   */
+  async decide(id: string, decision: 'allow' | 'deny', always: boolean, who: Approver, reason?: string): Promise<DecideOutcome> {
+    const approval = await this.o.storage.approvals.get(id);
+    if (!approval) return { outcome: 'not_found' };
+    const may = this.mayDecide(approval, who);
+    if (!may.ok) return { outcome: 'forbidden', reason: may.reason };
+    if (approval.status !== 'pending') return { outcome: 'already_decided', approval };
+    const by = actorName(who);
+    const won = await this.o.storage.approvals.claim(id, decision === 'allow' ? 'allowed' : 'denied', by, {
+      always: always && decision === 'allow',
+      ...(reason ? { reason } : {}),
+    });
+    const after = (await this.o.storage.approvals.get(id))!;
+    if (!won) return { outcome: 'already_decided', approval: after };
+    await this.o.storage.audit.append({ actor: by, action: 'approval.decided', target: id, detail: { decision, always, tool: approval.tool, summary: approval.summary } });
+    if (always && decision === 'allow') await this.saveAlwaysRule(after, who);
+    this.settle(after);
+    return { outcome: 'decided', approval: after };
+  }
+
+  /** "Always allow" saves a rule no wider than the approver's own authority (DESIGN.md §1). */
+  private async saveAlwaysRule(a: Approval, who: Approver): Promise<void> {
+    const m = this.meta.get(a.id);
+    const content = m?.ruleContent;
+    const rule = content === undefined ? a.tool : `${a.tool}(${content.replace(/[\\()]/g, (c) => `\\${c}`)})`;
+    let scopeKind: StoredRule['scopeKind'];
+    let scopeId: string | null;
+    if (who.kind === 'operator' && who.scopes.includes('admin')) {
+      scopeKind = 'agent';
+      scopeId = m?.agentId ?? null;
+    } else if (who.kind === 'principal' && (who.role === 'owner' || who.role === 'admin') && who.principalId !== a.requesterPrincipalId) {
+      scopeKind = 'conversation';
+      scopeId = `${a.conversation.channel}:${a.conversation.account}:${a.conversation.id}`;
+    } else if (a.requesterPrincipalId) {
+      scopeKind = 'principal';
+      scopeId = a.requesterPrincipalId;
+    } else {
+      scopeKind = 'session';
+      scopeId = a.sessionId;
+    }
+    const saved = await this.o.storage.rules.create({ scopeKind, scopeId, behavior: 'allow', rule, createdBy: actorName(who) });
+    await this.o.storage.audit.append({ actor: actorName(who), action: 'rule.created', target: saved.id, detail: { scopeKind, scopeId, behavior: 'allow', rule, via: a.id } });
+    this.o.onRuleSaved?.(saved);
+  }
+
+  private armExpiry(a: Approval): void {
+    if (this.timers.has(a.id)) return;
+    const ms = Math.max(0, a.expiresAt.getTime() - Date.now());
+    const t = setTimeout(() => {
+      this.timers.delete(a.id);
+      void (async () => {
+        if (await this.o.storage.approvals.claim(a.id, 'expired', 'system', { reason: 'expired' })) {
+          await this.o.storage.audit.append({ actor: 'system', action: 'approval.expired', target: a.id, detail: { tool: a.tool } });
+        }
+        const after = await this.o.storage.approvals.get(a.id);
+        if (after) this.settle(after);
+      })().catch((err: unknown) => this.o.log.error({ err, approvalId: a.id }, 'approval expiry failed'));
+    }, ms);
+    t.unref();
+    this.timers.set(a.id, t);
+  }
+
+  private settle(a: Approval): void {
+    const t = this.timers.get(a.id);
+    if (t) clearTimeout(t);
+    this.timers.delete(a.id);
+    this.meta.delete(a.id);
+    const set = this.waiters.get(a.id);
+    this.waiters.delete(a.id);
+    for (const resolve of set ?? []) resolve(decisionOf(a));
+  }
+
+  /** Stops expiry timers (shutdown); pending approvals stay pending in the store. */
+  close(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+}
+
+function decisionOf(a: Approval): ApprovalDecision {
+  if (a.status === 'allowed') return { allowed: true, by: a.decidedBy ?? 'unknown' };
+  return {
+    allowed: false,
+    by: a.decidedBy ?? 'system',
+    reason: a.status === 'expired' ? 'nobody answered the approval in time' : (a.reason ?? 'the approval was declined'),
+  };
+}
