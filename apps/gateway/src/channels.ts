@@ -1,8 +1,24 @@
-import type { Channel } from '@switchboard/core';
+import type { Channel, ChannelFactory } from '@switchboard/core';
+import type { Logger } from 'pino';
 import type { Config } from './config.js';
 
+/** The package that implements each configurable channel type. */
+const ADAPTERS: Record<string, string> = {
+  telegram: '@switchboard/channel-telegram',
+  slack: '@switchboard/channel-slack',
+  webhook: '@switchboard/channel-webhook',
+};
+
+/** Imports an adapter package by name and checks it exports a channel factory. */
+async function loadFactory(type: string): Promise<ChannelFactory> {
+  const pkg = ADAPTERS[type]!;
+  const mod = (await import(pkg)) as { createChannels?: ChannelFactory };
+  if (typeof mod.createChannels !== 'function') throw new Error(`${pkg} does not export createChannels`);
+  return mod.createChannels;
+}
+
 /** Loads the adapters of configured channels only, with import() so unused ones cost nothing. */
-export async function loadChannels(cfg: Readonly<Config>): Promise<Channel[]> {
+export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<Channel[]> {
   const out: Channel[] = [];
   const ws = cfg.channels.websocket;
   if (ws && Object.keys(ws.accounts).length > 0) {
@@ -18,6 +34,12 @@ export async function loadChannels(cfg: Readonly<Config>): Promise<Channel[]> {
         }),
       );
     }
+  }
+  for (const type of Object.keys(ADAPTERS)) {
+    const section = (cfg.channels as Record<string, { accounts: Record<string, unknown> } | undefined>)[type];
+    if (!section || Object.keys(section.accounts).length === 0) continue;
+    const create = await loadFactory(type);
+    out.push(...create(section.accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: type }) }));
   }
   return out;
 }

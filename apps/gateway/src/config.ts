@@ -4,7 +4,10 @@ import JSON5 from 'json5';
 import { z } from 'zod';
 import { checkRuleSyntax, hooksConfigSchema } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
+import { slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
 import { duration } from './duration.js';
+
+const accountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
 const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
@@ -99,7 +102,10 @@ export const configSchema = z.strictObject({
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), McpServerConfigSchema).default({}),
   channels: z
     .strictObject({
-      websocket: z.strictObject({ accounts: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/), websocketAccount) }).optional(),
+      websocket: z.strictObject({ accounts: z.record(accountId, websocketAccount) }).optional(),
+      telegram: z.strictObject({ accounts: z.record(accountId, telegramAccountSchema) }).optional(),
+      slack: z.strictObject({ accounts: z.record(accountId, slackAccountSchema) }).optional(),
+      webhook: z.strictObject({ accounts: z.record(accountId, webhookAccountSchema) }).optional(),
     })
     .default({}),
   limits: z

@@ -92,7 +92,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     });
   }
   const defaultAgent = agents.has('default') ? 'default' : [...agents.keys()][0]!;
-  const channels: Channel[] = await loadChannels(cfg);
+  const channels: Channel[] = await loadChannels(cfg, log);
   const byId = new Map(channels.map((c) => [c.id, c]));
 
   const scrub = scrubber(configSecrets(cfg));

@@ -53,6 +53,11 @@ export type TurnEvent =
 export interface AcceptResult {
   /** True when this dedupe key was seen before: nothing new was queued. */
   duplicate: boolean;
+  /**
+   * The boundary gate's decision. Only `admitted` items get a turn; for the others the gateway
+   * has already told the sender (through Channel.notify) where that is appropriate.
+   */
+  gate?: 'admitted' | 'pairing' | 'held' | 'refused' | 'rate_limited' | 'ignored';
   inboxId: string;
   turnId: string | null;
   sessionId: string | null;
@@ -167,3 +172,15 @@ export interface DeliveryRecord extends NewDelivery {
   id: number;
   createdAt: Date;
 }
+
+/** What the gateway gives a channel package's factory. */
+export interface ChannelFactoryDeps {
+  dataDir: string;
+  log: Logger;
+}
+
+/**
+ * Every channel package exports `createChannels`: one Channel per configured account. The
+ * account objects are the validated config (see apps/gateway/src/config-channels.ts).
+ */
+export type ChannelFactory<A = unknown> = (accounts: Readonly<Record<string, A>>, deps: ChannelFactoryDeps) => Channel[];

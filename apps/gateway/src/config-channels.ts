@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { duration } from './duration.js';
+
+const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
+const groupPolicy = z.enum(['allowlist', 'open', 'disabled']);
+const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
+
+/** One room's settings in a `groups` map (the room allowlist). */
+export const roomSchema = z.strictObject({
+  /** In this room the assistant answers only when mentioned. */
+  requireMention: z.boolean().default(true),
+  /** Senders allowed in this room (empty: anyone in the room). */
+  allowFrom: z.array(z.string().min(1).max(128)).default([]),
+  /** Permission mode ceiling for turns in this room. */
+  mode: z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']).optional(),
+  /** Tools denied in this room. */
+  denyTools: z.array(z.string().min(1).max(128)).default([]),
+});
+
+/** Per-sender rate limit: a token bucket. */
+export const rateLimitSchema = z.strictObject({
+  /** Messages a sender may send in a burst. */
+  burst: z.number().int().min(1).max(1000).default(10),
+  /** Tokens added back per minute. */
+  perMinute: z.number().min(0.1).max(6000).default(20),
+});
+
+/** The boundary keys every channel account has (DESIGN.md §1, layer 1). */
+export const boundaryShape = {
+  dmPolicy: dmPolicy.default('pairing'),
+  /** Sender ids admitted without pairing (`"*"` = anyone; required for dmPolicy `open`). */
+  allowFrom: z.array(z.string().min(1).max(128)).default([]),
+  groupPolicy: groupPolicy.default('allowlist'),
+  /** The room allowlist, keyed by the platform's room id. */
+  groups: z.record(z.string().min(1).max(128), roomSchema).default({}),
+  /** Default for rooms without their own setting. */
+  requireMention: z.boolean().default(true),
+  /** When true, /readyz answers 503 while this account is down. */
+  required: z.boolean().default(false),
+  rateLimit: rateLimitSchema.default({ burst: 10, perMinute: 20 }),
+  /** Role given to people admitted by pairing. */
+  pairingRole: ROLE.default('member'),
+  queueMode: z.enum(['followup', 'steer']).optional(),
+};
+
+/** dmPolicy `open` needs an explicit `"*"` in allowFrom, so a typo never opens a bot to the world. */
+export function refineBoundary(v: { dmPolicy: string; allowFrom: string[] }, ctx: z.RefinementCtx): void {
+  if (v.dmPolicy === 'open' && !v.allowFrom.includes('*')) {
+    ctx.addIssue({ code: 'custom', path: ['allowFrom'], message: 'dmPolicy "open" requires "*" in allowFrom' });
+  }
+}
+
+export const telegramAccountSchema = z
+  .strictObject({
+    ...boundaryShape,
+    token: z.string().min(1),
+    /** Bot API root (tests and self-hosted Bot API servers). */
+    apiRoot: z.url().default('https://api.telegram.org'),
+    mode: z.enum(['polling', 'webhook']).default('polling'),
+    /** Webhook mode: the secret Telegram sends in X-Telegram-Bot-Api-Secret-Token. */
+    webhookSecret: z.string().min(16).max(256).optional(),
+    /** Webhook mode: the public URL Telegram posts to (registered with setWebhook when set). */
+    webhookUrl: z.url().optional(),
+    /** Long-poll timeout passed to getUpdates. */
+    pollTimeout: duration.default(30_000),
+    /** A getUpdates call that has not completed in this long is aborted and restarted (stall watchdog). */
+    pollStallTimeout: duration.default(90_000),
+    typingInterval: duration.default(4_000),
+    /** Minimum time between edits of a streamed draft. */
+    editInterval: duration.default(1_000),
+    /** Per-chat minimum time between sends. */
+    chatSendInterval: duration.default(1_000),
+    maxRetryAttempts: z.number().int().min(0).max(10).default(3),
+    maxInboundMediaBytes: z.number().int().min(0).default(20 * 1024 * 1024),
+    /** Extra patterns that count as a mention in groups (case-insensitive regex sources). */
+    mentionPatterns: z.array(z.string().min(1).max(200)).default([]),
+  })
+  .superRefine(refineBoundary)
+  .superRefine((v, ctx) => {
+    if (v.mode === 'webhook' && !v.webhookSecret) ctx.addIssue({ code: 'custom', path: ['webhookSecret'], message: 'webhook mode requires webhookSecret' });
+  });
+
+export const slackAccountSchema = z
+  .strictObject({
+    ...boundaryShape,
+    botToken: z.string().min(1),
+    mode: z.enum(['socket', 'http']).default('http'),
+    appToken: z.string().min(1).optional(),
+    signingSecret: z.string().min(1).optional(),
+    /** Web API root (tests), e.g. http://127.0.0.1:PORT/api/. */
+    apiUrl: z.url().default('https://slack.com/api/'),
+    /** Socket Mode: no envelope and no pong for this long → the socket is deaf: reconnect. */
+    livenessTimeout: duration.default(60_000),
+    clientPingTimeout: duration.default(15_000),
+    reconnectBackoffMax: duration.default(30_000),
+    maxRetries: z.number().int().min(0).max(10).default(3),
+    editInterval: duration.default(1_000),
+  })
+  .superRefine(refineBoundary)
+  .superRefine((v, ctx) => {
+    if (v.mode === 'socket' && !v.appToken) ctx.addIssue({ code: 'custom', path: ['appToken'], message: 'socket mode requires appToken' });
+    if (v.mode === 'http' && !v.signingSecret) ctx.addIssue({ code: 'custom', path: ['signingSecret'], message: 'http mode requires signingSecret' });
+  });
+
+export const webhookAccountSchema = z
+  .strictObject({
+    ...boundaryShape,
+    /** HMAC-SHA256 key for inbound requests (timestamp + body). */
+    secret: z.string().min(16).max(512),
+    /** Where replies are POSTed (signed the same way). Operator-configured, so private addresses are fine. */
+    callbackUrl: z.url(),
+    /** Requests whose timestamp is further than this from now are refused (replay window). */
+    replayWindow: duration.default(300_000),
+  })
+  .superRefine(refineBoundary);
+
+export type TelegramAccountConfig = z.output<typeof telegramAccountSchema>;
+export type SlackAccountConfig = z.output<typeof slackAccountSchema>;
+export type WebhookAccountConfig = z.output<typeof webhookAccountSchema>;
