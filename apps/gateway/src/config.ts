@@ -96,6 +96,16 @@ export const configSchema = z.strictObject({
       denialLimits: { consecutive: 3, total: 20 },
       hookTimeout: 10_000,
     }),
+  pairing: z
+    .strictObject({
+      /** How long a pairing code stays valid. */
+      codeTtl: duration.default(3_600_000),
+      /** Pending requests per channel account at most; more are refused. */
+      maxPending: z.number().int().min(1).max(100).default(3),
+      /** How often expired codes are swept (and their senders told). */
+      sweepInterval: duration.default(30_000),
+    })
+    .default({ codeTtl: 3_600_000, maxPending: 3, sweepInterval: 30_000 }),
   /** Hooks per event (PreToolUse, PostToolUse, PermissionRequest, …): command or http. */
   hooks: hooksConfigSchema.default({}),
   /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */

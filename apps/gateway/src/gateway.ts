@@ -27,11 +27,12 @@ import type { Logger } from 'pino';
 import { bootstrapCredentials, writePrivateFile } from './bootstrap.js';
 import { loadChannels } from './channels.js';
 import type { Config } from './config.js';
-import { controlApi, sendError } from './control-api.js';
+import { controlApi, sendError } from './api/index.js';
 import { channelContext, type ChannelContextDeps } from './channel-context.js';
 import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
 import { PolicyService } from './policy.js';
+import { BoundaryService } from './boundary.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -125,6 +126,23 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     policy: (ctx) => policyService.forTurn(ctx),
   });
 
+  // Where a person stands is resolved from the inbound message, never from what the model says.
+  const sessionKey = (conv: ConversationRef, principalId: string): SessionKey =>
+    conv.kind === 'dm'
+      ? { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'dm', principalId }
+      : { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'room', conversation: conv.id, ...(conv.thread ? { thread: conv.thread } : {}) };
+  const admit = (message: InboundMessage) => {
+    const key: SessionKey | null =
+      message.kind === 'room' ? sessionKey(message.conversation, '') : message.principalId ? sessionKey(message.conversation, message.principalId) : null;
+    if (!key) throw new SwbError(SwbErrorCode.UnknownSender, 'A direct message needs a known sender.');
+    return engine.accept(message, { agentId: defaultAgent, key, clientId: message.platformId });
+  };
+  const boundary = new BoundaryService({ cfg, storage, log: log.child({ component: 'boundary' }), channel: (id) => byId.get(id), admit });
+  const accept = async (message: InboundMessage) => {
+    if (stopping) throw new SwbError(SwbErrorCode.ShuttingDown, 'The gateway is shutting down; send the message again shortly.');
+    return boundary.accept(message);
+  };
+
   let stopping = false;
   const app: FastifyInstance = Fastify({ loggerInstance: log as unknown as FastifyBaseLogger, bodyLimit: cfg.gateway.bodyLimit, trustProxy: false, disableRequestLogging: false });
   app.addHook('onRequest', async (_req, reply) => {
@@ -139,18 +157,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     const ready = channels.every((c) => !c.required || c.health().state === 'up');
     return reply.code(ready ? 200 : 503).send({ ready, database: 'up', channels: health });
   });
-  await app.register(controlApi, { prefix: '/api/v1', storage, broker });
+  await app.register(controlApi, { prefix: '/api/v1', storage, broker, boundary, channels });
 
-  // Where a person stands is resolved from the inbound message, never from what the model says.
-  const sessionKey = (conv: ConversationRef, principalId: string): SessionKey =>
-    conv.kind === 'dm'
-      ? { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'dm', principalId }
-      : { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'room', conversation: conv.id, ...(conv.thread ? { thread: conv.thread } : {}) };
-  const accept = async (message: InboundMessage) => {
-    if (stopping) throw new SwbError(SwbErrorCode.ShuttingDown, 'The gateway is shutting down; send the message again shortly.');
-    if (!message.principalId) throw new SwbError(SwbErrorCode.UnknownSender, 'Unknown sender.');
-    return engine.accept(message, { agentId: defaultAgent, key: sessionKey(message.conversation, message.principalId), clientId: message.platformId });
-  };
 
   const ctxDeps: ChannelContextDeps = { storage, engine, broker, policy: policyService, log, accept, sessionKey, queueMode: engineQueueMode, modelName: cfg.model.name };
   for (const ch of channels) await ch.start(channelContext(ctxDeps, ch, app));
@@ -161,6 +169,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const host = cfg.gateway.host.includes(':') ? `[${cfg.gateway.host}]` : cfg.gateway.host;
   const url = `http://${host}:${port}`;
   writePrivateFile(join(cfg.gateway.dataDir, 'endpoint'), `${JSON.stringify({ url, host: cfg.gateway.host, port, pid: process.pid })}\n`);
+  boundary.start();
   const resumed = await engine.resumeAll();
   log.info({ event: 'listening', url, host: cfg.gateway.host, port, resumedTurns: resumed }, 'gateway listening');
 
@@ -173,6 +182,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
       const suspended = drained ? 0 : engine.active;
       await engine.shutdown();
       broker.close();
+      boundary.stop();
       await mcp.close();
       log.info({ event: 'shutdown', runningAtSignal: before, finished: before - suspended, suspended }, 'turns settled for shutdown');
       for (const ch of channels) await ch.stop('shutdown').catch((err: unknown) => log.error({ err, channel: ch.id }, 'channel stop failed'));

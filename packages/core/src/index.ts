@@ -7,3 +7,4 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './permissions/index.js';
 export * from './approvals/broker.js';
+export * from './boundary/policy.js';

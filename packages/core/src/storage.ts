@@ -158,6 +158,35 @@ export interface AuditEntry {
   detail: unknown;
 }
 
+export type PairingStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+
+/** An unknown DM sender's request for access, with the messages held until it is decided. */
+export interface PairingRequest {
+  code: string;
+  channel: string;
+  account: string;
+  /** `telegram:<userId>`, … */
+  identity: string;
+  displayName: string | null;
+  conversation: ConversationRef;
+  /** Messages held, in arrival order; answered on approval, discarded (with a note) otherwise. */
+  held: InboundMessage[];
+  status: PairingStatus;
+  principalId: string | null;
+  decidedBy: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** An operator's override of one boundary field of one channel account. */
+export interface PolicyOverride {
+  channelId: string;
+  field: string;
+  value: unknown;
+  updatedBy: string;
+  updatedAt: Date;
+}
+
 export interface SessionFilter {
   principalId?: string;
   channel?: string;
@@ -233,6 +262,28 @@ export interface Storage {
     finalsSince(channel: string, account: string, conversationId: string, cursor: number): Promise<DeliveryRecord[]>;
     /** Deletes a ledger row (a draft that was deleted on the platform during resume). */
     remove(id: number): Promise<void>;
+  };
+  pairing: {
+    /**
+     * For an unknown sender: the pending request of this identity gets the message held (no new
+     * code); else a new request with `code` — unless the account already has `maxPending`
+     * pending requests. One transaction. `created` tells which happened.
+     */
+    requestOrHold(
+      r: { code: string; channel: string; account: string; identity: string; displayName: string | null; conversation: ConversationRef; message: InboundMessage; expiresAt: Date },
+      maxPending: number,
+    ): Promise<{ request: PairingRequest; created: boolean } | { full: true }>;
+    get(code: string): Promise<PairingRequest | null>;
+    list(filter?: { status?: PairingStatus; channel?: string; account?: string }): Promise<PairingRequest[]>;
+    /** Decides a pending request (atomic like approvals); true only for the caller that decided it. */
+    decide(code: string, status: Exclude<PairingStatus, 'pending'>, by: string, principalId?: string | null): Promise<boolean>;
+    /** Pending requests whose expiry has passed. */
+    expired(now: Date): Promise<PairingRequest[]>;
+  };
+  policies: {
+    list(channelId?: string): Promise<PolicyOverride[]>;
+    set(channelId: string, field: string, value: unknown, by: string): Promise<void>;
+    remove(channelId: string, field: string): Promise<boolean>;
   };
   approvals: {
     /** Creates the approval for (turnId, toolUseId), or returns the existing one (a resumed turn). */

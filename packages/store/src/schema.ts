@@ -201,3 +201,39 @@ export const audit = sqliteTable(
   },
   (t) => [index('audit_action_idx').on(t.action, t.id), index('audit_actor_idx').on(t.actor, t.id)],
 );
+
+/** Pairing requests of unknown DM senders, with their held messages. */
+export const pairingRequests = sqliteTable(
+  'pairing_requests',
+  {
+    code: text('code').primaryKey(),
+    channel: text('channel').notNull(),
+    account: text('account').notNull(),
+    identity: text('identity').notNull(),
+    displayName: text('display_name'),
+    conversation: text('conversation').notNull(),
+    held: text('held').notNull(),
+    status: text('status').notNull(),
+    principalId: text('principal_id'),
+    decidedBy: text('decided_by'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('pairing_pending_identity_uq').on(t.channel, t.account, t.identity).where(sql`status = 'pending'`),
+    index('pairing_status_idx').on(t.status, t.expiresAt),
+  ],
+);
+
+/** Operators' field-by-field overrides of channel boundary policies. */
+export const policyOverrides = sqliteTable(
+  'policy_overrides',
+  {
+    channelId: text('channel_id').notNull(),
+    field: text('field').notNull(),
+    value: text('value').notNull(),
+    updatedBy: text('updated_by').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.field] })],
+);

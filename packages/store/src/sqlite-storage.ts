@@ -6,6 +6,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Storage } from '@switchboard/core';
 import { deliveryRepo } from './delivery-repo.js';
+import { boundaryRepos } from './boundary-repo.js';
 import { governanceRepos } from './governance-repo.js';
 import { principalRepo, tokenRepo } from './principal-repo.js';
 import { sessionOps, sessionRepo } from './session-repo.js';
@@ -77,6 +78,7 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     turns: turnRepo(db, ops),
     deliveries: deliveryRepo(db),
     ...governanceRepos(db),
+    ...boundaryRepos(db),
     close() {
       if (db.open) db.close();
     },

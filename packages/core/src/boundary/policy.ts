@@ -1,0 +1,110 @@
+/** One room's boundary settings. */
+export interface RoomPolicy {
+  requireMention: boolean;
+  allowFrom: string[];
+  mode?: string;
+  denyTools: string[];
+}
+
+/** The boundary settings of one channel account (config, with operators' overrides applied). */
+export interface BoundaryPolicy {
+  dmPolicy: 'pairing' | 'allowlist' | 'open' | 'disabled';
+  allowFrom: string[];
+  groupPolicy: 'allowlist' | 'open' | 'disabled';
+  groups: Record<string, RoomPolicy>;
+  requireMention: boolean;
+  rateLimit: { burst: number; perMinute: number };
+  pairingRole: 'owner' | 'admin' | 'member' | 'guest';
+}
+
+/** The boundary fields an operator may override, in a stable order. */
+export const BOUNDARY_FIELDS = ['dmPolicy', 'allowFrom', 'groupPolicy', 'groups', 'requireMention', 'rateLimit', 'pairingRole'] as const;
+export type BoundaryField = (typeof BOUNDARY_FIELDS)[number];
+
+/** What the gate decided for one inbound message. */
+export type GateDecision =
+  | { decision: 'admitted'; principalId: string | null; autoLink: boolean }
+  | { decision: 'pairing' }
+  | { decision: 'refused'; reason: string; notify: string | null }
+  | { decision: 'ignored'; reason: string }
+  | { decision: 'rate_limited' };
+
+export interface GateInput {
+  kind: 'dm' | 'room';
+  isBot: boolean;
+  mentioned: boolean;
+  /** The sender's id on the platform (the part after `<type>:` of the identity). */
+  externalId: string;
+  conversationId: string;
+  /** The principal linked to this identity, if any. */
+  principalId: string | null;
+  /** Whether the sender authenticated with a credential (WebSocket client tokens). */
+  authenticated: boolean;
+}
+
+/**
+ * The boundary gate (DESIGN.md §1, layer 1): who may reach the assistant through this door.
+ * Pure: rate limits and pairing side effects are the caller's.
+ */
+export function decideGate(p: BoundaryPolicy, m: GateInput): GateDecision {
+  if (m.isBot) return { decision: 'ignored', reason: 'messages from bots are ignored' };
+  const listed = (list: string[]) => list.includes('*') || list.includes(m.externalId);
+  if (m.kind === 'room') {
+    if (p.groupPolicy === 'disabled') return { decision: 'ignored', reason: 'rooms are disabled on this account' };
+    const room = p.groups[m.conversationId];
+    if (!room && p.groupPolicy === 'allowlist') return { decision: 'ignored', reason: 'this room is not on the allowlist' };
+    const requireMention = room ? room.requireMention : p.requireMention;
+    if (requireMention && !m.mentioned) return { decision: 'ignored', reason: 'not mentioned' };
+    if (room && room.allowFrom.length > 0 && !listed(room.allowFrom)) return { decision: 'ignored', reason: 'sender not allowed in this room' };
+    // Pairing never grants room access, and room access never creates a principal.
+    return { decision: 'admitted', principalId: m.principalId, autoLink: false };
+  }
+  if (p.dmPolicy === 'disabled') {
+    return { decision: 'refused', reason: 'direct messages are disabled', notify: 'Direct messages to this assistant are disabled right now.' };
+  }
+  if (m.authenticated || m.principalId) return { decision: 'admitted', principalId: m.principalId, autoLink: false };
+  if (listed(p.allowFrom) || p.dmPolicy === 'open') return { decision: 'admitted', principalId: null, autoLink: true };
+  if (p.dmPolicy === 'allowlist') {
+    return { decision: 'refused', reason: 'sender not on the allowlist', notify: 'You are not on this assistant’s allowlist. Ask its operator for access.' };
+  }
+  return { decision: 'pairing' };
+}
+
+/** Per-sender token buckets. */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number; warned: boolean }>();
+
+  /** Takes one token; false when the sender is over the limit. `warn` is true once per empty spell. */
+  take(key: string, limit: { burst: number; perMinute: number }, now = Date.now()): { ok: boolean; warn: boolean } {
+    const b = this.buckets.get(key) ?? { tokens: limit.burst, at: now, warned: false };
+    b.tokens = Math.min(limit.burst, b.tokens + ((now - b.at) / 60_000) * limit.perMinute);
+    b.at = now;
+    this.buckets.set(key, b);
+    if (this.buckets.size > 50_000) this.prune(now, limit);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      b.warned = false;
+      return { ok: true, warn: false };
+    }
+    const warn = !b.warned;
+    b.warned = true;
+    return { ok: false, warn };
+  }
+
+  // Full buckets carry no information: drop them so memory stays bounded.
+  private prune(now: number, limit: { burst: number; perMinute: number }): void {
+    for (const [k, b] of this.buckets) {
+      if (b.tokens + ((now - b.at) / 60_000) * limit.perMinute >= limit.burst) this.buckets.delete(k);
+    }
+  }
+}
+
+const ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+
+/** An 8-character pairing code without 0/O/1/I. */
+export function pairingCode(random: (n: number) => Uint8Array): string {
+  const bytes = random(8);
+  let out = '';
+  for (const b of bytes) out += ALPHABET[b % ALPHABET.length];
+  return out;
+}
