@@ -4,7 +4,7 @@ import JSON5 from 'json5';
 import { z } from 'zod';
 import { checkRuleSyntax, hooksConfigSchema } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
-import { slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
+import { rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
 import { duration } from './duration.js';
 
 const accountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
@@ -36,6 +36,8 @@ const websocketAccount = z.strictObject({
   maxPayload: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
   /** Overrides the agent's queue mode for sessions on this account. */
   queueMode: z.enum(['followup', 'steer']).optional(),
+  /** Per-sender rate limit (token bucket). */
+  rateLimit: rateLimitSchema.default({ burst: 10, perMinute: 20 }),
 });
 
 const agent = z.strictObject({

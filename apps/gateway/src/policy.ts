@@ -132,6 +132,7 @@ export class PolicyService {
     const hookOpts = { env: this.hookEnv, timeoutMs: this.d.cfg.permissions.hookTimeout };
     const preToolUse = this.hooks.PreToolUse?.length ? preToolUseFromHooks(this.hooks, log, hookOpts) : undefined;
     let stop: { reason: 'denial_limit'; error: string } | null = null;
+    this.denials.startTurn(session.id);
     const audit = (action: string, detail: Record<string, unknown>) =>
       this.d.storage.audit.append({ actor: 'gateway', action, target: turn.id, detail }).catch((err: unknown) => log.error({ err }, 'audit write failed'));
     const basePayload = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };

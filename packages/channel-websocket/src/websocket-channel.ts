@@ -277,6 +277,12 @@ export class WebsocketChannel implements Channel {
       principalId: auth.principalId,
     });
     this.send(conn, { type: 'accepted', clientId, turnId: res.turnId, duplicate: res.duplicate });
+    if (res.gate && res.gate !== 'admitted') {
+      // Nothing will run for this message: say so against its client id.
+      const message = res.gate === 'rate_limited' ? 'Too many messages: this one was not processed. Please slow down.' : `This message was not processed (${res.gate}).`;
+      this.send(conn, { type: 'error', code: res.gate, message, clientId });
+      return;
+    }
     if (res.duplicate && res.turnId) {
       // A re-sent id: resend the stored final; a turn still running streams to every socket anyway.
       const finals = (await this.ctx!.deliveriesOf(res.turnId)).filter((d) => d.kind === 'final');

@@ -51,6 +51,12 @@ export class DenialTracker {
     return { consecutive: 0, total: c.total };
   }
 
+  /** A new message from the person: the run of consecutive denials starts again (the total stays). */
+  startTurn(sessionId: string): void {
+    const c = this.#counts.get(sessionId);
+    if (c) c.consecutive = 0;
+  }
+
   /** The session's counts and whether it is at a limit. */
   state(sessionId: string): DenialState {
     return this.#state(this.#counts.get(sessionId) ?? { consecutive: 0, total: 0 });
