@@ -55,7 +55,7 @@ export const telegramAccountSchema = z
     ...boundaryShape,
     token: z.string().min(1),
     /** Bot API root (tests and self-hosted Bot API servers). */
-    apiRoot: z.url().default('https://api.telegram.org'),
+    apiRoot: z.url().default('https://api.telegram.org').transform((u) => u.replace(/\/+$/, '')),
     mode: z.enum(['polling', 'webhook']).default('polling'),
     /** Webhook mode: the secret Telegram sends in X-Telegram-Bot-Api-Secret-Token. */
     webhookSecret: z.string().min(16).max(256).optional(),
@@ -78,6 +78,20 @@ export const telegramAccountSchema = z
   .superRefine(refineBoundary)
   .superRefine((v, ctx) => {
     if (v.mode === 'webhook' && !v.webhookSecret) ctx.addIssue({ code: 'custom', path: ['webhookSecret'], message: 'webhook mode requires webhookSecret' });
+    if (v.webhookSecret !== undefined && !/^[A-Za-z0-9_-]+$/.test(v.webhookSecret)) {
+      ctx.addIssue({ code: 'custom', path: ['webhookSecret'], message: 'Telegram accepts only A-Z, a-z, 0-9, _ and - in a webhook secret' });
+    }
+    if (v.pollTimeout < 1000) ctx.addIssue({ code: 'custom', path: ['pollTimeout'], message: 'pollTimeout must be at least 1s (getUpdates counts whole seconds)' });
+    if (v.pollStallTimeout <= v.pollTimeout) {
+      ctx.addIssue({ code: 'custom', path: ['pollStallTimeout'], message: 'pollStallTimeout must be longer than pollTimeout, or every idle long poll would count as stalled' });
+    }
+    for (const [i, p] of v.mentionPatterns.entries()) {
+      try {
+        new RegExp(p, 'i');
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['mentionPatterns', i], message: 'not a valid regular expression' });
+      }
+    }
   });
 
 export const slackAccountSchema = z

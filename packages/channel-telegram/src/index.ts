@@ -1,0 +1,6 @@
+export { createChannels, TelegramChannel } from './telegram-channel.js';
+export { ALLOWED_UPDATES, MAX_MESSAGE_CHARS, webhookPath, type TelegramAccountConfig } from './options.js';
+export { chunkText, draftPreview } from './chunk.js';
+export { escapeHtml, toTelegramHtml } from './format.js';
+export { approvalCallbackData } from './approvals.js';
+export { scrubToken } from './errors.js';

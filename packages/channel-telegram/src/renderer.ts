@@ -1,0 +1,196 @@
+import type { ChannelContext, ConversationRef, DeliveryRecord, RenderMeta, TurnEvent } from '@switchboard/core';
+import type { Logger } from 'pino';
+import type { ApprovalMessages } from './approvals.js';
+import { chunkText, draftPreview } from './chunk.js';
+import { describeError } from './errors.js';
+import type { Sender, Target } from './sender.js';
+
+/** What one turn's renderer needs from its channel. */
+export interface RenderDeps {
+  ctx: ChannelContext;
+  sender: Sender;
+  approvals: ApprovalMessages;
+  log: Logger;
+  account: string;
+  token: string;
+  typingIntervalMs: number;
+  editIntervalMs: number;
+}
+
+type TurnEnd = Extract<TurnEvent, { type: 'turn_end' }>;
+
+/** The text a finished turn shows: the answer, plus the error or note when there is one. */
+export function finalText(ev: TurnEnd): string {
+  const parts: string[] = [];
+  if (ev.text.trim()) parts.push(ev.text.trim());
+  if (ev.state !== 'completed') parts.push(`⚠️ ${ev.error ?? (ev.state === 'interrupted' ? 'The answer was stopped.' : 'The answer failed.')}`);
+  else if (ev.error) parts.push(`(${ev.error})`);
+  return parts.join('\n\n');
+}
+
+/**
+ * Renders one turn into a chat: typing while it runs, a plain-text draft edited at most once per
+ * edit interval, then the final answer formatted and chunked. Drafts and finals are ledgered, so
+ * a resumed turn reuses its recorded draft and skips finals already sent.
+ */
+export class TurnRenderer {
+  private text = '';
+  private shown = '';
+  private draftId: number | null;
+  private readonly finals: Set<number>;
+  private lastEdit = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private typingTimer: NodeJS.Timeout | null = null;
+  private typingBusy = false;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly target: Target;
+
+  constructor(
+    private readonly d: RenderDeps,
+    private readonly to: ConversationRef,
+    private readonly turnId: string,
+    prior: DeliveryRecord[],
+    private readonly meta: RenderMeta,
+  ) {
+    this.target = { chatId: Number(to.id), ...(to.thread ? { thread: Number(to.thread) } : {}) };
+    const draft = prior.find((p) => p.kind === 'draft' && p.platformMessageId);
+    this.draftId = draft ? Number(draft.platformMessageId) : null;
+    this.finals = new Set(prior.filter((p) => p.kind === 'final').map((p) => p.part));
+  }
+
+  /** Consumes the turn's events. Never throws. */
+  async run(turn: AsyncIterable<TurnEvent>): Promise<void> {
+    this.startTyping();
+    try {
+      for await (const ev of turn) {
+        switch (ev.type) {
+          case 'text_delta':
+            this.append(ev.text);
+            break;
+          case 'attempt_reset':
+            this.text = '';
+            break;
+          case 'approval_requested':
+            this.stopTyping();
+            await this.d.approvals.request(this.target, ev);
+            break;
+          case 'approval_resolved':
+            await this.d.approvals.resolved(ev);
+            this.startTyping();
+            break;
+          case 'turn_end':
+            await this.finish(ev);
+            break;
+          default:
+            break;
+        }
+      }
+    } catch (err) {
+      this.d.log.error({ error: describeError(err, this.d.token), turnId: this.turnId }, 'telegram: rendering a turn failed');
+    } finally {
+      this.stopTyping();
+      if (this.timer) clearTimeout(this.timer);
+    }
+  }
+
+  private startTyping(): void {
+    if (this.typingTimer) return;
+    const tick = () => {
+      if (this.typingBusy) return;
+      this.typingBusy = true;
+      void this.d.sender.typing(this.target).finally(() => (this.typingBusy = false));
+    };
+    tick();
+    this.typingTimer = setInterval(tick, this.d.typingIntervalMs);
+  }
+
+  private stopTyping(): void {
+    if (this.typingTimer) clearInterval(this.typingTimer);
+    this.typingTimer = null;
+  }
+
+  private append(delta: string): void {
+    // Finals already sent (a resumed turn): the draft message now holds the answer; leave it be.
+    if (this.finals.size > 0) return;
+    this.text += delta;
+    if (this.timer) return;
+    const wait = Math.max(0, this.lastEdit + this.d.editIntervalMs - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.chain = this.chain.then(() => this.flush());
+    }, wait);
+  }
+
+  private async flush(): Promise<void> {
+    const preview = draftPreview(this.text);
+    if (!preview || preview === this.shown) return;
+    try {
+      if (this.draftId === null) {
+        const id = await this.d.sender.sendPlain(this.firstTarget(), preview);
+        this.draftId = id;
+        await this.d.ctx.recordDelivery(this.delivery(0, 'draft', id, preview));
+      } else if ((await this.d.sender.edit(this.target, this.draftId, preview)) === 'gone') {
+        this.draftId = null;
+        this.shown = '';
+        return;
+      }
+      this.shown = preview;
+    } catch (err) {
+      this.d.log.warn({ error: describeError(err, this.d.token), turnId: this.turnId }, 'telegram: draft update failed');
+    } finally {
+      this.lastEdit = Date.now();
+    }
+  }
+
+  private async finish(ev: TurnEnd): Promise<void> {
+    this.stopTyping();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.chain;
+    if (ev.reason === 'steered') return;
+    const chunks = chunkText(finalText(ev));
+    if (chunks.length === 0) {
+      if (this.draftId !== null && !this.finals.has(0)) await this.d.sender.delete(this.target, this.draftId);
+      if (!this.finals.has(0)) await this.d.ctx.recordDelivery(this.delivery(0, 'final', null, '', ev));
+      return;
+    }
+    for (const [i, chunk] of chunks.entries()) {
+      if (this.finals.has(i)) continue;
+      let id: number | null = null;
+      if (i === 0 && this.draftId !== null) id = await this.replaceDraft(this.draftId, chunk);
+      id ??= await this.d.sender.sendFormatted(i === 0 ? this.firstTarget() : this.target, chunk);
+      await this.d.ctx.recordDelivery(this.delivery(i, 'final', id, chunk, ev));
+      this.finals.add(i);
+    }
+  }
+
+  /** Edits the draft into the first final chunk; null if it is gone (or the edit failed: then it is deleted). */
+  private async replaceDraft(draftId: number, chunk: string): Promise<number | null> {
+    try {
+      return (await this.d.sender.edit(this.target, draftId, chunk, { formatted: true })) === 'ok' ? draftId : null;
+    } catch (err) {
+      this.d.log.warn({ error: describeError(err, this.d.token), turnId: this.turnId }, 'telegram: could not edit the draft into the answer; sending it anew');
+      await this.d.sender.delete(this.target, draftId);
+      return null;
+    }
+  }
+
+  /** In rooms the first message replies to the person's message, so the answer is easy to place. */
+  private firstTarget(): Target {
+    const replyTo = this.to.kind === 'room' && this.meta.clientId && /^\d+$/.test(this.meta.clientId) ? Number(this.meta.clientId) : undefined;
+    return replyTo !== undefined ? { ...this.target, replyTo } : this.target;
+  }
+
+  private delivery(part: number, kind: 'draft' | 'final', id: number | null, text: string, ev?: TurnEnd) {
+    return {
+      turnId: this.turnId,
+      part,
+      kind,
+      channel: 'telegram',
+      account: this.d.account,
+      conversationId: this.to.id,
+      platformMessageId: id === null ? null : String(id),
+      content: { text, ...(ev ? { state: ev.state, reason: ev.reason, ...(ev.error ? { error: ev.error } : {}) } : {}) },
+    };
+  }
+}

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stopAllGateways } from '@switchboard/testkit';
+import { ALICE, BOT_USERNAME, control, isFinal, params, startTelegramEnv, texts, TOKEN, type TelegramEnv } from './telegram-helpers.js';
+
+let env: TelegramEnv;
+
+beforeAll(async () => {
+  env = await startTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
+});
+afterAll(async () => {
+  await stopAllGateways();
+  await env.tg.close();
+  await env.model.close();
+});
+
+describe('telegram: direct messages', () => {
+  it('answers an allowlisted DM: typing, a streamed draft edited, then the final; transcript stored', async () => {
+    const { tg, model, gw } = env;
+    await tg.waitFor('setMyCommands');
+    expect(tg.commands(TOKEN)?.map((c) => (c as { command: string }).command)).toEqual(['new', 'status', 'stop', 'mode']);
+    const answer = 'Here is a **streamed** answer with `code` and a link https://example.com in several pieces of text.';
+    // Hold the stream after a few text deltas: the draft must appear while the model is still talking.
+    model.enqueue({ text: answer, holdAfterEvents: 5 });
+    tg.sendUserMessage(TOKEN, { chat: ALICE.dm, from: ALICE.user, text: 'hello there' });
+    const draft = await tg.waitForAnswered((c) => c.method === 'sendMessage' && params(c).chat_id === ALICE.dm.id, 15_000);
+    expect(params(draft).parse_mode).toBeUndefined();
+    expect(answer.startsWith(String(params(draft).text))).toBe(true);
+    expect(String(params(draft).text).length).toBeLessThan(answer.length);
+    model.release();
+    const final = await tg.waitForAnswered(isFinal(ALICE.dm.id), 15_000);
+    expect(tg.chatActions(TOKEN, ALICE.dm.id).length).toBeGreaterThan(0);
+    expect(tg.chatActions(TOKEN, ALICE.dm.id)[0]!.action).toBe('typing');
+    // The plain-text draft was edited into the formatted final: one message in the chat.
+    expect(final.method).toBe('editMessageText');
+    const msgs = tg.sent(TOKEN, ALICE.dm.id);
+    expect(msgs).toHaveLength(1);
+    expect(msgs[0]!.text).toBe(answer.replace(/\*\*|`/g, ''));
+    expect(msgs[0]!.entities?.map((e) => e.type)).toEqual(expect.arrayContaining(['bold', 'code']));
+    expect(msgs[0]!.link_preview_options).toEqual({ is_disabled: true });
+    expect(msgs[0]!.history.length).toBeGreaterThanOrEqual(2);
+    // The model saw the person's text as user content.
+    const body = model.requests.at(-1)!.body;
+    expect(JSON.stringify(body.messages)).toContain('hello there');
+    const sessions = (await control(gw, 'GET', '/sessions?channel=telegram')).json.sessions as Array<{ id: string }>;
+    expect(sessions).toHaveLength(1);
+    const transcript = (await control(gw, 'GET', `/sessions/${sessions[0]!.id}/transcript`)).json.entries as Array<{ kind: string }>;
+    expect(transcript.map((e) => e.kind)).toEqual(['user', 'assistant']);
+    expect(texts(tg, ALICE.dm.id)).toHaveLength(1);
+    expect(BOT_USERNAME).toBe(tg.botInfo(TOKEN).username);
+  });
+});
