@@ -208,6 +208,19 @@ export interface Storage {
     linkIdentity(principalId: string, channelType: string, externalId: string): Promise<Identity>;
     byIdentity(channelType: string, externalId: string): Promise<Principal | null>;
     identities(principalId: string): Promise<Identity[]>;
+    /**
+     * Renames a principal and/or changes its role; null when there is no such principal.
+     * @throws when `name` is taken by another principal (names are unique).
+     */
+    update(id: string, patch: { name?: string; role?: Role }): Promise<Principal | null>;
+    /** Unlinks one identity of this principal; false when it was not linked to it. */
+    unlinkIdentity(principalId: string, channelType: string, externalId: string): Promise<boolean>;
+    /**
+     * Deletes a principal in one transaction: its identities are unlinked, its tokens revoked and
+     * detached (the records stay for the audit trail), then the principal row goes. Sessions and
+     * transcripts are kept. Null when there is no such principal.
+     */
+    remove(id: string): Promise<{ identities: number; tokens: number } | null>;
   };
   tokens: {
     /** Stores only `secretHash` (sha256 hex of the secret). */
@@ -230,6 +243,16 @@ export interface Storage {
     reset(key: SessionKey): Promise<void>;
     /** Merges `patch` into the session's settings (a key set to null is removed); returns the session. */
     updateSettings(sessionId: string, patch: { [K in keyof SessionSettings]?: SessionSettings[K] | null }): Promise<Session>;
+    /** Ends one session by id (like {@link reset} for its key); false when unknown or already ended. */
+    end(sessionId: string): Promise<boolean>;
+    /**
+     * Ends a session and deletes its content in one transaction: transcript entries, the delivery
+     * ledger rows of its turns, the text of its inbox items (the rows and dedupe keys stay, so a
+     * redelivered platform message is still recognised) and the inputs of its decided approvals.
+     * Turn records (state, usage), approval decisions and the audit log are kept.
+     * Null when there is no such session.
+     */
+    purge(sessionId: string): Promise<{ entries: number; deliveries: number } | null>;
   };
   turns: {
     /**

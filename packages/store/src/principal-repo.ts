@@ -26,6 +26,30 @@ export function principalRepo(db: Database): Storage['principals'] {
     'SELECT * FROM identities WHERE principal_id = ? ORDER BY created_at, rowid',
   );
 
+  const rename = db.prepare<[string, string, string], PrincipalRow>('UPDATE principals SET name = ?, role = ? WHERE id = ? RETURNING *');
+  const unlink = db.prepare<[string, string, string]>(
+    'DELETE FROM identities WHERE principal_id = ? AND channel_type = ? AND external_id = ?',
+  );
+  const unlinkAll = db.prepare<[string]>('DELETE FROM identities WHERE principal_id = ?');
+  // Detached tokens keep their names for the audit trail; a client token without a principal never authenticates.
+  const detachTokens = db.prepare<[number, string]>(
+    'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?), principal_id = NULL WHERE principal_id = ?',
+  );
+  const deleteOne = db.prepare<[string]>('DELETE FROM principals WHERE id = ?');
+
+  const update = db.transaction((id: string, patch: { name?: string; role?: string }) => {
+    const row = byId.get(id);
+    if (!row) return null;
+    return rename.get(patch.name ?? row.name, patch.role ?? row.role, id) ?? null;
+  });
+  const remove = db.transaction((id: string) => {
+    if (!byId.get(id)) return null;
+    const identities = unlinkAll.run(id).changes;
+    const tokens = detachTokens.run(Date.now(), id).changes;
+    deleteOne.run(id);
+    return { identities, tokens };
+  });
+
   const link = db.transaction((principalId: string, channelType: string, externalId: string) => {
     const existing = identityOf.get(channelType, externalId);
     if (existing) {
@@ -75,6 +99,16 @@ export function principalRepo(db: Database): Storage['principals'] {
     },
     async identities(principalId) {
       return identitiesOf.all(principalId).map(toIdentity);
+    },
+    async update(id, patch) {
+      const row = update.immediate(id, patch);
+      return row ? toPrincipal(row) : null;
+    },
+    async unlinkIdentity(principalId, channelType, externalId) {
+      return unlink.run(principalId, channelType, externalId).changes > 0;
+    },
+    async remove(id) {
+      return remove.immediate(id);
     },
   };
 }

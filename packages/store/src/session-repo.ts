@@ -101,6 +101,24 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
     return setSettings.get(JSON.stringify(next), Date.now(), sessionId)!;
   });
 
+  const endById = db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL');
+  const deleteEntries = db.prepare<[string]>('DELETE FROM entries WHERE session_id = ?');
+  const deleteDeliveries = db.prepare<[string]>('DELETE FROM deliveries WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)');
+  // The inbox row and its dedupe key stay, so a redelivered platform message is still recognised.
+  const blankInbox = db.prepare<[string]>(
+    `UPDATE inbox SET payload = json_set(payload, '$.text', '') WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)`,
+  );
+  const blankApprovals = db.prepare<[string]>("UPDATE approvals SET input = 'null' WHERE session_id = ? AND status != 'pending'");
+  const purge = db.transaction((sessionId: string) => {
+    if (!byId.get(sessionId)) return null;
+    endById.run(Date.now(), sessionId);
+    const entries = deleteEntries.run(sessionId).changes;
+    const deliveries = deleteDeliveries.run(sessionId).changes;
+    blankInbox.run(sessionId);
+    blankApprovals.run(sessionId);
+    return { entries, deliveries };
+  });
+
   const resolve = db.transaction((key: SessionKey) => ops.resolve(key));
   const append = db.transaction((sessionId: string, entries: readonly NewEntry[]) => ops.append(sessionId, entries));
 
@@ -136,6 +154,12 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
     },
     async updateSettings(sessionId, patch) {
       return toSession(updateSettings.immediate(sessionId, patch));
+    },
+    async end(sessionId) {
+      return endById.run(Date.now(), sessionId).changes > 0;
+    },
+    async purge(sessionId) {
+      return purge.immediate(sessionId);
     },
   };
 }

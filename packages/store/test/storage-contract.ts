@@ -1,5 +1,6 @@
 import type { Storage } from '@switchboard/core';
 import { afterEach, beforeEach, describe } from 'vitest';
+import { adminContract } from './contract/admin-contract.js';
 import { deliveryContract } from './contract/delivery-contract.js';
 import { governanceContract } from './contract/governance-contract.js';
 import { identityContract } from './contract/identity-contract.js';
@@ -30,5 +31,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('inbox and turns', () => turnContract(store));
     describe('delivery ledger', () => deliveryContract(store));
     describe('approvals, rules and audit', () => governanceContract(store));
+    describe('control-API changes (principals, identities, sessions)', () => adminContract(store));
   });
 }
