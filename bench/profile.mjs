@@ -13,14 +13,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { GATEWAY_CONFIG, checkEcho, createClientToken, mapLimit, sleep, waitReady, within } from './lib/common.mjs';
+import { GATEWAY_CONFIG, checkEcho, createClientToken, mapLimit, raiseRateLimit, sleep, waitReady, within } from './lib/common.mjs';
 import { formatSummary, isWorkspaceFrame, summarizeProfile } from './lib/cpuprofile.mjs';
 import { ChatConnection, runLoad } from './lib/load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({
   options: {
-    turns: { type: 'string', default: '4000' },
+    turns: { type: 'string', default: '2000' },
     sessions: { type: 'string', default: '32' },
     warmup: { type: 'string', default: '400' },
     top: { type: 'string', default: '15' },
@@ -74,19 +74,22 @@ try {
     startTimeoutMs: 20_000,
   });
   await waitReady(gw.url);
+  const rl = await raiseRateLimit(tk, gw);
+  log(`rate limit: ${JSON.stringify(rl)}`);
   log(`gateway pid ${gw.pid} (profiling); creating ${sessions} client tokens …`);
   const tokens = await within(150_000, 'token creation', mapLimit(Array.from({ length: sessions }, (_, i) => `prof-s${i}`), 2, (n) => createClientToken(tk, gw, n)));
   for (const [i, token] of tokens.entries()) conns.push(await ChatConnection.open(gw.wsUrl, { token, label: `s${i}` }));
   const common = { pool: conns, concurrency: sessions, warmupPerWorker: 0, check: checkEcho, serverPid: gw.pid, deadline: performance.now() + 180_000 };
   const w = await runLoad({ ...common, name: 'warm-up', turns: Number(args.warmup), concurrency: Math.min(8, sessions) });
-  log(`warm-up: ${w.turnsCompleted} turns, ${w.turnsPerSec.toFixed(0)}/s`);
+  log(`warm-up: ${w.turnsCompleted} turns, ${w.turnsPerSec.toFixed(0)}/s${w.failed ? `, ${w.failed} failed: ${JSON.stringify(w.errorCodes)}` : ''}`);
+  if (w.failed > w.turnsPlanned / 10) throw new Error(`warm-up: ${w.failed} turns failed (${w.errorSamples.join('; ')})`);
   const from = Number(process.hrtime.bigint() / 1000n);
   const r = await runLoad({ ...common, name: `text x${sessions}`, turns });
   const to = Number(process.hrtime.bigint() / 1000n);
   log(
     `measured: ${r.turnsCompleted} turns in ${(r.wallMs / 1000).toFixed(1)} s = ${r.turnsPerSec.toFixed(0)}/s, p50 ${r.latencyMs.p50.toFixed(1)} ms, ` +
       `p99 ${r.latencyMs.p99.toFixed(1)} ms, server CPU ${r.serverCpuMsPerTurn?.toFixed(2)} ms/turn, other processes ${r.otherCpuCores?.toFixed(2)} cores` +
-      (r.failed || r.wrongAnswers ? `, ${r.failed} failed / ${r.wrongAnswers} wrong` : ''),
+      (r.failed || r.wrongAnswers ? `, ${r.failed} failed / ${r.wrongAnswers} wrong: ${JSON.stringify(r.errorCodes)} ${r.errorSamples.join('; ')}` : ''),
   );
   await Promise.all(conns.map((c) => c.close()));
   conns.length = 0;

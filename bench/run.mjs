@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ChatConnection, runLoad } from './lib/load.mjs';
 import { loadAvg1, memOf } from './lib/proc.mjs';
-import { GATEWAY_CONFIG, WORKSPACE_FILE, WORKSPACE_TEXT, checkEcho, checkTool, createClientToken, mapLimit, sleep, toolHandler, waitReady, within } from './lib/common.mjs';
+import { GATEWAY_CONFIG, WORKSPACE_FILE, WORKSPACE_TEXT, checkEcho, checkTool, createClientToken, mapLimit, raiseRateLimit, sleep, toolHandler, waitReady, within } from './lib/common.mjs';
 import { median, round } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -269,6 +269,12 @@ try {
   results.gateway.idleRss = { atReadyMB: round(rssAtReady, 1), after1sMB: round(idle.rssMB, 1), method: '/proc/<pid>/status VmRSS, no connection yet' };
   log(`gateway pid ${gw.pid}: idle RSS ${idle.rssMB.toFixed(1)} MB`);
   writeFileSync(join(gw.dataDir, 'workspaces', 'default', WORKSPACE_FILE), WORKSPACE_TEXT);
+  results.gateway.rateLimit = await raiseRateLimit(tk, gw);
+  if (results.gateway.rateLimit.applied) {
+    results.notes.push(
+      `the per-sender rate limit of websocket:default was raised to ${JSON.stringify(results.gateway.rateLimit.effective)} through the control API (the default burst 10 / 20 per minute would cap each session at 20 turns a minute); everything else is default`,
+    );
+  }
 
   const names = Array.from({ length: PLAN.pool }, (_, i) => `bench-s${i}`);
   log(`creating ${names.length} client tokens with the CLI (2 at a time) …`);
@@ -475,26 +481,30 @@ function buildTable(r) {
   row('cold start, fresh data dir (median of runs)', 'ms', g.coldStart?.freshDataDir.medianMs, null, TARGETS.coldStartMs, 'lower');
   row('cold start, reused data dir (median of runs)', 'ms', g.coldStart?.reusedDataDir.medianMs, null, TARGETS.coldStartMs, 'lower');
   row('idle RSS after start (+1 s)', 'MB', g.idleRss?.after1sMB, b.idleRssMB, TARGETS.idleRssMB, 'lower');
+  // "h~N": the sessions' mean transcript length (turns) when the load began.
+  const h = (t) => (t ? ` h~${Math.round(t.historyTurnsAtStart)}` : '');
   for (const c of PLAN.levels) {
     const t = g.text?.[c];
     const bt = b.text?.[c];
-    row(`text x${c}: p50 latency`, 'ms', t?.latencyMs.p50, bt?.latencyMs.p50, c === 1 ? TARGETS.p50At1Ms : null, 'lower');
-    row(`text x${c}: p99 latency`, 'ms', t?.latencyMs.p99, bt?.latencyMs.p99, null, 'lower');
-    row(`text x${c}: throughput`, 'turns/s', t?.turnsPerSec, bt?.turnsPerSec, c === 32 ? TARGETS.turnsPerSecAt32 : null, 'higher');
-    row(`text x${c}: server CPU per turn`, 'ms', t?.serverCpuMsPerTurn, bt?.serverCpuMsPerTurn, null, 'lower');
+    row(`text x${c}${h(t)}: p50 latency`, 'ms', t?.latencyMs.p50, bt?.latencyMs.p50, c === 1 ? TARGETS.p50At1Ms : null, 'lower');
+    row(`text x${c}${h(t)}: p99 latency`, 'ms', t?.latencyMs.p99, bt?.latencyMs.p99, null, 'lower');
+    row(`text x${c}${h(t)}: throughput`, 'turns/s', t?.turnsPerSec, bt?.turnsPerSec, c === 32 ? TARGETS.turnsPerSecAt32 : null, 'higher');
+    row(`text x${c}${h(t)}: server CPU per turn`, 'ms', t?.serverCpuMsPerTurn, bt?.serverCpuMsPerTurn, null, 'lower');
   }
   for (const c of PLAN.levels) {
     const t = g.tool?.[c];
-    row(`read_file x${c}: p50 latency`, 'ms', t?.latencyMs.p50, null, null, 'lower');
-    row(`read_file x${c}: p99 latency`, 'ms', t?.latencyMs.p99, null, null, 'lower');
-    row(`read_file x${c}: throughput`, 'turns/s', t?.turnsPerSec, null, null, 'higher');
-    row(`read_file x${c}: server CPU per turn`, 'ms', t?.serverCpuMsPerTurn, null, null, 'lower');
+    row(`read_file x${c}${h(t)}: p50 latency`, 'ms', t?.latencyMs.p50, null, null, 'lower');
+    row(`read_file x${c}${h(t)}: p99 latency`, 'ms', t?.latencyMs.p99, null, null, 'lower');
+    row(`read_file x${c}${h(t)}: throughput`, 'turns/s', t?.turnsPerSec, null, null, 'higher');
+    row(`read_file x${c}${h(t)}: server CPU per turn`, 'ms', t?.serverCpuMsPerTurn, null, null, 'lower');
   }
   const share = g.text?.[32] && b.text?.[32] ? g.text[32].turnsPerSec / b.text[32].turnsPerSec : null;
   row('text x32 throughput as a share of the baseline', 'ratio', share, null, TARGETS.baselineShareAt32, 'higher');
   row(`RSS before ${PLAN.soakTurns} turns`, 'MB', g.soak?.rssBeforeMB, null, null, 'lower');
   row(`RSS after ${PLAN.soakTurns} turns (+2 s)`, 'MB', g.soak?.rssAfter2sMB, null, null, 'lower');
   row(`RSS growth over ${PLAN.soakTurns} turns`, 'MB', g.soak?.growthMB, null, TARGETS.rssGrowthMB, 'lower');
+  row(`soak x${PLAN.soakConcurrency}${h(g.soak)}: throughput`, 'turns/s', g.soak?.turnsPerSec, null, null, 'higher');
+  row(`soak x${PLAN.soakConcurrency}${h(g.soak)}: server CPU per turn`, 'ms', g.soak?.serverCpuMsPerTurn, null, null, 'lower');
   rows.push({ metric: 'event-loop delay p99 during x32', unit: 'ms', gateway: 'n/a', baseline: null, ratio: null, target: null, better: 'lower', ok: null });
   row('request bytes for a first "hi" (default tools)', 'bytes', g.hiRequest?.bodyBytes, null, TARGETS.hiBytes, 'lower');
   return rows;
@@ -510,6 +520,7 @@ function printTable(rows, r) {
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
   process.stdout.write(`\nSwitchboard bench${r.quick ? ' (QUICK: smoke sizes, not a measurement)' : ''} — ${r.machine.cpus} CPU(s), Node ${r.machine.node}\n`);
   process.stdout.write(`${out.join('\n')}\n`);
+  process.stdout.write('h~N = mean turns already in each session when the load began (the gateway reloads the whole transcript every turn)\n');
   for (const n of r.notes) process.stdout.write(`note: ${n}\n`);
   if (r.error) process.stdout.write(`ERROR: ${r.error.split('\n')[0]}\n`);
 }

@@ -88,3 +88,20 @@ export const checkTool = (r) =>
   r.toolCalls === 1 && r.toolErrors === 0 && r.text === 'file ok'
     ? undefined
     : `tool turn: ${r.toolCalls} call(s), ${r.toolErrors} error(s), answer ${JSON.stringify(r.text).slice(0, 60)}`;
+
+/** The most the boundary's per-sender token bucket allows (config-channels.ts: burst ≤ 1000, perMinute ≤ 6000). */
+export const BENCH_RATE_LIMIT = { burst: 1000, perMinute: 6000 };
+
+/**
+ * Raises the WebSocket account's per-sender rate limit through the control API (operator
+ * override, `PUT /api/v1/channels/websocket:default/policy`): the default bucket (burst 10,
+ * 20/min) would cap every bench session at 20 turns a minute. Returns what happened, for the
+ * results; a gateway without the route (no boundary yet) gets `{ applied: false }`.
+ */
+export async function raiseRateLimit(tk, gw) {
+  const { operatorToken } = gw.credentials();
+  const res = await tk.api(gw, 'PUT', '/api/v1/channels/websocket:default/policy', { token: operatorToken, body: { rateLimit: BENCH_RATE_LIMIT } });
+  if (res.status === 200) return { applied: true, effective: res.json?.effective?.rateLimit ?? null };
+  if (res.status === 404) return { applied: false, status: 404, note: 'no boundary policy route: assuming no rate limit' };
+  throw new Error(`raising the rate limit failed: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+}

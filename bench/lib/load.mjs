@@ -67,9 +67,15 @@ export class ChatConnection {
         return;
       case 'accepted': {
         const p = this.pending.get(f.clientId);
-        if (p) p.acceptedAt = performance.now();
+        if (!p) return;
+        p.acceptedAt = performance.now();
+        // `turnId: null`: the boundary did not admit the message (rate limit, policy); no final follows.
+        if (f.turnId === null) this.settle(f.clientId, p, { ok: false, code: 'not_admitted', message: this.lastNotice ?? '' });
         return;
       }
+      case 'notice':
+        this.lastNotice = String(f.message ?? f.text ?? '').slice(0, 120);
+        return;
       case 'delta': {
         const p = this.pending.get(f.clientId);
         if (p) p.deltas++;
