@@ -129,7 +129,7 @@ export class PolicyService {
     const mode = this.modeFor(session, role, channelId);
     const tools = preFilter(agent.tools, ruleSet, scopes);
     const log = this.d.log.child({ sessionId: session.id, turnId: turn.id });
-    const hookOpts = { env: this.hookEnv, timeoutMs: this.d.cfg.permissions.hookTimeout };
+    const hookOpts = { env: this.hookEnv, defaultTimeoutMs: this.d.cfg.permissions.hookTimeout };
     const preToolUse = this.hooks.PreToolUse?.length ? preToolUseFromHooks(this.hooks, log, hookOpts) : undefined;
     let stop: { reason: 'denial_limit'; error: string } | null = null;
     this.denials.startTurn(session.id);
@@ -227,7 +227,7 @@ export class PolicyService {
     log: Logger,
   ): Promise<Decision> {
     const { session, turn, message } = ctx;
-    const hookOpts = { env: this.hookEnv, timeoutMs: this.d.cfg.permissions.hookTimeout };
+    const hookOpts = { env: this.hookEnv, defaultTimeoutMs: this.d.cfg.permissions.hookTimeout };
     await this.d.storage.turns.setState(turn.id, 'awaiting_approval');
     try {
       const decision = await this.d.broker.request({
