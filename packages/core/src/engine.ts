@@ -16,6 +16,7 @@ import type { AcceptResult, Channel, ConversationRef, InboundMessage, TurnEvent 
 import type { SessionKey } from './session-key.js';
 import type { Entry, NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { rebuildMessages, turnText, type ToolStartPayload } from './transcript.js';
+import { TranscriptCache } from './transcript-cache.js';
 
 /** What one agent runs with. */
 export interface AgentRuntime {
@@ -37,6 +38,8 @@ export interface EngineOptions {
   toolTimeoutMs: number;
   toolTimeouts?: Readonly<Record<string, number>>;
   maxContinuations: number;
+  /** Sessions whose transcripts stay in memory (least recently used out). */
+  transcriptCacheSize?: number;
   /** How a message that arrives during a running turn is handled, for this session. */
   queueMode(session: Session, channelId: string): 'followup' | 'steer';
   agent(agentId: string): AgentRuntime;
@@ -110,8 +113,11 @@ export class TurnEngine {
   private readonly running = new Map<string, Running>();
   private readonly resumable = new Map<string, Turn[]>();
   private stopping = false;
+  private readonly transcripts: TranscriptCache;
 
-  constructor(private readonly o: EngineOptions) {}
+  constructor(private readonly o: EngineOptions) {
+    this.transcripts = new TranscriptCache(o.storage, o.transcriptCacheSize ?? 256);
+  }
 
   /** Durably accepts an inbound message and schedules its turn. */
   async accept(message: InboundMessage, route: Route): Promise<AcceptResult> {
@@ -246,13 +252,13 @@ export class TurnEngine {
     this.running.set(turn.sessionId, run);
     const usage = emptyUsage();
     try {
-      let entries: Entry[] = await storage.sessions.load(session.id);
+      const entries: Entry[] = await this.transcripts.get(session.id);
       const hasUser = entries.some((e) => e.turnId === turn.id && e.kind === 'user');
       const userEntry: NewEntry | null = hasUser
         ? null
         : { kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: msg.text }] } };
       await storage.turns.begin(turn.id, userEntry);
-      if (userEntry) entries = await storage.sessions.load(session.id);
+      if (userEntry) this.transcripts.mirror(session.id, [userEntry]);
       log.info({ resumed }, 'turn started');
       if (resumed) queue.push({ type: 'attempt_reset', reason: 'resumed after restart' });
 
@@ -284,7 +290,7 @@ export class TurnEngine {
             interrupted.push({ kind: 'tool_result', turnId: turn.id, payload: { result } });
           }
         }
-        if (interrupted.length > 0) await storage.sessions.append(session.id, interrupted);
+        if (interrupted.length > 0) await this.transcripts.append(session.id, interrupted);
       }
       const agent = this.o.agent(session.agentId);
       const policy = await this.o.policy({ session, turn, message: msg, agent, emit: (ev) => queue.push(ev) });
@@ -367,8 +373,7 @@ export class TurnEngine {
     error?: string,
     usage?: TurnUsage,
   ): Promise<void> {
-    const entries = await this.o.storage.sessions.loadTurn(turn.id);
-    const text = turnText(entries, turn.id);
+    const text = turnText(await this.transcripts.turn(session.id, turn.id), turn.id);
     queue.push({ type: 'turn_end', state, reason, text, ...(error ? { error } : {}) });
     queue.close();
     // The final part is ledgered before the turn is marked done: a crash in between re-delivers
@@ -385,6 +390,7 @@ export class TurnEngine {
   private async absorb(sessionId: string, taken: Pending[], log: Logger): Promise<void> {
     const entries: NewEntry[] = taken.map((p) => ({ kind: 'user', turnId: p.turnId, payload: { content: [{ type: 'text', text: p.text }] } }));
     await this.o.storage.turns.absorb(sessionId, taken.map((p) => p.turnId), entries);
+    this.transcripts.mirror(sessionId, entries);
     for (const p of taken) {
       const turn = await this.o.storage.turns.get(p.turnId);
       const item = turn ? await this.o.storage.turns.inbox(turn.inboxId) : null;
@@ -402,8 +408,7 @@ export class TurnEngine {
 
   /** After a user abort, answers every unanswered tool_use so the history stays valid. */
   private async closeDangling(sessionId: string, turnId: string): Promise<void> {
-    const entries = await this.o.storage.sessions.load(sessionId);
-    const rebuilt = rebuildMessages(entries);
+    const rebuilt = rebuildMessages(await this.transcripts.get(sessionId));
     if (!rebuilt.open) return;
     const add: NewEntry[] = toolUses(rebuilt.open.message)
       .filter((u) => !rebuilt.open!.results.has(u.id))
@@ -412,11 +417,11 @@ export class TurnEngine {
         turnId,
         payload: { result: { type: 'tool_result', tool_use_id: u.id, content: 'The turn was stopped before this tool call finished.', is_error: true } },
       }));
-    if (add.length > 0) await this.o.storage.sessions.append(sessionId, add);
+    if (add.length > 0) await this.transcripts.append(sessionId, add);
   }
 
   private async persist(sessionId: string, turnId: string, ev: AgentEvent, log: Logger): Promise<void> {
-    const s = this.o.storage.sessions;
+    const s = this.transcripts;
     switch (ev.type) {
       case 'assistant_message':
         await s.append(sessionId, [{ kind: 'assistant', turnId, payload: { content: ev.message.content, model: ev.model } }]);

@@ -8,3 +8,4 @@ export * from './errors.js';
 export * from './permissions/index.js';
 export * from './approvals/broker.js';
 export * from './boundary/policy.js';
+export * from './transcript-cache.js';
