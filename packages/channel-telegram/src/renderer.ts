@@ -129,6 +129,7 @@ export class TurnRenderer {
         const id = await this.d.sender.sendPlain(this.firstTarget(), preview);
         this.draftId = id;
         await this.d.ctx.recordDelivery(this.delivery(0, 'draft', id, preview));
+        this.d.log.info({ event: 'telegram_draft_recorded', turnId: this.turnId, messageId: id }, 'telegram: draft sent and recorded');
       } else if ((await this.d.sender.edit(this.target, this.draftId, preview)) === 'gone') {
         this.draftId = null;
         this.shown = '';
