@@ -33,6 +33,5 @@ export function toTelegramHtml(text: string): string {
       const cls = /^[A-Za-z0-9_+-]{1,32}$/.test(lang) ? ` class="language-${lang}"` : '';
       return `<pre><code${cls}>${escapeHtml(code)}</code></pre>`;
     })
-    .join('')
-    .replace(/<\/pre>\n/g, '</pre>');
+    .join('');
 }
