@@ -15,3 +15,4 @@ export * from './slack/index.js';
 export * from './telegram/index.js';
 export * from './ws-client.js';
 export * from './mcp/index.js';
+export * from './webhook/index.js';

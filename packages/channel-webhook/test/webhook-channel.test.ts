@@ -1,0 +1,143 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ChannelContext, ChannelFactoryDeps, ConversationRef, DeliveryRecord, NewDelivery, TurnEvent } from '@switchboard/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hmacHex, verifyRequest } from '../src/signing.js';
+import { WebhookChannel } from '../src/webhook-channel.js';
+
+const SECRET = 'unit-test-webhook-secret-0123456789';
+const to: ConversationRef = { channel: 'webhook', account: 'main', id: 'dm-alice', kind: 'dm' };
+const quiet = () => undefined;
+const log = { child: () => log, debug: quiet, info: quiet, warn: quiet, error: quiet } as unknown as ChannelFactoryDeps['log'];
+
+let server: Server;
+let url: string;
+let received: Array<{ body: any; ok: boolean }>;
+let statuses: number[];
+
+beforeEach(async () => {
+  received = [];
+  statuses = [];
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const v = verifyRequest(SECRET, { timestamp: req.headers['x-switchboard-timestamp'], signature: req.headers['x-switchboard-signature'] }, raw, 60_000);
+      received.push({ body: JSON.parse(raw.toString('utf8')), ok: v.ok });
+      res.writeHead(statuses.shift() ?? 200, { 'content-type': 'application/json' }).end('{"messageId":"pm-1"}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
+});
+afterEach(async () => {
+  await new Promise<void>((r) => server.close(() => r()));
+});
+
+function channel(retries = 0): WebhookChannel {
+  return new WebhookChannel({
+    account: 'main',
+    secret: SECRET,
+    callbackUrl: url,
+    replayWindowMs: 60_000,
+    callbackRetries: retries,
+    callbackRetryDelayMs: 1,
+    callbackTimeoutMs: 2_000,
+    maxBodyBytes: 4096,
+    required: false,
+    log,
+  });
+}
+
+/** A context with an in-memory ledger; only what render and start use. */
+function fakeCtx(ledger: DeliveryRecord[]): ChannelContext {
+  return {
+    log,
+    http: { register: async () => undefined },
+    deliveriesOf: async (turnId: string) => ledger.filter((d) => d.turnId === turnId),
+    recordDelivery: async (part: NewDelivery) => {
+      const existing = ledger.find((d) => d.turnId === part.turnId && d.part === part.part && d.kind === part.kind);
+      if (existing) return { record: existing, existed: true };
+      const record = { ...part, id: ledger.length + 1, createdAt: new Date() };
+      ledger.push(record);
+      return { record, existed: false };
+    },
+  } as unknown as ChannelContext;
+}
+
+async function* events(...evs: TurnEvent[]): AsyncIterable<TurnEvent> {
+  yield* evs;
+}
+const end = (text: string): TurnEvent => ({ type: 'turn_end', state: 'completed', reason: 'completed', text });
+
+describe('WebhookChannel.render', () => {
+  it('sends a signed final and ledgers it after the 2xx, with the platform message id', async () => {
+    const ledger: DeliveryRecord[] = [];
+    const ch = channel();
+    await ch.start(fakeCtx(ledger));
+    await ch.render(to, 't1', events({ type: 'text_delta', text: 'hel' }, end('hello')), { clientId: 'm1', resumed: false });
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ ok: true, body: { type: 'reply', id: 't1:0', turnId: 't1', replyTo: 'm1', text: 'hello', part: 0, final: true } });
+    expect(ledger).toMatchObject([{ turnId: 't1', part: 0, kind: 'final', platformMessageId: 'pm-1', conversationId: 'dm-alice' }]);
+  });
+
+  it('never re-sends a final already in the ledger (resume)', async () => {
+    const ledger: DeliveryRecord[] = [];
+    const ch = channel();
+    await ch.start(fakeCtx(ledger));
+    await ch.render(to, 't2', events(end('once')), { clientId: 'm2', resumed: false });
+    await ch.render(to, 't2', events({ type: 'attempt_reset', reason: 'resumed after restart' }, end('once')), { clientId: 'm2', resumed: true });
+    expect(received).toHaveLength(1);
+  });
+
+  it('does not ledger a final the platform refused, so a resumed turn sends it again', async () => {
+    const ledger: DeliveryRecord[] = [];
+    const ch = channel(1);
+    await ch.start(fakeCtx(ledger));
+    statuses.push(500, 500);
+    await ch.render(to, 't3', events(end('later')), { clientId: 'm3', resumed: false });
+    expect(received).toHaveLength(2);
+    expect(ledger).toHaveLength(0);
+    expect(ch.health()).toMatchObject({ state: 'degraded', detail: expect.stringContaining('HTTP 500') });
+    await ch.render(to, 't3', events(end('later')), { clientId: 'm3', resumed: true });
+    expect(received).toHaveLength(3);
+    expect(ledger).toHaveLength(1);
+    expect(ch.health().state).toBe('up');
+  });
+
+  it('gives up at once on a 4xx, keeps callbacks of one conversation in order, and stop() is idempotent', async () => {
+    const ch = channel(3);
+    await ch.start(fakeCtx([]));
+    statuses.push(400);
+    await ch.notify(to, 'first');
+    await ch.notify(to, 'second');
+    await ch.render(to, 't4', events(end('third')), { clientId: null, resumed: false });
+    expect(received.map((r) => r.body.text)).toEqual(['first', 'second', 'third']);
+    await Promise.all([ch.stop(), ch.stop()]);
+    expect(ch.health()).toEqual({ state: 'down', detail: 'stopped' });
+    await ch.notify(to, 'after stop');
+    expect(received).toHaveLength(3);
+  });
+});
+
+describe('verifyRequest', () => {
+  const body = Buffer.from('{"id":"1"}');
+  const now = 1_700_000_000_000;
+  const sig = (ts: number, b: Buffer = body) => `v1=${hmacHex(SECRET, ts, b)}`;
+
+  it('accepts a genuine request and refuses other bodies, secrets and malformed signatures', () => {
+    const ts = now / 1000;
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts) }, body, 300_000, now)).toEqual({ ok: true });
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts) }, Buffer.from('{"id":"2"}'), 300_000, now).ok).toBe(false);
+    expect(verifyRequest('another-secret', { timestamp: String(ts), signature: sig(ts) }, body, 300_000, now).ok).toBe(false);
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: 'v1=abc' }, body, 300_000, now).ok).toBe(false);
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: undefined }, body, 300_000, now).ok).toBe(false);
+  });
+
+  it('enforces the replay window in both directions', () => {
+    for (const skew of [-300, 300]) expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, body, 300_000, now).ok).toBe(true);
+    for (const skew of [-301, 301]) expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, body, 300_000, now).ok).toBe(false);
+    expect(verifyRequest(SECRET, { timestamp: '1e9', signature: sig(now / 1000) }, body, 300_000, now).ok).toBe(false);
+  });
+});
