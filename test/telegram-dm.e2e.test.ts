@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopAllGateways } from '@switchboard/testkit';
 import { ALICE, BOT_USERNAME, control, isFinal, params, startTelegramEnv, texts, TOKEN, type TelegramEnv } from './telegram-helpers.js';
@@ -47,5 +49,19 @@ describe('telegram: direct messages', () => {
     expect(transcript.map((e) => e.kind)).toEqual(['user', 'assistant']);
     expect(texts(tg, ALICE.dm.id)).toHaveLength(1);
     expect(BOT_USERNAME).toBe(tg.botInfo(TOKEN).username);
+  });
+
+  it('persists the update offset and shuts down promptly on SIGTERM despite an open long poll', async () => {
+    const { tg, gw } = env;
+    const file = join(gw.dataDir, 'telegram-main.offset');
+    const lastUpdate = Math.max(...tg.calls.filter((c) => c.method === 'getUpdates').flatMap((c) => ((c.response?.result ?? []) as Array<{ update_id: number }>).map((u) => u.update_id)));
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ offset: lastUpdate + 1 });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const open = await tg.waitForEvent((e) => e.type === 'poll-started' && /timeout=30/.test(e.detail ?? ''));
+    const started = Date.now();
+    const info = await gw.stop();
+    expect(info.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(tg.events.some((e) => e.type === 'poll-closed' && e.call === open.call) || tg.calls.find((c) => c.seq === open.call)?.response !== undefined).toBe(true);
   });
 });

@@ -24,6 +24,8 @@ interface Shown {
 
 /** Approval messages remembered (oldest forgotten first); a forgotten one is rebuilt from the press. */
 const MAX_TRACKED = 1000;
+/** Room left in the 4096-character message for the tool name, expiry and the outcome line. */
+const SUMMARY_LIMIT = 3500;
 const CALLBACK = /^ap:([A-Za-z0-9_-]{1,56}):([adA])$/;
 
 /** Callback data of an approval button: `ap:<approvalId>:a|d|A` (≤ 64 bytes). */
@@ -67,7 +69,8 @@ export class ApprovalMessages {
 
   /** Sends the request with Approve / Deny / Always allow buttons. Never throws. */
   async request(target: Target, ev: Requested): Promise<void> {
-    const text = `Approval needed: ${ev.name}\n${ev.summary}\n\nExpires at ${ev.expiresAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}.`;
+    const summary = ev.summary.length > SUMMARY_LIMIT ? `${ev.summary.slice(0, SUMMARY_LIMIT)}…` : ev.summary;
+    const text = `Approval needed: ${ev.name}\n${summary}\n\nExpires at ${ev.expiresAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}.`;
     const fits = Buffer.byteLength(approvalCallbackData(ev.approvalId, 'A')) <= 64 && CALLBACK.test(approvalCallbackData(ev.approvalId, 'A'));
     try {
       const body = fits ? text : `${text}\n(Answer it in the control API: approval ${ev.approvalId}.)`;
