@@ -38,6 +38,8 @@ function waitForLine(file: string, text: string, timeoutMs = 15_000): Promise<vo
 const mcpConfig = (log: string, extra: Record<string, unknown> = {}) => ({
   mcpServers: { fx: { command: process.execPath, args: [mcpFixturePath()], env: { MCP_FIXTURE_LOG: log } } },
   permissions: { allow: ['mcp__fx'] },
+  // The `full` profile includes MCP tools (`coding` is the file tools only).
+  agents: { default: { tools: { profile: 'full' } } },
   ...extra,
 });
 

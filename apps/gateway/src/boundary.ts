@@ -232,13 +232,14 @@ export class BoundaryService {
       await this.notify(message, 'This assistant has too many pending access requests right now. Please try again later.');
       return result('refused');
     }
-    const minutes = Math.max(1, Math.round((r.request.expiresAt.getTime() - Date.now()) / 60_000));
+    const left = Math.max(1, Math.round((r.request.expiresAt.getTime() - Date.now()) / 1000));
+    const validFor = left < 120 ? `${left} s` : `${Math.round(left / 60)} min`;
     if (r.created) {
       log.info({ gate: 'pairing', code: r.request.code }, 'gate: pairing code issued');
       await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.pairing', target: channelId, detail: { identity: message.sender.identity, code: r.request.code } });
       await this.notify(
         message,
-        `Hi! This assistant needs an operator's approval before it answers you. Your pairing code is ${r.request.code} (valid for ${minutes} min). Your message is kept and will be answered once you are approved.`,
+        `Hi! This assistant needs an operator's approval before it answers you. Your pairing code is ${r.request.code} (valid for ${validFor}). Your message is kept and will be answered once you are approved.`,
       );
       return result('pairing');
     }

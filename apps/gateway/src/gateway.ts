@@ -1,13 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import websocketPlugin from '@fastify/websocket';
-import {
-  AnthropicModelClient,
-  SwbError,
-  UnconfiguredModelClient,
-  type AnyTool,
-  type ModelClient,
-} from '@switchboard/agent';
+import { AnthropicModelClient, SwbError, UnconfiguredModelClient, type ModelClient } from '@switchboard/agent';
 import {
   ApprovalBroker,
   SwbErrorCode,
@@ -28,6 +22,9 @@ import { bootstrapCredentials, writePrivateFile } from './bootstrap.js';
 import { loadChannels } from './channels.js';
 import type { Config } from './config.js';
 import { controlApi, sendError } from './api/index.js';
+import { registerOpenApi } from './api/openapi.js';
+import { AuthLimiter } from './auth-limiter.js';
+import { CapabilityRegistry } from './registry.js';
 import { channelContext, type ChannelContextDeps } from './channel-context.js';
 import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
@@ -44,17 +41,13 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-function toolsFor(profile: string, all: AnyTool[]): AnyTool[] {
-  if (profile === 'none') return [];
-  if (profile === 'readonly') return all.filter((t) => t.readOnly);
-  return all;
-}
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The queue mode a channel account's config sets, if any. */
 function accountQueueMode(cfg: Readonly<Config>, channelId: string): 'followup' | 'steer' | undefined {
   const [type, account] = channelId.split(':');
-  if (type === 'websocket' && account) return cfg.channels.websocket?.accounts[account]?.queueMode;
-  return undefined;
+  const section = (cfg.channels as Record<string, { accounts: Record<string, { queueMode?: 'followup' | 'steer' }> } | undefined>)[type ?? ''];
+  return account ? section?.accounts[account]?.queueMode : undefined;
 }
 
 function modelClient(cfg: Config): ModelClient {
@@ -79,7 +72,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     log: log.child({ component: 'mcp' }),
     connectTimeoutMs: cfg.limits.mcpConnectTimeout,
   });
-  const fileTools = [...createFileTools(), ...mcp.tools];
+  const channels: Channel[] = await loadChannels(cfg, log);
+  const registry = new CapabilityRegistry({ tools: [...createFileTools(), ...mcp.tools], mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
   const agents = new Map<string, AgentRuntime>();
   for (const [id, a] of Object.entries(cfg.agents)) {
     const workspace = join(cfg.gateway.dataDir, 'workspaces', id);
@@ -87,13 +81,14 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     agents.set(id, {
       id,
       system: [{ type: 'text', text: a.systemPrompt }],
-      tools: toolsFor(a.tools.profile, fileTools),
+      tools: registry.toolsFor(a.tools.profile),
       maxTurns: a.maxTurns,
       workspace,
     });
   }
+  const hiddenMcp = registry.groupMembers('group:mcp').filter((n) => ![...agents.values()].some((a) => a.tools.some((t) => t.name === n)));
+  if (hiddenMcp.length > 0) log.warn({ tools: hiddenMcp }, 'MCP tools that no agent offers: use tools.profile "full" or add "group:mcp"');
   const defaultAgent = agents.has('default') ? 'default' : [...agents.keys()][0]!;
-  const channels: Channel[] = await loadChannels(cfg, log);
   const byId = new Map(channels.map((c) => [c.id, c]));
 
   const scrub = scrubber(configSecrets(cfg));
@@ -105,7 +100,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     selfApproveRoles: cfg.permissions.selfApproveRoles,
     onRuleSaved: () => policy?.invalidateRules(),
   });
-  policy = new PolicyService({ cfg, storage, broker, log: log.child({ component: 'policy' }), scrub, configFile: opts.configFile, databaseFile });
+  policy = new PolicyService({ cfg, storage, broker, log: log.child({ component: 'policy' }), scrub, configFile: opts.configFile, databaseFile, expandRule: (r) => registry.expandRule(r) });
   const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>
     session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';
@@ -157,10 +152,12 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     const ready = channels.every((c) => !c.required || c.health().state === 'up');
     return reply.code(ready ? 200 : 503).send({ ready, database: 'up', channels: health });
   });
-  await app.register(controlApi, { prefix: '/api/v1', storage, broker, boundary, channels });
+  const limiter = new AuthLimiter({ maxFailures: cfg.auth.maxFailures, windowMs: cfg.auth.window, lockoutMs: cfg.auth.lockout });
+  await registerOpenApi(app, VERSION);
+  await app.register(controlApi, { prefix: '/api/v1', storage, broker, boundary, channels, engine, policy: policyService, registry, limiter, agentTools: Object.fromEntries([...agents].map(([id, a]) => [id, a.tools.map((t) => t.name)])) });
 
 
-  const ctxDeps: ChannelContextDeps = { storage, engine, broker, policy: policyService, log, accept, sessionKey, queueMode: engineQueueMode, modelName: cfg.model.name };
+  const ctxDeps: ChannelContextDeps = { storage, engine, broker, policy: policyService, log, accept, sessionKey, queueMode: engineQueueMode, modelName: cfg.model.name, limiter };
   for (const ch of channels) await ch.start(channelContext(ctxDeps, ch, app));
 
   await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
