@@ -3,14 +3,20 @@ import type { ToolResultBlock } from './messages.js';
 import type { AnyTool, ToolContext } from './tool.js';
 import type { ToolSpec } from './model.js';
 
-/** The JSON Schema the model sees for a tool. */
+const specCache = new WeakMap<AnyTool, ToolSpec>();
+
+/** The JSON Schema the model sees for a tool (computed once per tool object). */
 export function toolSpec(tool: AnyTool): ToolSpec {
+  const cached = specCache.get(tool);
+  if (cached) return cached;
   let schema = tool.inputJsonSchema;
   if (!schema) {
     const { $schema: _drop, ...rest } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
     schema = rest;
   }
-  return { name: tool.name, description: tool.description, input_schema: schema };
+  const spec = { name: tool.name, description: tool.description, input_schema: schema };
+  specCache.set(tool, spec);
+  return spec;
 }
 
 /** Formats a zod failure as one line per problem, naming the field. */
