@@ -109,9 +109,15 @@ export const slackAccountSchema = z
     reconnectBackoffMax: duration.default(30_000),
     maxRetries: z.number().int().min(0).max(10).default(3),
     editInterval: duration.default(1_000),
+    /** Time limit of one Web API request (retries come on top). */
+    apiTimeout: duration.default(15_000),
   })
   .superRefine(refineBoundary)
   .superRefine((v, ctx) => {
+    // An idle healthy socket proves itself with a pong every clientPingTimeout/3.
+    if (v.livenessTimeout < v.clientPingTimeout / 2) {
+      ctx.addIssue({ code: 'custom', path: ['livenessTimeout'], message: 'livenessTimeout must be at least half of clientPingTimeout' });
+    }
     if (v.mode === 'socket' && !v.appToken) ctx.addIssue({ code: 'custom', path: ['appToken'], message: 'socket mode requires appToken' });
     if (v.mode === 'http' && !v.signingSecret) ctx.addIssue({ code: 'custom', path: ['signingSecret'], message: 'http mode requires signingSecret' });
   });

@@ -1,0 +1,124 @@
+import type { WebClient } from '@slack/web-api';
+import type { ChannelContext, ConversationRef } from '@switchboard/core';
+import type { Logger } from 'pino';
+import type { ApprovalBoard } from './approval-board.js';
+import { approvalDoneMessage, parseApprovalAction, refusalText } from './approvals.js';
+import { escapeMrkdwn } from './mrkdwn.js';
+import { slackErrorCode } from './web.js';
+
+/** What button presses and slash commands need from their channel. */
+export interface InteractionDeps {
+  ctx: ChannelContext;
+  api: WebClient;
+  board: ApprovalBoard;
+  account: string;
+  log: Logger;
+}
+
+interface BlockActionsPayload {
+  type?: string;
+  user?: { id?: string; team_id?: string };
+  team?: { id?: string } | null;
+  channel?: { id?: string };
+  container?: { channel_id?: string; message_ts?: string; thread_ts?: string };
+  message?: { ts?: string; thread_ts?: string };
+  actions?: Array<{ action_id?: string }>;
+}
+
+const NOT_KNOWN = 'This assistant does not know you yet, so it cannot take this from you. Send it a direct message first.';
+
+/**
+ * A `block_actions` press on an approval button: the presser's principal answers the approval
+ * (checked and claimed atomically by the gateway); the message then shows the outcome and who
+ * decided, and a press that decides nothing gets an ephemeral explanation. Never throws.
+ */
+export async function handleBlockActions(d: InteractionDeps, p: BlockActionsPayload): Promise<void> {
+  const action = p.actions?.map((a) => parseApprovalAction(a.action_id ?? '')).find((a) => a !== null);
+  const user = p.user?.id;
+  const channel = p.container?.channel_id ?? p.channel?.id;
+  if (!action || !user || !channel) return;
+  const messageTs = p.container?.message_ts ?? p.message?.ts;
+  const threadTs = p.container?.thread_ts ?? p.message?.thread_ts;
+  const team = p.user?.team_id ?? p.team?.id ?? '';
+  const ephemeral = (text: string) =>
+    d.api.chat
+      .postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
+      .catch((err: unknown) => d.log.warn({ code: slackErrorCode(err) }, 'slack ephemeral not delivered'));
+  try {
+    const principal = await d.ctx.principalFor(`slack:${team}:${user}`);
+    if (!principal) return void (await ephemeral(NOT_KNOWN));
+    d.board.pressStarted(action.approvalId, principal.principalId, user);
+    let decided = false;
+    try {
+      const r = await d.ctx.decideApproval(action.approvalId, action.decision, action.always, { principalId: principal.principalId });
+      decided = r.outcome === 'decided';
+      d.log.info({ approvalId: action.approvalId, outcome: r.outcome, decision: action.decision }, 'slack approval button');
+      if (!decided) return void (await ephemeral(refusalText(r, d.board.deciders)));
+      if (messageTs) {
+        const outcome = r.status !== 'allowed' ? 'denied' : action.always ? 'always' : 'allowed';
+        const body = approvalDoneMessage(r.tool ?? d.board.get(action.approvalId)?.tool ?? 'tool', outcome, `by <@${user}>`);
+        await d.api.chat.update({ channel, ts: messageTs, text: body.text, blocks: body.blocks });
+      }
+    } finally {
+      d.board.pressEnded(action.approvalId, decided);
+    }
+  } catch (err) {
+    d.log.error({ err, code: slackErrorCode(err) }, 'slack approval press failed');
+    await ephemeral('Something went wrong while recording your answer. Please try again.');
+  }
+}
+
+/** A slash command's fields (form-encoded over HTTP, the envelope payload in Socket Mode). */
+export interface SlashCommand {
+  command?: string;
+  text?: string;
+  user_id?: string;
+  team_id?: string;
+  channel_id?: string;
+}
+
+const usage = (command = '/switchboard') =>
+  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <plan|dontAsk|default|acceptEdits|bypassPermissions>\`.`;
+
+/**
+ * `/<command> new|status|stop|mode <m>` (e.g. `/switchboard`) for a known person, in a direct message with the app
+ * (in channels every thread is its own conversation, so the commands would have nothing to act on).
+ * Returns the ephemeral answer; never throws.
+ */
+export async function runSlashCommand(d: InteractionDeps, c: SlashCommand): Promise<string> {
+  const [sub = '', ...args] = (c.text ?? '').trim().split(/\s+/).filter(Boolean);
+  if (!c.user_id || !c.channel_id) return 'This command needs a user and a channel.';
+  if (!c.channel_id.startsWith('D')) return 'Use these commands in your direct message with the assistant: in channels, every thread is its own conversation.';
+  try {
+    const principal = await d.ctx.principalFor(`slack:${c.team_id ?? ''}:${c.user_id}`);
+    if (!principal) return NOT_KNOWN;
+    const conv: ConversationRef = { channel: 'slack', account: d.account, id: c.channel_id, kind: 'dm' };
+    const pid = principal.principalId;
+    switch (sub.toLowerCase()) {
+      case 'new':
+      case 'reset':
+        await d.ctx.resetSession(conv, pid);
+        return 'Started a new session: the next message begins with an empty history.';
+      case 'stop':
+        return (await d.ctx.stopRunning(conv, pid)) ? 'Stopped the running answer.' : 'Nothing is running right now.';
+      case 'status': {
+        const s = await d.ctx.sessionStatus(conv, pid);
+        return [
+          `*Session* \`${s.sessionId}\``,
+          `Model: \`${escapeMrkdwn(s.model)}\` · Mode: \`${s.mode}\` · Queue: \`${s.queueMode}\``,
+          `Entries: ${s.entries} · Pending approvals: ${s.pendingApprovals} · ${s.running ? 'Answering now' : 'Idle'}`,
+        ].join('\n');
+      }
+      case 'mode': {
+        if (!args[0]) return usage(c.command);
+        const r = await d.ctx.setMode(conv, pid, args[0]);
+        return r.ok ? `Mode set to \`${r.mode}\`.` : `Mode not changed: ${escapeMrkdwn(r.reason)}`;
+      }
+      default:
+        return usage(c.command);
+    }
+  } catch (err) {
+    d.log.error({ err }, 'slack slash command failed');
+    return 'The command failed. Please try again.';
+  }
+}

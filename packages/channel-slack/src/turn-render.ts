@@ -1,0 +1,250 @@
+import type { WebClient } from '@slack/web-api';
+import type { ChannelContext, ConversationRef, DeliveryRecord, TurnEvent } from '@switchboard/core';
+import type { Logger } from 'pino';
+import type { ApprovalBoard } from './approval-board.js';
+import { approvalDoneMessage, approvalRequestMessage, describeDecider } from './approvals.js';
+import { chunkMrkdwn, draftMrkdwn, escapeMrkdwn, toMrkdwn } from './mrkdwn.js';
+import { retryAfterMs, slackErrorCode } from './web.js';
+
+/** What rendering one turn needs from its channel. */
+export interface RenderDeps {
+  ctx: ChannelContext;
+  /** Finals, approvals: retries with Retry-After honoured. */
+  api: WebClient;
+  /** Draft posts and edits: fail fast on 429 (the next edit carries the text anyway). */
+  drafts: WebClient;
+  account: string;
+  editIntervalMs: number;
+  board: ApprovalBoard;
+  log: Logger;
+}
+
+type TurnEnd = Extract<TurnEvent, { type: 'turn_end' }>;
+type ApprovalRequested = Extract<TurnEvent, { type: 'approval_requested' }>;
+type ApprovalResolved = Extract<TurnEvent, { type: 'approval_resolved' }>;
+
+const GONE = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed', 'channel_not_found']);
+const APPROVAL_TAG = 'approval:';
+
+/** The final message text: the answer as mrkdwn, plus the error or note when there is one. */
+export function finalMrkdwn(ev: TurnEnd): string {
+  const parts: string[] = [];
+  if (ev.text.trim() !== '') parts.push(toMrkdwn(ev.text));
+  if (ev.state !== 'completed') {
+    const fallback = ev.state === 'interrupted' ? 'The answer was stopped.' : 'The answer failed.';
+    parts.push(`:warning: ${escapeMrkdwn(ev.error ?? fallback)}`);
+  } else if (ev.error) {
+    parts.push(`_${escapeMrkdwn(ev.error)}_`);
+  }
+  return parts.length > 0 ? parts.join('\n\n') : '_(no text in this answer)_';
+}
+
+/**
+ * Renders one turn into a Slack conversation: a draft message edited (throttled) as text streams,
+ * then the final answer in chunks, every step recorded in the delivery ledger so a resumed turn
+ * edits its recorded draft and never posts a recorded final part again.
+ */
+export class TurnRender {
+  private raw = '';
+  private draftTs: string | null = null;
+  private draftGone = false;
+  private readonly finals = new Set<number>();
+  private approvalParts = 0;
+  /** A complete assistant message ended: the next streamed text starts a new paragraph. */
+  private gap = false;
+  private dirty = false;
+  private done = false;
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private lastEdit = 0;
+  private holdUntil = 0;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly d: RenderDeps,
+    private readonly to: ConversationRef,
+    private readonly turnId: string,
+  ) {
+    this.log = d.log.child({ turnId, conversation: to.id });
+  }
+
+  /** Reads what an earlier process already delivered for this turn. */
+  async load(): Promise<void> {
+    const rows: DeliveryRecord[] = await this.d.ctx.deliveriesOf(this.turnId);
+    for (const r of rows) {
+      if (r.kind === 'final') this.finals.add(r.part);
+      else if (r.part === 0) this.draftTs = r.platformMessageId;
+      else {
+        this.approvalParts = Math.max(this.approvalParts, r.part);
+        const id = r.content.reason?.startsWith(APPROVAL_TAG) ? r.content.reason.slice(APPROVAL_TAG.length) : null;
+        if (id && r.platformMessageId) this.d.board.remember(id, { channel: r.conversationId, ts: r.platformMessageId, tool: r.content.state ?? 'tool' });
+      }
+    }
+  }
+
+  /** Handles one event; errors are logged, never thrown (one turn's trouble stays in that turn). */
+  async on(ev: TurnEvent): Promise<void> {
+    try {
+      switch (ev.type) {
+        case 'text_delta':
+          if (this.finals.size > 0 || this.done) return;
+          if (this.gap && this.raw !== '') this.raw += '\n\n';
+          this.gap = false;
+          this.raw += ev.text;
+          this.dirty = true;
+          this.schedule();
+          return;
+        case 'assistant_message':
+          this.gap = true;
+          return;
+        case 'attempt_reset':
+          this.raw = '';
+          this.gap = false;
+          this.dirty = this.draftTs !== null;
+          this.schedule();
+          return;
+        case 'approval_requested':
+          return await this.postApproval(ev);
+        case 'approval_resolved':
+          return await this.resolveApproval(ev);
+        case 'turn_end':
+          return await this.finish(ev);
+        default:
+          return;
+      }
+    } catch (err) {
+      this.log.error({ err, event: ev.type, code: slackErrorCode(err) }, 'slack render step failed');
+    }
+  }
+
+  /** The stream ended without a turn_end (suspended for shutdown): stop editing, keep the draft for the resume. */
+  async close(): Promise<void> {
+    this.done = true;
+    clearTimeout(this.timer);
+    await this.chain;
+  }
+
+  private post(text: string, extra: Record<string, unknown> = {}) {
+    return this.d.api.chat.postMessage({
+      channel: this.to.id,
+      text,
+      ...(this.to.thread ? { thread_ts: this.to.thread } : {}),
+      unfurl_links: false,
+      unfurl_media: false,
+      ...extra,
+    });
+  }
+
+  private schedule(): void {
+    if (this.done || this.timer || !this.dirty || this.draftGone) return;
+    const now = Date.now();
+    const wait = this.draftTs === null && this.lastEdit === 0 ? 0 : Math.max(0, this.lastEdit + this.d.editIntervalMs - now, this.holdUntil - now);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.chain = this.chain.then(() => this.pushDraft());
+    }, wait);
+  }
+
+  private async pushDraft(): Promise<void> {
+    if (this.done || !this.dirty) return;
+    this.dirty = false;
+    this.lastEdit = Date.now();
+    const empty = this.raw.trim() === '';
+    try {
+      if (this.draftTs === null) {
+        if (empty) return;
+        const res = await this.d.drafts.chat.postMessage({
+          channel: this.to.id,
+          text: draftMrkdwn(this.raw),
+          ...(this.to.thread ? { thread_ts: this.to.thread } : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+        });
+        this.draftTs = res.ts ?? null;
+        await this.record(0, 'draft', this.draftTs, { text: '' });
+        this.log.info({ ts: this.draftTs }, 'slack draft recorded');
+      } else {
+        await this.d.drafts.chat.update({ channel: this.to.id, ts: this.draftTs, text: empty ? '…' : draftMrkdwn(this.raw) });
+      }
+    } catch (err) {
+      const wait = retryAfterMs(err);
+      if (wait !== null) this.holdUntil = Date.now() + wait;
+      if (GONE.has(slackErrorCode(err))) this.draftGone = true;
+      else this.dirty = true;
+      this.log.warn({ code: slackErrorCode(err), retryAfterMs: wait }, 'slack draft update skipped');
+    }
+    this.schedule();
+  }
+
+  private record(part: number, kind: 'draft' | 'final', ts: string | null, content: { text: string; state?: string; reason?: string; error?: string }) {
+    return this.d.ctx.recordDelivery({
+      turnId: this.turnId,
+      part,
+      kind,
+      channel: 'slack',
+      account: this.d.account,
+      conversationId: this.to.id,
+      platformMessageId: ts,
+      content,
+    });
+  }
+
+  private async finish(ev: TurnEnd): Promise<void> {
+    this.done = true;
+    clearTimeout(this.timer);
+    await this.chain;
+    // A message steered into another turn is answered there.
+    if (ev.reason === 'steered') return;
+    const chunks = chunkMrkdwn(finalMrkdwn(ev));
+    let reusedDraft = this.draftTs === null || this.finals.has(0);
+    for (const [i, text] of chunks.entries()) {
+      if (this.finals.has(i)) continue;
+      let ts: string | null = null;
+      if (i === 0 && this.draftTs && !this.draftGone) {
+        try {
+          await this.d.api.chat.update({ channel: this.to.id, ts: this.draftTs, text });
+          ts = this.draftTs;
+          reusedDraft = true;
+        } catch (err) {
+          if (!GONE.has(slackErrorCode(err))) throw err;
+        }
+      }
+      ts ??= (await this.post(text)).ts ?? null;
+      await this.record(i, 'final', ts, { text, state: ev.state, reason: ev.reason, ...(ev.error ? { error: ev.error } : {}) });
+      this.finals.add(i);
+    }
+    if (!reusedDraft && this.draftTs && !this.draftGone) {
+      await this.d.api.chat.delete({ channel: this.to.id, ts: this.draftTs }).catch((err: unknown) => {
+        this.log.warn({ code: slackErrorCode(err) }, 'could not delete the slack draft');
+      });
+    }
+  }
+
+  /** Sends a pending draft edit now, so text streamed before a button message stays above it. */
+  private async flushDraft(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+      this.chain = this.chain.then(() => this.pushDraft());
+    }
+    await this.chain;
+  }
+
+  private async postApproval(ev: ApprovalRequested): Promise<void> {
+    if (this.d.board.get(ev.approvalId)) return;
+    await this.flushDraft();
+    const body = approvalRequestMessage({ approvalId: ev.approvalId, tool: ev.name, summary: ev.summary, expiresAt: ev.expiresAt });
+    const res = await this.post(body.text, { blocks: body.blocks });
+    const ts = res.ts ?? null;
+    await this.record(++this.approvalParts, 'draft', ts, { text: body.text, state: ev.name, reason: `${APPROVAL_TAG}${ev.approvalId}` });
+    if (ts) this.d.board.remember(ev.approvalId, { channel: this.to.id, ts, tool: ev.name });
+  }
+
+  private async resolveApproval(ev: ApprovalResolved): Promise<void> {
+    const at = this.d.board.get(ev.approvalId);
+    if (!at || this.d.board.pressedHere(ev.approvalId)) return void this.d.board.forget(ev.approvalId);
+    this.d.board.forget(ev.approvalId);
+    const body = approvalDoneMessage(at.tool, ev.by === 'system' ? 'closed' : ev.allowed ? 'allowed' : 'denied', describeDecider(ev.by, this.d.board.deciders));
+    await this.d.api.chat.update({ channel: at.channel, ts: at.ts, text: body.text, blocks: body.blocks });
+  }
+}

@@ -1,0 +1,70 @@
+import {
+  ALL_CANARIES,
+  api,
+  CANARY_SLACK_APP_TOKEN,
+  CANARY_SLACK_BOT_TOKEN,
+  CANARY_SLACK_SIGNING_SECRET,
+  type FakeSlack,
+  type GatewayProcess,
+  type SlackStoredMessage,
+} from '@switchboard/testkit';
+
+/** The account id the Slack e2e tests configure. */
+export const ACCOUNT = 'team';
+/** The fake's default human user, allowlisted in these tests. */
+export const USER = 'U0USER0001';
+
+/** An HTTP-mode (Events API) Slack account against the fake, with the canary secrets planted. */
+export function httpAccount(fake: FakeSlack, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    botToken: CANARY_SLACK_BOT_TOKEN,
+    mode: 'http',
+    signingSecret: CANARY_SLACK_SIGNING_SECRET,
+    apiUrl: fake.apiUrl,
+    dmPolicy: 'allowlist',
+    allowFrom: [USER],
+    groups: { [fake.identity.channelId]: { requireMention: true } },
+    maxRetries: 2,
+    // These tests send many messages as one person; the gate's rate limit has its own tests.
+    rateLimit: { burst: 100, perMinute: 600 },
+    ...extra,
+  };
+}
+
+/** A Socket Mode Slack account against the fake. */
+export function socketAccount(fake: FakeSlack, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const { signingSecret: _unused, ...rest } = httpAccount(fake);
+  return { ...rest, mode: 'socket', appToken: CANARY_SLACK_APP_TOKEN, ...extra };
+}
+
+/** The gateway config that adds one Slack account. */
+export function slackConfig(account: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { channels: { slack: { accounts: { [ACCOUNT]: account } } }, ...extra };
+}
+
+/** The Events API and interactivity URLs of the test account. */
+export function slackUrls(gw: GatewayProcess): { events: string; interactive: string } {
+  return { events: `${gw.url}/channels/slack/${ACCOUNT}/events`, interactive: `${gw.url}/channels/slack/${ACCOUNT}/interactive` };
+}
+
+/** The Slack account's health as /readyz reports it. */
+export async function slackHealth(gw: GatewayProcess): Promise<{ state: string; detail?: string }> {
+  const r = await api(gw, 'GET', '/readyz');
+  return r.json.channels[`slack:${ACCOUNT}`];
+}
+
+/** Bot messages (deleted ones included) whose text or history contains `needle`. */
+export function messagesWith(fake: FakeSlack, needle: string): SlackStoredMessage[] {
+  return fake.messages(undefined, { includeDeleted: true }).filter((m) => m.history.some((h) => h.includes(needle)));
+}
+
+/** Waits for a bot message in `channel` whose current text contains `needle`. */
+export function waitForMessage(fake: FakeSlack, channel: string, needle: string, timeoutMs = 15_000): Promise<SlackStoredMessage> {
+  return fake.waitFor(() => fake.messages(channel).find((m) => m.text.includes(needle)), timeoutMs, `a message containing ${JSON.stringify(needle)}`);
+}
+
+/** Every log line of the gateway, checked for planted secrets. */
+export function leakedCanaries(gw: GatewayProcess): number {
+  const all = gw.logs().join('\n');
+  return ALL_CANARIES.filter((c) => all.includes(c)).length;
+}
