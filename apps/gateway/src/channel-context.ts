@@ -1,6 +1,7 @@
 import type { ApprovalBroker, Channel, ChannelContext, ConversationRef, InboundMessage, AcceptResult, Session, SessionKey, Storage, TurnEngine } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { addressKey, type AuthLimiter } from './auth-limiter.js';
 import type { PolicyService } from './policy.js';
 import { verifySecret } from './tokens.js';
 
@@ -14,6 +15,8 @@ export interface ChannelContextDeps {
   sessionKey(conv: ConversationRef, principalId: string): SessionKey;
   queueMode(session: Session, channelId: string): 'followup' | 'steer';
   modelName: string;
+  /** Failed-auth rate limiting, shared with the control API. */
+  limiter: AuthLimiter;
 }
 
 /** What the gateway offers one channel adapter (DESIGN.md §9). */
@@ -25,9 +28,16 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
     log: d.log.child({ channel: ch.id }),
     accept: d.accept,
     http: { register: async (plugin) => void (await app.register(plugin)) },
-    verifyClientToken: async (secret) => {
+    verifyClientToken: async (secret, address) => {
+      const key = address === undefined ? undefined : addressKey(address);
+      if (key !== undefined) {
+        const gate = d.limiter.check(key);
+        if (gate.locked) return { lockedOut: true, retryAfterSec: gate.retryAfterSec };
+      }
       const t = await verifySecret(storage, secret, 'client');
-      return t && t.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
+      if (t && t.principalId) return { principalId: t.principalId, tokenId: t.id };
+      if (key !== undefined) d.limiter.fail(key);
+      return null;
     },
     finalsSince: (conv, cursor) => storage.deliveries.finalsSince(conv.channel, conv.account, conv.id, cursor),
     recordDelivery: (part) => storage.deliveries.record(part),

@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { checkRuleSyntax, hooksConfigSchema } from '@switchboard/core';
+import { hooksConfigSchema } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
 import { duration } from './duration.js';
+import { TOOL_GROUPS, TOOL_PROFILES, checkRuleText } from './registry.js';
 
 const accountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
@@ -13,9 +14,9 @@ const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
 const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
 const permissionMode = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
 
-/** A permission rule string, `Tool` or `Tool(content)`, checked when the config loads. */
+/** A permission rule string, `Tool`, `Tool(content)` or a `group:*` shorthand, checked when the config loads. */
 const ruleString = z.string().superRefine((s, ctx) => {
-  const check = checkRuleSyntax(s);
+  const check = checkRuleText(s);
   if (!check.ok) ctx.addIssue({ code: 'custom', message: check.message });
 });
 const ruleLists = z.strictObject({
@@ -40,9 +41,12 @@ const websocketAccount = z.strictObject({
   rateLimit: rateLimitSchema.default({ burst: 10, perMinute: 20 }),
 });
 
+const toolSet = z.enum([...TOOL_PROFILES, ...TOOL_GROUPS]);
+
 const agent = z.strictObject({
   systemPrompt: z.string().default('You are Switchboard, a helpful assistant. Be concise.'),
-  tools: z.strictObject({ profile: z.enum(['none', 'readonly', 'coding']).default('coding') }).default({ profile: 'coding' }),
+  /** The tools this agent offers: a profile, a `group:*`, or a list of them (combined). */
+  tools: z.strictObject({ profile: z.union([toolSet, z.array(toolSet).min(1).max(10)]).default('coding') }).default({ profile: 'coding' }),
   mode: permissionMode.default('default'),
   maxTurns: z.number().int().min(1).max(200).default(25),
   /** Permission rules at this agent's scope. */
@@ -108,6 +112,16 @@ export const configSchema = z.strictObject({
       sweepInterval: duration.default(30_000),
     })
     .default({ codeTtl: 3_600_000, maxPending: 3, sweepInterval: 30_000 }),
+  /** Failed-auth rate limiting per client address (control API and WebSocket alike). */
+  auth: z
+    .strictObject({
+      /** Wrong tokens from one address within `window` before it is locked out. */
+      maxFailures: z.number().int().min(1).max(1000).default(10),
+      window: duration.default(60_000),
+      /** How long a locked-out address is refused (429 with Retry-After). */
+      lockout: duration.default(300_000),
+    })
+    .default({ maxFailures: 10, window: 60_000, lockout: 300_000 }),
   /** Hooks per event (PreToolUse, PostToolUse, PermissionRequest, …): command or http. */
   hooks: hooksConfigSchema.default({}),
   /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */

@@ -139,7 +139,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   };
 
   let stopping = false;
-  const app: FastifyInstance = Fastify({ loggerInstance: log as unknown as FastifyBaseLogger, bodyLimit: cfg.gateway.bodyLimit, trustProxy: false, disableRequestLogging: false });
+  const app: FastifyInstance = Fastify({ loggerInstance: log as unknown as FastifyBaseLogger, bodyLimit: cfg.gateway.bodyLimit, trustProxy: false, disableRequestLogging: false, maxParamLength: 1000 });
   app.addHook('onRequest', async (_req, reply) => {
     if (stopping) return sendError(reply, 503, 'shutting_down', 'The gateway is shutting down.');
   });

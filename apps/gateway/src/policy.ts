@@ -35,6 +35,8 @@ export interface PolicyDeps {
   scrub(s: string): string;
   configFile: string | undefined;
   databaseFile: string;
+  /** Expands a `group:*` rule into per-tool rules (the capability registry); other rules pass through. */
+  expandRule?(rule: string): string[];
 }
 
 const conversationId = (c: { channel: string; account: string; id: string }) => `${c.channel}:${c.account}:${c.id}`;
@@ -66,13 +68,17 @@ export class PolicyService {
     if (this.rulesCache) return this.rulesCache;
     const out: ScopedRule[] = [];
     const p = this.d.cfg.permissions;
+    const expand = (rule: string) => this.d.expandRule?.(rule) ?? [rule];
     const add = (scope: PermissionScope, lists: { allow: string[]; ask: string[]; deny: string[] }) => {
-      for (const behavior of ['allow', 'ask', 'deny'] as const) for (const rule of lists[behavior]) out.push({ scope, behavior, rule, source: 'config' });
+      for (const behavior of ['allow', 'ask', 'deny'] as const) {
+        for (const text of lists[behavior]) for (const rule of expand(text)) out.push({ scope, behavior, rule, source: 'config' });
+      }
     };
     add({ kind: 'gateway' }, p);
     for (const [id, a] of Object.entries(this.d.cfg.agents)) add({ kind: 'agent', id }, a.permissions);
     for (const r of await this.d.storage.rules.list()) {
-      out.push({ scope: r.scopeId === null ? { kind: r.scopeKind } : { kind: r.scopeKind, id: r.scopeId }, behavior: r.behavior, rule: r.rule, source: r.createdBy.startsWith('operator:') ? 'database' : 'approval', id: r.id });
+      const scope: PermissionScope = r.scopeId === null ? { kind: r.scopeKind } : { kind: r.scopeKind, id: r.scopeId };
+      for (const rule of expand(r.rule)) out.push({ scope, behavior: r.behavior, rule, source: r.createdBy.startsWith('operator:') ? 'database' : 'approval', id: r.id });
     }
     this.rulesCache = out;
     return out;

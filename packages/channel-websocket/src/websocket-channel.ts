@@ -33,6 +33,8 @@ interface Conn {
   buffer: ServerFrame[] | null;
   /** Highest final cursor sent on this socket. */
   sent: number;
+  /** The client's socket address, for failed-auth rate limiting. */
+  address: string | undefined;
 }
 
 type AuthedRequest = FastifyRequest & { swbAuth?: Auth };
@@ -85,7 +87,7 @@ export class WebsocketChannel implements Channel {
         },
         handler: async (_req, reply) =>
           reply.code(426).header('upgrade', 'websocket').send({ code: 'upgrade_required', message: 'This endpoint speaks WebSocket only.' }),
-        wsHandler: (socket, req) => this.onConnection(socket, (req as AuthedRequest).swbAuth ?? null),
+        wsHandler: (socket, req) => this.onConnection(socket, (req as AuthedRequest).swbAuth ?? null, req.socket.remoteAddress),
       });
     });
   }
@@ -107,7 +109,14 @@ export class WebsocketChannel implements Channel {
     const header = req.headers.authorization;
     if (header !== undefined) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      const auth = m ? await this.ctx!.verifyClientToken(m[1]!) : null;
+      const auth = m ? await this.ctx!.verifyClientToken(m[1]!, req.socket.remoteAddress) : null;
+      if (auth && 'lockedOut' in auth) {
+        await reply
+          .code(429)
+          .header('retry-after', String(auth.retryAfterSec))
+          .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${auth.retryAfterSec} s.` });
+        return;
+      }
       if (!auth) {
         await reply.code(401).send({ code: 'unauthorized', message: 'The client token is missing, wrong or revoked.' });
         return;
@@ -116,8 +125,8 @@ export class WebsocketChannel implements Channel {
     }
   }
 
-  private onConnection(socket: WebSocket, auth: Auth | null): void {
-    const conn: Conn = { socket, auth, buffer: null, sent: 0 };
+  private onConnection(socket: WebSocket, auth: Auth | null, address: string | undefined): void {
+    const conn: Conn = { socket, auth, buffer: null, sent: 0, address };
     this.all.add(conn);
     const log = this.ctx!.log.child({ channel: this.id, conn: randomUUID().slice(0, 8), principalId: auth?.principalId });
     let helloTimer: NodeJS.Timeout | undefined;
@@ -195,7 +204,8 @@ export class WebsocketChannel implements Channel {
     const frame = parsed.data;
     if (!conn.auth) {
       if (frame.type !== 'hello' || !frame.token) return conn.socket.close(1008, 'the first frame must be a hello with a token');
-      const auth = await this.ctx!.verifyClientToken(frame.token);
+      const auth = await this.ctx!.verifyClientToken(frame.token, conn.address);
+      if (auth && 'lockedOut' in auth) return conn.socket.close(1008, 'too many failed attempts');
       if (!auth) return conn.socket.close(1008, 'invalid token');
       this.attach(conn, auth);
       await this.replay(conn, frame.cursor ?? 0);

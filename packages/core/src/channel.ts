@@ -68,8 +68,12 @@ export interface ChannelContext {
   /** Durably records the item (inbox) and queues its turn. Call before acknowledging the platform. */
   accept(message: InboundMessage): Promise<AcceptResult>;
   http: { register(plugin: FastifyPluginAsync): Promise<void> };
-  /** Resolves a client token to its principal; null if unknown or revoked. Constant-time. */
-  verifyClientToken(secret: string): Promise<{ principalId: string; tokenId: string } | null>;
+  /**
+   * Resolves a client token to its principal; null if unknown or revoked. Constant-time. With the
+   * client's socket `address`, a wrong token counts towards failed-auth rate limiting, and a
+   * locked-out address gets `{ lockedOut, retryAfterSec }` whatever the token.
+   */
+  verifyClientToken(secret: string, address?: string): Promise<ClientTokenCheck>;
   /** Replays stored final parts of a conversation after a cursor (delivery ledger). */
   finalsSince(conversation: ConversationRef, cursor: number): Promise<DeliveryRecord[]>;
   /** Records a delivered part in the ledger; returns the record (existing one if already recorded). */
@@ -128,6 +132,9 @@ export interface ChannelHealth {
 }
 
 /** A channel adapter. */
+/** The outcome of {@link ChannelContext.verifyClientToken}. */
+export type ClientTokenCheck = { principalId: string; tokenId: string } | { lockedOut: true; retryAfterSec: number } | null;
+
 export interface Channel {
   /** `<type>:<account>`, e.g. `websocket:default`. */
   id: string;

@@ -1,6 +1,9 @@
-import type { ApprovalBroker, Channel, Storage } from '@switchboard/core';
+import type { ApprovalBroker, Channel, Storage, TurnEngine } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AuthLimiter } from '../auth-limiter.js';
 import type { BoundaryService } from '../boundary.js';
+import type { PolicyService } from '../policy.js';
+import type { CapabilityRegistry } from '../registry.js';
 
 /** What the control API's route modules work with. */
 export interface ControlApiDeps {
@@ -8,6 +11,13 @@ export interface ControlApiDeps {
   broker: ApprovalBroker;
   boundary: BoundaryService;
   channels: readonly Channel[];
+  engine: TurnEngine;
+  policy: PolicyService;
+  registry: CapabilityRegistry;
+  /** Failed-auth rate limiting, shared with the WebSocket channel. */
+  limiter: AuthLimiter;
+  /** Each configured agent's tools (by name), from its profile. */
+  agentTools: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A control-API route module: registers its routes on the /api/v1 scope. */

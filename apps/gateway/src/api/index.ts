@@ -1,11 +1,18 @@
 import type { Scope, TokenRecord } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { addressKey } from '../auth-limiter.js';
 import { bearer, verifySecret } from '../tokens.js';
 import { approvalRoutes } from './approvals.js';
+import { auditRoutes } from './audit.js';
 import { boundaryRoutes } from './boundary.js';
+import { capabilityRoutes } from './capabilities.js';
 import { sendError, type ControlApiDeps, type RouteModule } from './deps.js';
+import { principalRoutes } from './principals.js';
+import { ruleRoutes } from './rules.js';
+import { sessionAdminRoutes } from './session-admin.js';
 import { sessionRoutes } from './sessions.js';
+import { tokenRoutes } from './tokens.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,7 +25,17 @@ declare module 'fastify' {
 }
 
 /** Every route module of the control API; each registers its own routes. */
-export const ROUTE_MODULES: readonly RouteModule[] = [sessionRoutes, approvalRoutes, boundaryRoutes];
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  sessionRoutes,
+  sessionAdminRoutes,
+  approvalRoutes,
+  boundaryRoutes,
+  principalRoutes,
+  tokenRoutes,
+  ruleRoutes,
+  capabilityRoutes,
+  auditRoutes,
+];
 
 async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   const secret = bearer(req.headers.authorization);
@@ -26,8 +43,19 @@ async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: Fa
     await sendError(reply, 401, 'unauthorized', 'An operator token is required (Authorization: Bearer <token>).');
     return;
   }
+  // Keyed on the socket address: trustProxy is off, so X-Forwarded-For cannot pick the key.
+  const address = addressKey(req.socket.remoteAddress);
+  const gate = deps.limiter.check(address);
+  if (gate.locked) {
+    await reply
+      .header('retry-after', String(gate.retryAfterSec))
+      .code(429)
+      .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${gate.retryAfterSec} s.` });
+    return;
+  }
   const token = await verifySecret(deps.storage, secret, 'operator');
   if (!token) {
+    deps.limiter.fail(address);
     await sendError(reply, 401, 'unauthorized', 'The operator token is wrong or revoked.');
     return;
   }
@@ -48,7 +76,9 @@ export async function controlApi(app: FastifyInstance, deps: ControlApiDeps): Pr
     if (err.validation) return sendError(reply, 400, 'bad_request', err.message);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'control API error');
-    return sendError(reply, status, status === 500 ? 'internal' : (err.code ?? 'bad_request').toLowerCase(), status === 500 ? 'Internal error.' : err.message);
+    // Fastify's own codes (FST_ERR_CTP_INVALID_JSON_BODY, …) are internals: clients get the HTTP meaning.
+    const code = !err.code || err.code.startsWith('FST_') ? (status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'bad_request') : err.code.toLowerCase();
+    return sendError(reply, status, status === 500 ? 'internal' : code, status === 500 ? 'Internal error.' : err.message);
   });
   app.setNotFoundHandler((req, reply) => sendError(reply, 404, 'not_found', `No route ${req.method} ${req.url.split('?')[0]}.`));
   for (const mod of ROUTE_MODULES) await mod(app, deps);

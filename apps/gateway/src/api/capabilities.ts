@@ -1,0 +1,70 @@
+import type { StoredRule } from '@switchboard/core';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Capability } from '../registry.js';
+import { actorOf, auditChange, scopeProblem, scopeSchema, scopeView } from './common.js';
+import { sendError, type RouteModule } from './deps.js';
+
+const capabilityParam = z.strictObject({ id: z.string().regex(/^[A-Za-z0-9_:.-]{1,128}$/, 'a capability id such as write_file or telegram:main') });
+
+/** A switch rule: a content-less deny of exactly this tool, stored by an operator. */
+const isSwitch = (r: StoredRule, tool: string) => r.behavior === 'deny' && r.rule === tool && r.createdBy.startsWith('operator:');
+
+/**
+ * The capability registry (scope `read` to list, `admin` to switch). Disabling a tool at a scope
+ * stores a content-less deny rule there (so the tool is never offered to the model within that
+ * scope); enabling removes such operator rules at exactly that scope. Config rules are not touched.
+ */
+export const capabilityRoutes: RouteModule = async (app, deps) => {
+  const { storage, registry, policy } = deps;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['capabilities'];
+  const view = (c: Capability, rules: readonly StoredRule[]) =>
+    c.kind === 'tool' ? { ...c, disabledAt: rules.filter((x) => isSwitch(x, c.id)).map((x) => ({ ...scopeView(x.scopeKind, x.scopeId), ruleId: x.id })) } : c;
+
+  r.get(
+    '/capabilities',
+    { config: { scope: 'read' }, schema: { tags, summary: 'Every tool, channel, model provider and hook, with tool groups and profiles', querystring: z.strictObject({ kind: z.enum(['tool', 'channel', 'model', 'hook']).optional() }) } },
+    async (req) => {
+      const rules = await storage.rules.list();
+      const caps = registry.list().filter((c) => !req.query.kind || c.kind === req.query.kind);
+      return { capabilities: caps.map((c) => view(c, rules)), groups: registry.groupTable(), profiles: registry.profileTable(), agents: deps.agentTools };
+    },
+  );
+
+  r.get('/capabilities/:id', { config: { scope: 'read' }, schema: { tags, summary: 'One capability', params: capabilityParam } }, async (req, reply) => {
+    const c = registry.get(req.params.id);
+    if (!c) return sendError(reply, 404, 'not_found', `No capability ${req.params.id}.`);
+    return { capability: view(c, await storage.rules.list()) };
+  });
+
+  r.put(
+    '/capabilities/:id',
+    {
+      config: { scope: 'admin' },
+      schema: { tags, summary: 'Enable or disable a tool at a scope', params: capabilityParam, body: z.strictObject({ scope: scopeSchema, enabled: z.boolean() }) },
+    },
+    async (req, reply) => {
+      const c = registry.get(req.params.id);
+      if (!c) return sendError(reply, 404, 'not_found', `No capability ${req.params.id}.`);
+      if (c.kind !== 'tool') return sendError(reply, 400, 'not_switchable', `${c.id} is a ${c.kind}: only tools are switched here (channels have their own policy).`);
+      const { scope, enabled } = req.body;
+      const problem = await scopeProblem(deps, scope);
+      if (problem) return sendError(reply, 400, 'bad_request', problem);
+      const scopeId = scope.id ?? null;
+      const here = (await storage.rules.list()).filter((x) => isSwitch(x, c.id) && x.scopeKind === scope.kind && x.scopeId === scopeId);
+      let changed = false;
+      if (enabled) {
+        for (const rule of here) changed = (await storage.rules.delete(rule.id)) || changed;
+      } else if (here.length === 0) {
+        await storage.rules.create({ scopeKind: scope.kind, scopeId, behavior: 'deny', rule: c.id, createdBy: actorOf(req) });
+        changed = true;
+      }
+      if (changed) {
+        policy.invalidateRules();
+        await auditChange(storage, req, enabled ? 'capability.enable' : 'capability.disable', c.id, { scope: scopeView(scope.kind, scopeId) });
+      }
+      return { id: c.id, scope: scopeView(scope.kind, scopeId), enabled, changed, capability: view(c, await storage.rules.list()) };
+    },
+  );
+};

@@ -1,0 +1,96 @@
+import type { Scope, TokenRecord } from '@switchboard/core';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { createToken } from '../tokens.js';
+import { auditChange, idParam, nameSchema, paging } from './common.js';
+import { sendError, type RouteModule } from './deps.js';
+
+const scopeList = z.array(z.enum(['read', 'write', 'admin', 'approvals', 'pairing'])).min(1).max(5);
+
+const createBody = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('operator'), name: nameSchema, scopes: scopeList }),
+  z.strictObject({ kind: z.literal('client'), name: nameSchema.optional(), principalId: z.string().min(1).max(64) }),
+]);
+
+/** The JSON shape of a token record (never the secret or its hash). */
+export const tokenView = (t: TokenRecord) => ({
+  id: t.id,
+  kind: t.kind,
+  name: t.name,
+  principalId: t.principalId,
+  scopes: t.scopes,
+  createdAt: t.createdAt.toISOString(),
+  revokedAt: t.revokedAt ? t.revokedAt.toISOString() : null,
+});
+
+/** Whether an operator with `caller` scopes may hand out or revoke a token with `scopes` (GHSA-4jpw: no escalation). */
+const within = (caller: readonly Scope[], scopes: readonly Scope[]) => caller.includes('admin') || scopes.every((s) => caller.includes(s));
+
+/**
+ * API tokens (scope `read` to list, `write` to create and revoke). Operator tokens may carry only
+ * scopes the caller has, unless the caller has `admin`; client tokens act as a person, so
+ * creating or revoking one needs `admin`.
+ */
+export const tokenRoutes: RouteModule = async (app, { storage }) => {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['tokens'];
+
+  r.get(
+    '/tokens',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'List tokens (no secrets)',
+        querystring: z.strictObject({ kind: z.enum(['client', 'operator']).optional(), principalId: z.string().max(64).optional(), active: z.enum(['true', 'false']).optional(), ...paging }),
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      const all = (await storage.tokens.list()).filter(
+        (t) => (!q.kind || t.kind === q.kind) && (!q.principalId || t.principalId === q.principalId) && (q.active === undefined || (t.revokedAt === null) === (q.active === 'true')),
+      );
+      return { tokens: all.slice(q.offset, q.offset + q.limit).map(tokenView), total: all.length };
+    },
+  );
+
+  r.post(
+    '/tokens',
+    { config: { scope: 'write' }, schema: { tags, summary: 'Create a token; the secret is in this answer only', body: createBody } },
+    async (req, reply) => {
+      const op = req.operator!;
+      const body = req.body;
+      if (body.kind === 'operator') {
+        const scopes = [...new Set(body.scopes)];
+        if (!within(op.scopes, scopes)) {
+          return sendError(reply, 403, 'forbidden', `A token may only carry scopes you have (${op.scopes.join(', ')}) unless you have "admin".`);
+        }
+        const { secret, record } = await createToken(storage, { kind: 'operator', name: body.name, principalId: null, scopes });
+        await auditChange(storage, req, 'token.create', record.id, { kind: 'operator', name: record.name, scopes });
+        return reply.code(201).send({ token: tokenView(record), secret });
+      }
+      if (!op.scopes.includes('admin')) return sendError(reply, 403, 'forbidden', 'Client tokens act as a person: creating one needs the "admin" scope.');
+      const principal = await storage.principals.get(body.principalId);
+      if (!principal) return sendError(reply, 404, 'not_found', `No principal ${body.principalId}.`);
+      const { secret, record } = await createToken(storage, { kind: 'client', name: body.name ?? `${principal.name}-client`, principalId: principal.id, scopes: [] });
+      await storage.principals.linkIdentity(principal.id, 'ws', record.id);
+      await auditChange(storage, req, 'token.create', record.id, { kind: 'client', name: record.name, principalId: principal.id });
+      return reply.code(201).send({ token: tokenView(record), secret });
+    },
+  );
+
+  r.delete('/tokens/:id', { config: { scope: 'write' }, schema: { tags, summary: 'Revoke a token (refused at once)', params: idParam } }, async (req, reply) => {
+    const op = req.operator!;
+    const token = (await storage.tokens.list()).find((t) => t.id === req.params.id);
+    if (!token) return sendError(reply, 404, 'not_found', `No token ${req.params.id}.`);
+    if (token.kind === 'client' && !op.scopes.includes('admin')) return sendError(reply, 403, 'forbidden', 'Revoking a client token needs the "admin" scope.');
+    if (token.kind === 'operator' && !within(op.scopes, token.scopes)) {
+      return sendError(reply, 403, 'forbidden', 'You may only revoke operator tokens whose scopes you have, unless you have "admin".');
+    }
+    if (token.revokedAt) return sendError(reply, 409, 'already_revoked', `Token ${token.id} was already revoked.`);
+    await storage.tokens.revoke(token.id);
+    await auditChange(storage, req, 'token.revoke', token.id, { kind: token.kind, name: token.name });
+    const after = (await storage.tokens.list()).find((t) => t.id === token.id) ?? token;
+    return { token: tokenView(after) };
+  });
+};
