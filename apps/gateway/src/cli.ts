@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { ROLES, SCOPES, type Role, type Scope } from '@switchboard/core';
 import { openSqliteStorage } from '@switchboard/store';
 import { createClientToken, createOperatorToken } from './bootstrap.js';
+import { pairingCommand, principalsCommand, type CliOutcome } from './cli-admin.js';
 import { ConfigError, configSecrets, loadConfig, type Config } from './config.js';
 import { startGateway } from './gateway.js';
 import { createLogger } from './logger.js';
@@ -15,7 +16,11 @@ const EXIT_CONFIG = 78;
 const USAGE = `usage:
   switchboard start [--config <file>]
   switchboard token create --kind client --principal <name> [--role owner|admin|member|guest] [--name <token name>] [--config <file>]
-  switchboard token create --kind operator --scopes read,write,admin,approvals,pairing [--name <token name>] [--config <file>]`;
+  switchboard token create --kind operator --scopes read,write,admin,approvals,pairing [--name <token name>] [--config <file>]
+  switchboard principals list | create <name> [--role r] | set-role <name> <role> [--config <file>]
+  switchboard backup <file> [--config <file>]   (online copy of the SQLite database)
+  switchboard pairing list [--status s] [--channel type:account] | approve <code> [--role r] | reject <code>
+      [--token <operator token>] [--config <file>]   (talks to the running gateway; or SWITCHBOARD_TOKEN)`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`switchboard: ${message}\n`);
@@ -95,6 +100,38 @@ async function tokenCreate(values: Record<string, string | boolean | undefined>)
   }
 }
 
+function openStorage(cfg: Readonly<Config>) {
+  mkdirSync(cfg.gateway.dataDir, { recursive: true, mode: 0o700 });
+  return openSqliteStorage({ file: join(cfg.gateway.dataDir, 'switchboard.db') });
+}
+
+function finish(out: CliOutcome): void {
+  if (out.stdout) process.stdout.write(out.stdout);
+  if (out.stderr) process.stderr.write(out.stderr);
+  process.exitCode = out.code;
+}
+
+async function principals(args: string[], values: Record<string, string | boolean | undefined>): Promise<void> {
+  const storage = openStorage(readConfig(values.config as string | undefined));
+  try {
+    finish(await principalsCommand(storage, args, values.role as string | undefined));
+  } finally {
+    storage.close();
+  }
+}
+
+async function backup(file: string, values: Record<string, string | boolean | undefined>): Promise<void> {
+  const storage = openStorage(readConfig(values.config as string | undefined));
+  try {
+    const target = resolve(file);
+    // SQLite's online backup: consistent while the gateway keeps writing (WAL).
+    await storage.db.backup(target);
+    process.stdout.write(`${JSON.stringify({ backup: target })}\n`);
+  } finally {
+    storage.close();
+  }
+}
+
 async function main(): Promise<void> {
   // Everything the gateway creates (database, credentials, endpoint) is private to this user.
   process.umask(0o077);
@@ -109,6 +146,9 @@ async function main(): Promise<void> {
         role: { type: 'string' },
         scopes: { type: 'string' },
         name: { type: 'string' },
+        token: { type: 'string' },
+        status: { type: 'string' },
+        channel: { type: 'string' },
       },
     });
   } catch (err) {
@@ -117,6 +157,13 @@ async function main(): Promise<void> {
   const [cmd, sub] = parsed.positionals;
   if (cmd === 'start') return start(parsed.values.config);
   if (cmd === 'token' && sub === 'create') return tokenCreate(parsed.values);
+  if (cmd === 'principals') return principals(parsed.positionals.slice(1), parsed.values);
+  if (cmd === 'backup' && sub && parsed.positionals.length === 2) return backup(sub, parsed.values);
+  if (cmd === 'pairing') {
+    const v = parsed.values;
+    const cfg = readConfig(v.config);
+    return finish(await pairingCommand(cfg.gateway.dataDir, parsed.positionals.slice(1), { role: v.role, token: v.token, status: v.status, channel: v.channel }, process.env));
+  }
   fail(USAGE);
 }
 
