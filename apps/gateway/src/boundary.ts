@@ -131,6 +131,10 @@ export class BoundaryService {
   /** Runs the gate for one inbound message, with its side effects (pairing, notices, linking). */
   async accept(message: InboundMessage): Promise<AcceptResult> {
     const channelId = `${message.channel}:${message.account}`;
+    // A redelivery of an admitted item is answered from the inbox: no second gate decision, no
+    // rate-limit token, no second notice.
+    const seen = await this.d.storage.turns.seen(message.channel, message.account, message.dedupeKey);
+    if (seen) return { ...seen, gate: 'admitted' };
     const policy = (await this.policy(channelId)) ?? { ...configPolicy(this.d.cfg, channelId), dmPolicy: 'allowlist', allowFrom: [], groupPolicy: 'disabled', groups: {}, requireMention: true, rateLimit: { burst: 10, perMinute: 20 }, pairingRole: 'member' } as BoundaryPolicy;
     const sep = message.sender.identity.indexOf(':');
     const channelType = message.sender.identity.slice(0, sep);

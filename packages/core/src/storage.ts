@@ -276,6 +276,8 @@ export interface Storage {
     /** Marks every running / awaiting_approval turn `suspended` (shutdown); returns how many. */
     suspendActive(): Promise<number>;
     inbox(inboxId: string): Promise<InboxItem | null>;
+    /** The stored item with this dedupe key, as `accept` would report a duplicate; null if new. */
+    seen(channel: string, account: string, dedupeKey: string): Promise<AcceptResult | null>;
   };
   deliveries: {
     /** Idempotent on (turnId, part, kind): an existing record is returned with existed = true. */

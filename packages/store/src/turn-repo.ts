@@ -123,6 +123,10 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
     async suspendActive() {
       return suspend.run(Date.now()).changes;
     },
+    async seen(channel, account, dedupeKey) {
+      const dup = existingInbox.get(channel, account, dedupeKey);
+      return dup ? { duplicate: true, inboxId: dup.id, turnId: dup.turn_id, sessionId: dup.session_id } : null;
+    },
     async inbox(inboxId) {
       const row = inboxById.get(inboxId);
       return row ? toInboxItem(row) : null;

@@ -160,4 +160,12 @@ export function turnContract(store: StorageRef): void {
     await expect(s.turns.absorb(running.sessionId!, [steer.turnId!], [{ kind: 'user', turnId: steer.turnId!, payload: {} }])).rejects.toThrow();
     expect(await s.sessions.load(running.sessionId!)).toHaveLength(1);
   });
+
+  it('seen reports a stored dedupe key like a duplicate accept, and null for a new one', async () => {
+    const s = store();
+    expect(await s.turns.seen('websocket', 'default', 'u-seen')).toBeNull();
+    const r = await s.turns.accept(inbound('u-seen'), { key: dmKey('p1'), clientId: null });
+    expect(await s.turns.seen('websocket', 'default', 'u-seen')).toEqual({ ...r, duplicate: true });
+    expect(await s.turns.seen('websocket', 'other', 'u-seen')).toBeNull();
+  });
 }
