@@ -211,6 +211,7 @@ function compactLoad(r) {
     turnsPerSec: round(r.turnsPerSec, 1),
     latencyMs: Object.fromEntries(Object.entries(r.latencyMs).map(([k, v]) => [k, k === 'n' ? v : round(v, 3)])),
     acceptedMs: { p50: round(r.acceptedMs.p50, 3), p99: round(r.acceptedMs.p99, 3) },
+    sessionsReset: r.sessionsReset,
     historyTurnsAtStart: round(r.historyTurnsAtStart, 1),
     serverCpuMsPerTurn: round(r.serverCpuMsPerTurn, 3),
     serverCpuUtil: round(r.serverCpuUtil, 3),
@@ -330,6 +331,7 @@ try {
       serverPid: gw.pid,
       deadline,
       turnTimeoutMs: PLAN.turnTimeoutMs,
+      freshSessions: true,
     });
     log(describeLoad(r));
     results.gateway.text[c] = compactLoad(r);
@@ -347,6 +349,7 @@ try {
       serverPid: gw.pid,
       deadline,
       turnTimeoutMs: PLAN.turnTimeoutMs,
+      freshSessions: true,
     });
     log(describeLoad(r));
     results.gateway.tool[c] = compactLoad(r);
@@ -400,6 +403,7 @@ try {
     serverPid: gw.pid,
     deadline,
     turnTimeoutMs: PLAN.turnTimeoutMs,
+    freshSessions: true,
     onProgress: (n) => {
       if (n % every === 0) samples.push({ turns: n, rssMB: round(memOf(gw.pid).rssMB, 1), t: round(performance.now() - soakStart, 0) });
     },
@@ -419,7 +423,7 @@ try {
     growthMB: round(rssAfterSettle.rssMB - rssBefore, 1),
     samples,
     turnsPerSecByChunk: rates,
-    note: `${PLAN.soakTurns} echo turns over the same ${PLAN.soakConcurrency} sessions (about ${Math.round(PLAN.soakTurns / PLAN.soakConcurrency)} more turns each, on top of ${round(soak.historyTurnsAtStart, 0)}); growth = RSS 2 s after the last turn minus RSS before the first`,
+    note: `${PLAN.soakTurns} echo turns over ${PLAN.soakConcurrency} sessions (${soak.sessionsReset ? 'fresh: new_session first' : 'continuing their history'}; about ${Math.round(PLAN.soakTurns / PLAN.soakConcurrency)} turns each, on top of ${round(soak.historyTurnsAtStart, 0)}); growth = RSS 2 s after the last turn minus RSS before the first`,
   };
   log(`soak: RSS ${rssBefore.toFixed(1)} -> ${rssAfter.toFixed(1)} MB (${rssAfterSettle.rssMB.toFixed(1)} after 2 s); turns/s by chunk ${rates.map((r) => r.turnsPerSec).join(' ')}`);
   results.gateway.eventLoopDelayP99Ms = null;
@@ -520,7 +524,7 @@ function printTable(rows, r) {
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
   process.stdout.write(`\nSwitchboard bench${r.quick ? ' (QUICK: smoke sizes, not a measurement)' : ''} — ${r.machine.cpus} CPU(s), Node ${r.machine.node}\n`);
   process.stdout.write(`${out.join('\n')}\n`);
-  process.stdout.write('h~N = mean turns already in each session when the load began (the gateway reloads the whole transcript every turn)\n');
+  process.stdout.write('h~N = mean turns already in each session when the measured part of a load began (each gateway load starts with new_session, then 1 warm-up turn per session)\n');
   for (const n of r.notes) process.stdout.write(`note: ${n}\n`);
   if (r.error) process.stdout.write(`ERROR: ${r.error.split('\n')[0]}\n`);
 }

@@ -73,6 +73,9 @@ export class ChatConnection {
         if (f.turnId === null) this.settle(f.clientId, p, { ok: false, code: 'not_admitted', message: this.lastNotice ?? '' });
         return;
       }
+      case 'session_reset':
+        this.onReset?.(true);
+        return;
       case 'notice':
         this.lastNotice = String(f.message ?? f.text ?? '').slice(0, 120);
         return;
@@ -94,6 +97,10 @@ export class ChatConnection {
         return;
       }
       case 'error': {
+        if (this.onReset && this.pending.size === 0 && (f.code === 'unknown_frame' || f.code === 'bad_frame')) {
+          this.onReset(false);
+          return;
+        }
         const p = f.clientId !== undefined ? this.pending.get(f.clientId) : this.pending.size === 1 ? [...this.pending.values()][0] : undefined;
         const id = f.clientId ?? [...this.pending.keys()][0];
         if (p) this.settle(id, p, { ok: false, code: f.code ?? 'error', message: f.message });
@@ -116,6 +123,26 @@ export class ChatConnection {
       deltas: p.deltas,
       toolCalls: p.toolCalls,
       toolErrors: p.toolErrors,
+    });
+  }
+
+  /**
+   * Starts a fresh session for this principal (`new_session` -> `session_reset`): the next
+   * message begins an empty history. Resolves false when the gateway does not know the frame.
+   */
+  newSession(timeoutMs = 5_000) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.onReset = undefined;
+        reject(new Error(`${this.label}: no session_reset within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.onReset = (ok) => {
+        clearTimeout(timer);
+        this.onReset = undefined;
+        if (ok) this.turns = 0;
+        resolve(ok);
+      };
+      this.ws.send(JSON.stringify({ type: 'new_session' }));
     });
   }
 
@@ -173,6 +200,7 @@ export async function runLoad({
   turnTimeoutMs = 15_000,
   maxErrors = 20,
   onProgress,
+  freshSessions = false,
 }) {
   if (pool.length < concurrency) throw new Error(`${name}: pool of ${pool.length} connections < concurrency ${concurrency}`);
   const run = ++runSeq;
@@ -206,6 +234,13 @@ export async function runLoad({
     }
     return true;
   };
+
+  // Fresh sessions (empty histories) for every connection of the pool, when the server knows `new_session`.
+  let sessionsReset = null;
+  if (freshSessions) {
+    const oks = await Promise.all(pool.map((c) => c.newSession()));
+    sessionsReset = oks.every(Boolean);
+  }
 
   // Warm-up: every worker, every one of its sessions at least once (and `warmupPerWorker` turns).
   await Promise.all(
@@ -258,6 +293,7 @@ export async function runLoad({
     errorSamples: errors,
     aborted,
     truncated,
+    sessionsReset,
     historyTurnsAtStart: historyAtStart,
     wallMs,
     turnsPerSec: completed / (wallMs / 1000),
