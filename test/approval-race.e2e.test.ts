@@ -1,25 +1,16 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, connectWs, runCli, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess } from '@switchboard/testkit';
-import { bearer, collectTurn } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { api, connectWs, runCli } from '@switchboard/testkit';
+import { bearer, collectTurn, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  // 50 messages in a row: the per-sender rate limit is raised for this test.
-  gw = await startGateway({ modelUrl: fake.url, config: { channels: { websocket: { accounts: { default: { rateLimit: { burst: 1000, perMinute: 6000 } } } } } } });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
+// 50 messages in a row: the per-sender rate limit is raised for this test.
+const env = useGateway({ config: { channels: { websocket: { accounts: { default: { rateLimit: { burst: 1000, perMinute: 6000 } } } } } } });
 
 describe('approvals race', () => {
   it('the requester and an operator answering at the same moment: exactly one decision wins, 50 times', async () => {
+    const { fake, gw } = env;
     const { clientToken, operatorToken } = gw.credentials();
     const ws = await connectWs(gw.wsUrl, { headers: bearer(clientToken) });
     await ws.next((f) => f.type === 'hello_ok');
@@ -60,6 +51,7 @@ describe('approvals race', () => {
   });
 
   it("a member's \"always allow\" saves a rule no wider than their own principal; a member cannot answer someone else's approval", async () => {
+    const { fake, gw } = env;
     const member = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', 'mia', '--role', 'member'], { gateway: gw })).stdout) as { secret: string; principalId: string };
     const other = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', 'otto', '--role', 'member'], { gateway: gw })).stdout) as { secret: string };
     const ws = await connectWs(gw.wsUrl, { headers: bearer(member.secret) });

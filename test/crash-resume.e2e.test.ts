@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient } from '@switchboard/testkit';
-import { bearer, chat, isEnd } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { connectWs, type WsClient } from '@switchboard/testkit';
+import { bearer, chat, isEnd, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
+const env = useGateway();
 
 async function connect(cursor?: number): Promise<WsClient> {
-  const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
+  const ws = await connectWs(env.gw.wsUrl, { headers: bearer(env.gw.credentials().clientToken) });
   await ws.next((f) => f.type === 'hello_ok');
   if (cursor !== undefined) ws.send({ type: 'hello', cursor });
   return ws;
@@ -32,13 +22,14 @@ async function replay(cursor: number): Promise<{ ws: WsClient; ends: Array<Recor
 
 describe('crash and resume', () => {
   it('(a) after a completed turn: replay by cursor, no second model call for a re-sent id, the session keeps working', async () => {
+    const { fake } = env;
     const ws = await connect();
     const first = await chat(ws, 'a1', 'first question');
     expect(first.end).toMatchObject({ type: 'final', text: 'echo: first question' });
     const cursor1 = first.end.cursor as number;
     ws.close();
-    await gw.kill('SIGKILL');
-    gw = await gw.restart();
+    await env.gw.kill('SIGKILL');
+    env.gw = await env.gw.restart();
 
     const missed = await replay(0);
     expect(missed.ends.filter((f) => f.clientId === 'a1')).toHaveLength(1);
@@ -59,6 +50,7 @@ describe('crash and resume', () => {
   });
 
   it('(b) killed while text streams: one final in the end, no duplicate work, history stays valid', async () => {
+    const { fake } = env;
     const ws = await connect();
     fake.enqueue({ holdAfterEvents: 4, text: 'This answer is being streamed slowly.' });
     const held = fake.requests.length;
@@ -67,13 +59,13 @@ describe('crash and resume', () => {
     expect(delta.text.length).toBeGreaterThan(0);
     await fake.waitForRequests(held + 1);
     const before = ws.frames.length;
-    await gw.kill('SIGKILL');
+    await env.gw.kill('SIGKILL');
     fake.release();
     const lastCursor = (ws.frames.filter(isEnd).at(-1)?.cursor as number | undefined) ?? 0;
     expect(ws.frames.slice(before).filter((f) => isEnd(f) && f.clientId === 'b1')).toHaveLength(0);
     ws.close();
 
-    gw = await gw.restart();
+    env.gw = await env.gw.restart();
     // The resumed turn asks the model again (default echo) and delivers exactly one final.
     const ws2 = await connect(lastCursor);
     const ends = [await ws2.next((f) => isEnd(f) && f.clientId === 'b1', 20_000)];

@@ -1,4 +1,5 @@
-import type { WsClient, WsFrame } from '@switchboard/testkit';
+import { afterAll, beforeAll } from 'vitest';
+import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient, type WsFrame } from '@switchboard/testkit';
 
 /** The frame that ends a turn: a `final`, or an `error` carrying a cursor. */
 export const isEnd = (f: WsFrame) => f.type === 'final' || (f.type === 'error' && typeof f.cursor === 'number');
@@ -30,3 +31,86 @@ export async function collectTurn(ws: WsClient, clientId: string, timeoutMs = 20
 
 /** Bearer header for a token. */
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** A gateway config fragment, deep-merged over the harness's base test config. */
+export type ConfigFragment = Record<string, unknown>;
+
+/** What `useFakeModel` gives a test file: the fake model API, started by `beforeAll`. */
+export interface FakeModelEnv {
+  readonly fake: FakeAnthropic;
+}
+
+/** What `useGateway` gives a test file: the fake model API and one gateway using it. */
+export interface GatewayEnv extends FakeModelEnv {
+  /** The gateway; assign the result of `env.gw.restart()` back to it after a restart. */
+  gw: GatewayProcess;
+  /** The WebSocket client connected at the start (only with the `client` option). */
+  readonly ws: WsClient;
+}
+
+/** Throws a clear error when a test file reads the env outside a test or hook. */
+function started<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`${what} is not started yet: read it inside a test or a hook, not at collection time`);
+  return value;
+}
+
+/**
+ * Registers `beforeAll` (start a fake model API) and `afterAll` (stop every gateway the file
+ * started, then close the fake) in the calling file or `describe`. For files that start their
+ * own gateways with `startGateway({ modelUrl: env.fake.url, ... })`.
+ */
+export function useFakeModel(): FakeModelEnv {
+  let fake: FakeAnthropic | undefined;
+  beforeAll(async () => {
+    fake = await startFakeAnthropic();
+  });
+  afterAll(async () => {
+    await stopAllGateways();
+    await fake?.close();
+  });
+  return {
+    get fake() {
+      return started(fake, 'the fake model');
+    },
+  };
+}
+
+/**
+ * Registers the hooks of `useFakeModel` plus a `beforeAll` that starts one gateway against the
+ * fake, with `config` merged over the base test config (a function is called inside the hook, so
+ * it may use values that earlier `beforeAll` hooks set). With `client: true` it then connects one
+ * WebSocket client (header auth, the bootstrap client token) and closes it in `afterAll`. Hooks
+ * the file registers afterwards run after all that, and their `afterAll` before the gateway stops
+ * (vitest's default `sequence.hooks: 'stack'` runs `afterAll` hooks in reverse order).
+ *
+ *     const env = useGateway({ config: { limits: { modelMaxRetries: 0 } } });
+ *     it('...', async () => { const { fake, gw } = env; ... });
+ */
+export function useGateway(opts: { config?: ConfigFragment | (() => ConfigFragment); client?: boolean } = {}): GatewayEnv {
+  const model = useFakeModel();
+  let gw: GatewayProcess | undefined;
+  let ws: WsClient | undefined;
+  beforeAll(async () => {
+    const config = typeof opts.config === 'function' ? opts.config() : opts.config;
+    gw = await startGateway({ modelUrl: model.fake.url, ...(config ? { config } : {}) });
+    if (opts.client) ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
+  });
+  afterAll(() => {
+    ws?.close();
+  });
+  return {
+    get fake() {
+      return model.fake;
+    },
+    get gw() {
+      return started(gw, 'the gateway');
+    },
+    set gw(next: GatewayProcess) {
+      gw = next;
+    },
+    get ws() {
+      if (!opts.client) throw new Error('useGateway: no WebSocket client was asked for (pass `client: true`)');
+      return started(ws, 'the WebSocket client');
+    },
+  };
+}

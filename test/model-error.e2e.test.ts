@@ -1,21 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { api, connectWs } from '@switchboard/testkit';
+import { bearer, chat, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url, config: { limits: { modelMaxRetries: 0 } } });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
+const env = useGateway({ config: { limits: { modelMaxRetries: 0 } } });
 
 describe('a model error', () => {
   it('ends the turn with a clear error frame and keeps the user message in the transcript', async () => {
+    const { fake, gw } = env;
     const { clientToken, operatorToken, principalId } = gw.credentials();
     const ws = await connectWs(gw.wsUrl, { headers: bearer(clientToken) });
     fake.enqueue({ error: { status: 500, type: 'api_error', message: 'upstream internal detail 42' } });

@@ -1,22 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, connectWs, runCli, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient } from '@switchboard/testkit';
-import { bearer, collectTurn, isEnd } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { api, connectWs, runCli, type WsClient } from '@switchboard/testkit';
+import { bearer, collectTurn, isEnd, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
+const env = useGateway();
 
 async function person(name: string, role: string): Promise<{ ws: WsClient; principalId: string }> {
-  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: gw })).stdout) as { secret: string; principalId: string };
-  const ws = await connectWs(gw.wsUrl, { headers: bearer(r.secret) });
+  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as { secret: string; principalId: string };
+  const ws = await connectWs(env.gw.wsUrl, { headers: bearer(r.secret) });
   await ws.next((f) => f.type === 'hello_ok');
   return { ws, principalId: r.principalId };
 }
@@ -25,6 +15,7 @@ type Body = { messages: Array<{ content: Array<{ text?: string }> }> };
 
 describe('a team sharing one assistant', () => {
   it('keeps two people apart: sessions, transcripts, streams and approvals', async () => {
+    const { fake, gw } = env;
     const member = await person('mem', 'member');
     const admin = await person('adm', 'admin');
     // Both chat at the same time; each model request carries only its sender's history.

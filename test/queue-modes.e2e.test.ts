@@ -1,31 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, runCli, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient } from '@switchboard/testkit';
-import { bearer, collectTurn, isEnd } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { connectWs, runCli, type WsClient } from '@switchboard/testkit';
+import { bearer, collectTurn, isEnd, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
+const env = useGateway();
 
 type Body = { messages: Array<{ role: string; content: Array<{ type: string; text?: string; tool_use_id?: string }> }> };
 
 async function client(name: string): Promise<WsClient> {
-  const r = await runCli(['token', 'create', '--kind', 'client', '--principal', name], { gateway: gw });
+  const r = await runCli(['token', 'create', '--kind', 'client', '--principal', name], { gateway: env.gw });
   const secret = JSON.parse(r.stdout).secret as string;
-  const ws = await connectWs(gw.wsUrl, { headers: bearer(secret) });
+  const ws = await connectWs(env.gw.wsUrl, { headers: bearer(secret) });
   await ws.next((f) => f.type === 'hello_ok');
   return ws;
 }
 
 describe('queue modes', () => {
   it('followup (default): messages sent during a turn become the next turns, answered in order', async () => {
+    const { fake } = env;
     const ws = await client('follow');
     const start = fake.requests.length;
     fake.enqueue({ hold: true, text: 'answer one' });
@@ -49,6 +40,7 @@ describe('queue modes', () => {
   });
 
   it('steer: a message sent during a turn is injected into the running turn at its next model call', async () => {
+    const { fake } = env;
     const ws = await client('steerer');
     ws.send({ type: 'queue', mode: 'steer' });
     expect(await ws.next((f) => f.type === 'queue_ok')).toMatchObject({ mode: 'steer' });
@@ -79,6 +71,7 @@ describe('queue modes', () => {
   });
 
   it('new_session starts an empty history', async () => {
+    const { fake } = env;
     const ws = await client('fresh');
     ws.send({ type: 'message', clientId: 'n1', text: 'remember me' });
     await ws.next((f) => isEnd(f) && f.clientId === 'n1');

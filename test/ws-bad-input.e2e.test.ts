@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, WsHandshakeError, type FakeAnthropic, type GatewayProcess } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { connectWs, WsHandshakeError } from '@switchboard/testkit';
+import { bearer, chat, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  // Only the timer under test is shortened.
-  gw = await startGateway({ modelUrl: fake.url, config: { channels: { websocket: { accounts: { default: { helloTimeout: '300ms' } } } } } });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
+// Only the timer under test is shortened.
+const env = useGateway({ config: { channels: { websocket: { accounts: { default: { helloTimeout: '300ms' } } } } } });
 
 async function handshakeStatus(url: string, opts: Parameters<typeof connectWs>[1] = {}): Promise<number> {
   try {
@@ -28,6 +18,7 @@ async function handshakeStatus(url: string, opts: Parameters<typeof connectWs>[1
 
 describe('bad input on the WebSocket', () => {
   it('refuses bad handshakes before the upgrade', async () => {
+    const { gw } = env;
     const token = gw.credentials().clientToken;
     expect(await handshakeStatus(gw.wsUrl, { headers: bearer('swb_c_wrong-token-000000000000000000000') })).toBe(401);
     expect(await handshakeStatus(gw.wsUrl, { headers: bearer('short') })).toBe(401);
@@ -41,6 +32,7 @@ describe('bad input on the WebSocket', () => {
   });
 
   it('closes with 1008 when no hello arrives in time, or the hello is wrong', async () => {
+    const { gw } = env;
     const silent = await connectWs(gw.wsUrl);
     expect((await silent.waitClose(5_000)).code).toBe(1008);
     const wrong = await connectWs(gw.wsUrl);
@@ -55,6 +47,7 @@ describe('bad input on the WebSocket', () => {
   });
 
   it('answers malformed, unknown and invalid frames with error frames, and closes 1009 on a 2 MiB frame', async () => {
+    const { gw } = env;
     const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
     await ws.next((f) => f.type === 'hello_ok');
     ws.sendRaw('{not json');
@@ -72,6 +65,7 @@ describe('bad input on the WebSocket', () => {
   });
 
   it('stays up and serves the next client', async () => {
+    const { gw } = env;
     const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
     const turn = await chat(ws, 'after-abuse', 'still there?');
     expect(turn.end).toMatchObject({ type: 'final', text: 'echo: still there?' });

@@ -1,23 +1,14 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, connectWs, runCli, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { api, connectWs, runCli } from '@switchboard/testkit';
+import { bearer, chat, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
+const env = useGateway();
 
 describe('chatting over WebSocket', () => {
   it('answers a header-authenticated client with streamed deltas and a final, and stores the transcript', async () => {
+    const { fake, gw } = env;
     const { clientToken, operatorToken, principalId } = gw.credentials();
     const ws = await connectWs(gw.wsUrl, { headers: bearer(clientToken) });
     const hello = await ws.next((f) => f.type === 'hello_ok');
@@ -54,6 +45,7 @@ describe('chatting over WebSocket', () => {
   });
 
   it('authenticates a client by its hello frame', async () => {
+    const { gw } = env;
     const { clientToken } = gw.credentials();
     const ws = await connectWs(gw.wsUrl);
     ws.send({ type: 'hello', token: clientToken });
@@ -64,6 +56,7 @@ describe('chatting over WebSocket', () => {
   });
 
   it('guards the transcript API: 401 without a token, 403 without the read scope, 401 for a client token', async () => {
+    const { gw } = env;
     const { clientToken } = gw.credentials();
     const sessions = await api(gw, 'GET', '/api/v1/sessions', { token: gw.credentials().operatorToken });
     const id = (sessions.json.sessions as Array<{ id: string }>)[0]!.id;
