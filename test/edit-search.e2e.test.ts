@@ -1,33 +1,23 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chat, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-let ws: WsClient;
+// File edits run without asking here; the permission pipeline has its own tests.
+const env = useGateway({ config: { agents: { default: { mode: 'acceptEdits' } } }, client: true });
 let workspace: string;
 
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  // File edits run without asking here; the permission pipeline has its own tests.
-  gw = await startGateway({ modelUrl: fake.url, config: { agents: { default: { mode: 'acceptEdits' } } } });
-  workspace = join(gw.dataDir, 'workspaces', 'default');
+beforeAll(() => {
+  workspace = join(env.gw.dataDir, 'workspaces', 'default');
   writeFileSync(join(workspace, 'todo.md'), '- buy milk\n- buy bread\n- call mum\n');
-  ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-});
-afterAll(async () => {
-  ws?.close();
-  await stopAllGateways();
-  await fake.close();
 });
 
 type Block = { tool_use_id: string; content: string; is_error?: boolean };
-const results = (i: number) => (fake.requests[i]!.body as { messages: Array<{ content: Block[] }> }).messages.at(-1)!.content;
+const results = (i: number) => (env.fake.requests[i]!.body as { messages: Array<{ content: Block[] }> }).messages.at(-1)!.content;
 
 describe('search_files and edit_file end to end', () => {
   it('searches, refuses ambiguous and missing edits, refuses escapes, and applies a unique edit', async () => {
+    const { fake, ws } = env;
     const start = fake.requests.length;
     fake.enqueue(
       {

@@ -3,18 +3,13 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient } from '@switchboard/testkit';
-import { bearer, collectTurn } from './helpers.js';
+import { collectTurn, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-let ws: WsClient;
 let workspace: string;
 let httpHook: Server;
+let hookPort: number;
+let hookScript: string;
 const httpSeen: Array<Record<string, unknown>> = [];
-
-type Body = { messages: Array<{ content: Array<{ content?: string; is_error?: boolean }> }> };
-const lastResults = (i: number) => (fake.requests[i]!.body as Body).messages.at(-1)!.content;
 
 /** A PreToolUse command hook: JSON on stdin, an opinion on stdout. */
 const HOOK = `
@@ -30,8 +25,8 @@ process.stdin.on('end', () => {
   if (path.startsWith('slow/')) setTimeout(() => process.stdout.write('{}'), 60000);
 });`;
 
+// The hooks are up before the gateway starts (this beforeAll is registered before useGateway's).
 beforeAll(async () => {
-  fake = await startFakeAnthropic();
   httpHook = createServer((req, res) => {
     let raw = '';
     req.on('data', (d) => (raw += d));
@@ -44,34 +39,38 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((r) => httpHook.listen(0, '127.0.0.1', r));
-  const port = (httpHook.address() as { port: number }).port;
+  hookPort = (httpHook.address() as { port: number }).port;
   const dir = mkdtempSync(join(tmpdir(), 'swb-hooks-'));
-  const script = join(dir, 'pre-tool-use.mjs');
-  writeFileSync(script, HOOK);
-  gw = await startGateway({
-    modelUrl: fake.url,
-    config: {
-      agents: { default: { mode: 'acceptEdits' } },
-      permissions: { deny: ['write_file(blocked/**)'], hookTimeout: '400ms' },
-      hooks: {
-        PreToolUse: [
-          { type: 'command', matcher: 'write_file', command: [process.execPath, script] },
-          { type: 'http', matcher: 'write_file|edit_file', url: `http://127.0.0.1:${port}/hook` },
-        ],
-      },
-    },
-  });
-  workspace = join(gw.dataDir, 'workspaces', 'default');
-  ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
+  hookScript = join(dir, 'pre-tool-use.mjs');
+  writeFileSync(hookScript, HOOK);
 });
 afterAll(async () => {
-  ws?.close();
-  await stopAllGateways();
-  await fake.close();
   await new Promise<void>((r) => httpHook.close(() => r()));
 });
 
+const env = useGateway({
+  config: () => ({
+    agents: { default: { mode: 'acceptEdits' } },
+    permissions: { deny: ['write_file(blocked/**)'], hookTimeout: '400ms' },
+    hooks: {
+      PreToolUse: [
+        { type: 'command', matcher: 'write_file', command: [process.execPath, hookScript] },
+        { type: 'http', matcher: 'write_file|edit_file', url: `http://127.0.0.1:${hookPort}/hook` },
+      ],
+    },
+  }),
+  client: true,
+});
+
+beforeAll(() => {
+  workspace = join(env.gw.dataDir, 'workspaces', 'default');
+});
+
+type Body = { messages: Array<{ content: Array<{ content?: string; is_error?: boolean }> }> };
+const lastResults = (i: number) => (env.fake.requests[i]!.body as Body).messages.at(-1)!.content;
+
 async function writeTurn(id: string, path: string) {
+  const { fake, ws } = env;
   const start = fake.requests.length;
   fake.enqueue({ toolUses: [{ name: 'write_file', input: { path, content: 'x' }, id: `toolu_${id}` }] }, { text: `ok ${id}` });
   ws.send({ type: 'message', clientId: id, text: `write ${path}` });
@@ -105,7 +104,7 @@ describe('PreToolUse hooks', () => {
     const { result } = await writeTurn('h4', 'slow/d.txt');
     expect(result.is_error).toBeFalsy();
     expect(readFileSync(join(workspace, 'slow/d.txt'), 'utf8')).toBe('x');
-    await gw.waitForLog((l) => l.includes('hook failed') && l.includes('timeout'));
+    await env.gw.waitForLog((l) => l.includes('hook failed') && l.includes('timeout'));
   });
 
   it('an http hook on loopback is consulted and can deny', async () => {

@@ -1,25 +1,12 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient, type WsFrame } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, connectWs, startGateway, type GatewayProcess, type WsFrame } from '@switchboard/testkit';
+import { bearer, chat, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-let ws: WsClient;
+const env = useGateway({ config: { model: { fallback: 'claude-fallback' }, limits: { modelMaxRetries: 2 } }, client: true });
 
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url, config: { model: { fallback: 'claude-fallback' }, limits: { modelMaxRetries: 2 } } });
-  ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-});
-afterAll(async () => {
-  ws?.close();
-  await stopAllGateways();
-  await fake.close();
-});
-
-const models = (from: number) => fake.requests.slice(from).map((r) => (r.body as { model: string }).model);
+const models = (from: number) => env.fake.requests.slice(from).map((r) => (r.body as { model: string }).model);
 
 /** Deltas streamed after the last attempt_reset (what the person ends up seeing). */
 function visibleText(frames: WsFrame[]): { resets: number; text: string; before: string } {
@@ -30,6 +17,7 @@ function visibleText(frames: WsFrame[]): { resets: number; text: string; before:
 
 describe('model failure recovery', () => {
   it('retries a 429 honouring retry-after-ms, and a 529', async () => {
+    const { fake, ws } = env;
     let start = fake.requests.length;
     fake.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', headers: { 'retry-after-ms': '5' } } }, { text: 'after the 429' });
     const a = await chat(ws, 'r429', 'one');
@@ -43,6 +31,7 @@ describe('model failure recovery', () => {
   });
 
   it('retries a mid-stream overloaded_error and resets the streamed draft first', async () => {
+    const { fake, ws } = env;
     fake.enqueue({ streamError: { afterEvents: 6, type: 'overloaded_error' }, text: 'This first attempt will break off midway.' }, { text: 'The fresh answer.' });
     const t = await chat(ws, 'rmid', 'three');
     expect(t.end).toMatchObject({ type: 'final', text: 'The fresh answer.' });
@@ -53,6 +42,7 @@ describe('model failure recovery', () => {
   });
 
   it('retries a truncated stream (no message_stop)', async () => {
+    const { fake, ws } = env;
     fake.enqueue({ endAfterEvents: 6, text: 'Cut off before the end of the message.' }, { text: 'Complete this time.' });
     const t = await chat(ws, 'rtrunc', 'four');
     expect(t.end).toMatchObject({ type: 'final', text: 'Complete this time.' });
@@ -60,6 +50,7 @@ describe('model failure recovery', () => {
   });
 
   it('does not retry a spend-limit 429', async () => {
+    const { fake, ws } = env;
     const start = fake.requests.length;
     fake.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'spend limit', details: { error_code: 'enforced_spend_limit_reached' } } });
     const t = await chat(ws, 'rspend', 'five');
@@ -69,6 +60,7 @@ describe('model failure recovery', () => {
   });
 
   it('switches to the fallback model once the retry budget is spent, and records it in the turn usage', async () => {
+    const { fake, gw, ws } = env;
     const start = fake.requests.length;
     const err = { error: { status: 500, type: 'api_error', message: 'boom' } };
     fake.enqueue(err, err, err, { text: 'answered by the fallback' });
@@ -85,6 +77,7 @@ describe('model failure recovery', () => {
   });
 
   it('ends a stream that keeps failing with a clear error, keeping the message in the transcript', async () => {
+    const { fake, gw, ws } = env;
     const start = fake.requests.length;
     const err = { error: { status: 500, type: 'api_error', message: 'boom' } };
     fake.enqueue(err, err, err, err, err, err);
@@ -103,10 +96,11 @@ describe('a stalled stream', () => {
   let gw2: GatewayProcess;
   beforeAll(async () => {
     // Only the idle timer under test is shortened.
-    gw2 = await startGateway({ modelUrl: fake.url, config: { limits: { modelStreamIdleTimeout: '300ms' } } });
+    gw2 = await startGateway({ modelUrl: env.fake.url, config: { limits: { modelStreamIdleTimeout: '300ms' } } });
   });
 
   it('is aborted by the idle timer and retried', async () => {
+    const { fake } = env;
     const c = await connectWs(gw2.wsUrl, { headers: bearer(gw2.credentials().clientToken) });
     const start = fake.requests.length;
     fake.enqueue({ stallAfterEvents: 6, text: 'This stream goes silent halfway.' }, { text: 'Answer after the stall.' });

@@ -1,34 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient } from '@switchboard/testkit';
-import { bearer, collectTurn, isEnd } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { connectWs, startGateway } from '@switchboard/testkit';
+import { bearer, collectTurn, isEnd, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-let ws: WsClient;
+// Agent mode `default`: anything not allowed is asked. `search_files` is denied outright,
+// writes under secret/ by a content rule.
+const env = useGateway({ config: { permissions: { deny: ['search_files', 'write_file(secret/**)'] } }, client: true });
 let workspace: string;
 
 type Body = { tools?: Array<{ name: string }>; messages: Array<{ role: string; content: Array<{ type: string; content?: string; is_error?: boolean; tool_use_id?: string }> }> };
-const lastResult = (i: number) => (fake.requests[i]!.body as Body).messages.at(-1)!.content[0]!;
+const lastResult = (i: number) => (env.fake.requests[i]!.body as Body).messages.at(-1)!.content[0]!;
 
 beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  // Agent mode `default`: anything not allowed is asked. `search_files` is denied outright,
-  // writes under secret/ by a content rule.
-  gw = await startGateway({ modelUrl: fake.url, config: { permissions: { deny: ['search_files', 'write_file(secret/**)'] } } });
-  workspace = join(gw.dataDir, 'workspaces', 'default');
-  ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-  await ws.next((f) => f.type === 'hello_ok');
-});
-afterAll(async () => {
-  ws?.close();
-  await stopAllGateways();
-  await fake.close();
+  workspace = join(env.gw.dataDir, 'workspaces', 'default');
+  await env.ws.next((f) => f.type === 'hello_ok');
 });
 
 describe('the permission pipeline end to end', () => {
   it('never offers a tool that is denied outright', async () => {
+    const { fake, ws } = env;
     const start = fake.requests.length;
     ws.send({ type: 'message', clientId: 'p0', text: 'hi' });
     await ws.next((f) => isEnd(f) && f.clientId === 'p0');
@@ -39,6 +30,7 @@ describe('the permission pipeline end to end', () => {
   });
 
   it('asks the person before write_file; an approval writes the file', async () => {
+    const { fake, ws } = env;
     const start = fake.requests.length;
     fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'approved.txt', content: 'yes' }, id: 'toolu_w1' }] }, { text: 'Written.' });
     ws.send({ type: 'message', clientId: 'p1', text: 'write it' });
@@ -55,6 +47,7 @@ describe('the permission pipeline end to end', () => {
   });
 
   it('a denial reaches the model as "the person said no" and nothing is written', async () => {
+    const { fake, ws } = env;
     const start = fake.requests.length;
     fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'denied.txt', content: 'no' }, id: 'toolu_w2' }] }, { text: 'Understood, I will wait.' });
     ws.send({ type: 'message', clientId: 'p2', text: 'write another' });
@@ -70,6 +63,7 @@ describe('the permission pipeline end to end', () => {
   });
 
   it('ends the turn after 3 denials in a row, telling the person', async () => {
+    const { fake, ws } = env;
     const start = fake.requests.length;
     const denied = (n: number) => ({ toolUses: [{ name: 'write_file', input: { path: `secret/${n}.txt`, content: 'x' }, id: `toolu_s${n}` }] });
     fake.enqueue(denied(1), denied(2), denied(3));
@@ -87,6 +81,7 @@ describe('the permission pipeline end to end', () => {
 
 describe('approval expiry', () => {
   it('turns an unanswered approval into a denial after its timeout', async () => {
+    const { fake } = env;
     // Only the approval timer is shortened.
     const g2 = await startGateway({ modelUrl: fake.url, config: { permissions: { approvalTimeout: '300ms' } } });
     const c = await connectWs(g2.wsUrl, { headers: bearer(g2.credentials().clientToken) });

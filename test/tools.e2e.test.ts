@@ -1,39 +1,29 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chat, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-let ws: WsClient;
+// File edits run without asking here; the permission pipeline has its own tests.
+const env = useGateway({ config: { agents: { default: { mode: 'acceptEdits' } } }, client: true });
 let workspace: string;
 
 type Block = { type: string; tool_use_id?: string; content?: string; is_error?: boolean; id?: string };
 const lastUserBlocks = (i: number) => {
-  const body = fake.requests[i]!.body as { messages: Array<{ role: string; content: Block[] }> };
+  const body = env.fake.requests[i]!.body as { messages: Array<{ role: string; content: Block[] }> };
   const last = body.messages.at(-1)!;
   expect(last.role).toBe('user');
   return last.content;
 };
 
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  // File edits run without asking here; the permission pipeline has its own tests.
-  gw = await startGateway({ modelUrl: fake.url, config: { agents: { default: { mode: 'acceptEdits' } } } });
-  workspace = join(gw.dataDir, 'workspaces', 'default');
+beforeAll(() => {
+  workspace = join(env.gw.dataDir, 'workspaces', 'default');
   writeFileSync(join(workspace, 'notes.txt'), 'remember the milk\n');
-  ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-});
-afterAll(async () => {
-  ws?.close();
-  await stopAllGateways();
-  await fake.close();
 });
 
 describe('tools end to end', () => {
   it('runs list_files and read_file, then write_file, and returns results to the model in order', async () => {
+    const { fake, ws } = env;
     const start = fake.requests.length;
     fake.enqueue(
       { toolUses: [{ name: 'list_files', input: {}, id: 'toolu_list' }, { name: 'read_file', input: { path: 'notes.txt' }, id: 'toolu_read' }] },
@@ -56,6 +46,7 @@ describe('tools end to end', () => {
   });
 
   it('refuses path escapes and tells the model with is_error results', async () => {
+    const { fake, ws } = env;
     const outside = mkdtempSync(join(tmpdir(), 'swb-outside-'));
     writeFileSync(join(outside, 'secret.txt'), 'outside secret');
     mkdirSync(join(workspace, 'links'), { recursive: true });

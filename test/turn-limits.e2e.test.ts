@@ -1,26 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { chat, useGateway } from './helpers.js';
 
-let fake: FakeAnthropic;
-let gw: GatewayProcess;
-let ws: WsClient;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  gw = await startGateway({ modelUrl: fake.url });
-  ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-});
-afterAll(async () => {
-  ws?.close();
-  await stopAllGateways();
-  await fake.close();
-});
+const env = useGateway({ client: true });
 
 type Body = { messages: Array<{ role: string; content: Array<{ type: string; text?: string }> }> };
 
 describe('turn limits', () => {
   it('continues a reply cut by max_tokens at most 3 times, then finishes with what there is and says so', async () => {
+    const { fake, ws } = env;
     const start = fake.requests.length;
     for (const n of [1, 2, 3, 4]) fake.enqueue({ text: `part ${n}`, stopReason: 'max_tokens' });
     const t = await chat(ws, 'mt', 'write a very long essay');
@@ -39,6 +26,7 @@ describe('turn limits', () => {
   });
 
   it('ends with prompt_too_long and tells the person how to start afresh', async () => {
+    const { fake, ws } = env;
     fake.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 103078 tokens > 102398 maximum' } });
     const t = await chat(ws, 'ptl', 'one more thing');
     expect(t.end).toMatchObject({ type: 'error', code: 'prompt_too_long' });
