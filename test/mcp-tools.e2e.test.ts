@@ -1,20 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, mcpFixturePath, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic } from '@switchboard/testkit';
-import { bearer, chat, isEnd } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { connectWs, mcpFixturePath, startGateway } from '@switchboard/testkit';
+import { bearer, chat, isEnd, useFakeModel } from './helpers.js';
 
-let fake: FakeAnthropic;
+const env = useFakeModel();
 const dir = mkdtempSync(join(tmpdir(), 'swb-mcp-e2e-'));
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
 
 /** Resolves once the fixture's log file contains `text` (fs.watch, bounded). */
 function waitForLine(file: string, text: string, timeoutMs = 15_000): Promise<void> {
@@ -47,6 +39,7 @@ type Body = { tools?: Array<{ name: string }>; messages: Array<{ content: Array<
 
 describe('MCP tools', () => {
   it('are offered to the model, and a tool that overruns its timeout is aborted with an is_error result', async () => {
+    const { fake } = env;
     const log = join(dir, 'timeout.log');
     const gw = await startGateway({ modelUrl: fake.url, config: mcpConfig(log, { limits: { toolTimeouts: { mcp__fx__slow: '300ms' } } }) });
     const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
@@ -67,6 +60,7 @@ describe('MCP tools', () => {
   });
 
   it('a non-read-only call running when the gateway is SIGKILLed comes back as "interrupted", and the turn finishes once', async () => {
+    const { fake } = env;
     const log = join(dir, 'kill.log');
     let gw = await startGateway({ modelUrl: fake.url, config: mcpConfig(log) });
     const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess } from '@switchboard/testkit';
-import { bearer, isEnd } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { connectWs, startGateway, type GatewayProcess } from '@switchboard/testkit';
+import { bearer, isEnd, useFakeModel } from './helpers.js';
 
-let fake: FakeAnthropic;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await fake.close();
-});
+const env = useFakeModel();
 
 const shutdownLine = (gw: GatewayProcess) => JSON.parse(gw.logs().find((l) => l.includes('"event":"shutdown"'))!) as Record<string, number>;
 
 describe('graceful shutdown (SIGTERM)', () => {
   it('with a long grace period, a running turn completes before the process exits', async () => {
+    const { fake } = env;
     const gw = await startGateway({ modelUrl: fake.url, config: { limits: { shutdownGrace: '30s' } } });
     const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
     const start = fake.requests.length;
@@ -37,6 +30,7 @@ describe('graceful shutdown (SIGTERM)', () => {
   });
 
   it('with a short grace period, the turn is suspended and answered once after the next start', async () => {
+    const { fake } = env;
     let gw = await startGateway({ modelUrl: fake.url, config: { limits: { shutdownGrace: '300ms' } } });
     const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
     const start = fake.requests.length;
