@@ -1,61 +1,25 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  api,
-  CANARY_WEBHOOK_SECRET,
-  startFakeAnthropic,
-  startGateway,
-  startWebhookPlatform,
-  stopAllGateways,
-  type FakeAnthropic,
-  type GatewayProcess,
-  type ReceivedCallback,
-  type WebhookPlatform,
-} from '@switchboard/testkit';
+import { describe, expect, it } from 'vitest';
+import { api } from '@switchboard/testkit';
+import { replyTo, useWebhookGateway } from './webhook-helpers.js';
 
-let fake: FakeAnthropic;
-let platform: WebhookPlatform;
-let flaky: WebhookPlatform;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  platform = await startWebhookPlatform({ account: 'main' });
-  flaky = await startWebhookPlatform({ account: 'flaky' });
-  const account = { secret: CANARY_WEBHOOK_SECRET, dmPolicy: 'allowlist', allowFrom: ['alice', 'bob'] };
-  gw = await startGateway({
-    modelUrl: fake.url,
-    config: {
-      channels: {
-        webhook: {
-          accounts: {
-            // The retry backoff is the timer under test here.
-            main: { ...account, callbackUrl: platform.callbackUrl, callbackRetries: 3, callbackRetryDelay: '200ms' },
-            flaky: { ...account, callbackUrl: flaky.callbackUrl, callbackRetries: 0, dmPolicy: 'disabled' },
-          },
-        },
-      },
-    },
-  });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await platform?.close();
-  await flaky?.close();
-  await fake?.close();
+const account = { dmPolicy: 'allowlist', allowFrom: ['alice', 'bob'] };
+const env = useWebhookGateway({
+  // The retry backoff is the timer under test here.
+  main: { ...account, callbackRetries: 3, callbackRetryDelay: '200ms' },
+  flaky: { ...account, callbackRetries: 0, dmPolicy: 'disabled' },
 });
 
-const replyTo = (id: string) => (c: ReceivedCallback) => c.body.type === 'reply' && c.body.replyTo === id;
 const readDb = <T>(sql: string, ...args: unknown[]): T[] => {
-  const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
+  const db = new Database(join(env.gw.dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
   try {
     return db.prepare(sql).all(...args) as T[];
   } finally {
     db.close();
   }
 };
-const channelHealth = async (id: string) => (await api(gw, 'GET', '/readyz')).json.channels[id] as { state: string; detail?: string };
+const channelHealth = async (id: string) => (await api(env.gw, 'GET', '/readyz')).json.channels[id] as { state: string; detail?: string };
 
 /** Polls a condition the gateway updates asynchronously (its health after a callback answer). */
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5_000): Promise<T> {
@@ -69,6 +33,7 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs =
 
 describe('webhook callbacks', () => {
   it('retries a failing callback with backoff, then ledgers the final once', async () => {
+    const { gw, platform } = env;
     platform.failNext(2, 503);
     const m = platform.dm('alice', 'retry me');
     const accepted = (await platform.send(gw, m)).json;
@@ -88,6 +53,8 @@ describe('webhook callbacks', () => {
   });
 
   it('reports the account down after repeated failed deliveries, and up once the platform answers again', async () => {
+    const { gw } = env;
+    const flaky = env.platforms.flaky!;
     flaky.failNext(3, 500);
     for (let i = 1; i <= 3; i++) {
       expect((await flaky.send(gw, flaky.dm('bob', `knock ${i}`))).json.gate).toBe('refused');
@@ -102,6 +69,7 @@ describe('webhook callbacks', () => {
   });
 
   it('sends approval requests and takes signed decisions from the platform', async () => {
+    const { fake, gw, platform } = env;
     fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'hook.txt', content: 'ok' }, id: 'toolu_wh1' }] }, { text: 'Written.' });
     const m = platform.dm('alice', 'write the file');
     await platform.send(gw, m);
@@ -129,6 +97,7 @@ describe('webhook callbacks', () => {
   });
 
   it('an operator disabling DMs takes effect on the next message, and is audited with the operator’s name', async () => {
+    const { fake, gw, platform } = env;
     const { operatorToken } = gw.credentials();
     const put = await api(gw, 'PUT', '/api/v1/channels/webhook:main/policy', { token: operatorToken, body: { dmPolicy: 'disabled' } });
     expect(put.status).toBe(200);

@@ -1,57 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CANARY_WEBHOOK_SECRET,
-  signWebhookBody,
-  startFakeAnthropic,
-  startGateway,
-  startWebhookPlatform,
-  stopAllGateways,
-  tamperWebhookBody,
-  type FakeAnthropic,
-  type GatewayProcess,
-  type ReceivedCallback,
-  type WebhookPlatform,
-} from '@switchboard/testkit';
+import { describe, expect, it } from 'vitest';
+import { CANARY_WEBHOOK_SECRET, signWebhookBody, tamperWebhookBody } from '@switchboard/testkit';
+import { replyTo, useWebhookGateway } from './webhook-helpers.js';
 
-let fake: FakeAnthropic;
-let platform: WebhookPlatform;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  platform = await startWebhookPlatform();
-  gw = await startGateway({
-    modelUrl: fake.url,
-    config: {
-      channels: {
-        webhook: {
-          accounts: {
-            main: {
-              secret: CANARY_WEBHOOK_SECRET,
-              callbackUrl: platform.callbackUrl,
-              replayWindow: '5m',
-              dmPolicy: 'allowlist',
-              allowFrom: ['alice'],
-              groups: { 'room-1': { requireMention: true } },
-              maxBodyBytes: 4096,
-            },
-          },
-        },
-      },
-    },
-  });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await platform?.close();
-  await fake?.close();
+const env = useWebhookGateway({
+  main: { replayWindow: '5m', dmPolicy: 'allowlist', allowFrom: ['alice'], groups: { 'room-1': { requireMention: true } }, maxBodyBytes: 4096 },
 });
 
-const replyTo = (id: string) => (c: ReceivedCallback) => c.body.type === 'reply' && c.body.replyTo === id;
-const modelSaw = () => fake.requests.map((r) => JSON.stringify(r.body.messages)).join('\n');
+const modelSaw = () => env.fake.requests.map((r) => JSON.stringify(r.body.messages)).join('\n');
 
 describe('webhook inbound requests', () => {
   it('answers a signed DM with one signed reply callback', async () => {
+    const { gw, platform } = env;
     const m = platform.dm('alice', 'hi there', { sender: { id: 'alice', name: 'Alice' } });
     const res = await platform.send(gw, m);
     expect(res.status).toBe(202);
@@ -77,6 +36,7 @@ describe('webhook inbound requests', () => {
   });
 
   it('refuses bad signatures, stale and future timestamps and tampered bodies with 401, before any model call', async () => {
+    const { fake, gw, platform } = env;
     const calls = fake.requests.length;
     const attempts = [
       { secret: 'not-the-secret-but-long-enough' },
@@ -103,6 +63,7 @@ describe('webhook inbound requests', () => {
   });
 
   it('answers 400 naming the field for malformed JSON and bad shapes, 413 over the body limit, 415 for other types', async () => {
+    const { fake, gw, platform } = env;
     const calls = fake.requests.length;
     const bad = await platform.send(gw, {}, { rawBody: '{"id": "x", "text": ' });
     expect(bad.status).toBe(400);
@@ -132,6 +93,7 @@ describe('webhook inbound requests', () => {
   });
 
   it('answers a re-sent message id once', async () => {
+    const { fake, gw, platform } = env;
     const calls = fake.requests.length;
     const m = platform.dm('alice', 'only once please');
     const first = await platform.send(gw, m);
@@ -149,6 +111,7 @@ describe('webhook inbound requests', () => {
   });
 
   it('in an allowlisted room answers only when mentioned, in the same thread; bots and other rooms are ignored', async () => {
+    const { gw, platform } = env;
     const room = (id: string, extra: Record<string, unknown>) => ({
       id,
       sender: { id: 'carol' },

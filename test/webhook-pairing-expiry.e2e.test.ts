@@ -1,43 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  api,
-  CANARY_WEBHOOK_SECRET,
-  startFakeAnthropic,
-  startGateway,
-  startWebhookPlatform,
-  stopAllGateways,
-  type FakeAnthropic,
-  type GatewayProcess,
-  type ReceivedCallback,
-  type WebhookPlatform,
-} from '@switchboard/testkit';
+import { describe, expect, it } from 'vitest';
+import { api, type ReceivedCallback } from '@switchboard/testkit';
+import { useWebhookGateway } from './webhook-helpers.js';
 
-let fake: FakeAnthropic;
-let platform: WebhookPlatform;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  platform = await startWebhookPlatform();
-  gw = await startGateway({
-    modelUrl: fake.url,
-    config: {
-      // The expiry mechanism is under test: a short code lifetime and a fast sweep.
-      pairing: { codeTtl: '1s', sweepInterval: '300ms' },
-      channels: { webhook: { accounts: { main: { secret: CANARY_WEBHOOK_SECRET, callbackUrl: platform.callbackUrl, dmPolicy: 'pairing' } } } },
-    },
-  });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await platform?.close();
-  await fake?.close();
-});
+// The expiry mechanism is under test: a short code lifetime and a fast sweep.
+const env = useWebhookGateway({ main: { dmPolicy: 'pairing' } }, { pairing: { codeTtl: '1s', sweepInterval: '300ms' } });
 
 const notice = (match: RegExp) => (c: ReceivedCallback) => c.body.type === 'notice' && c.body.conversation?.id === 'dm-late' && match.test(c.body.text as string);
 
 describe('webhook pairing expiry', () => {
   it('expires an unapproved code after its TTL, discards the held message and tells the sender', async () => {
+    const { fake, gw, platform } = env;
     const { operatorToken } = gw.credentials();
     const sent = Date.now();
     expect((await platform.send(gw, platform.dm('late', 'please answer me'))).json.gate).toBe('pairing');

@@ -1,41 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  api,
-  CANARY_WEBHOOK_SECRET,
-  startFakeAnthropic,
-  startGateway,
-  startWebhookPlatform,
-  stopAllGateways,
-  type FakeAnthropic,
-  type GatewayProcess,
-  type ReceivedCallback,
-  type WebhookPlatform,
-} from '@switchboard/testkit';
+import { describe, expect, it } from 'vitest';
+import { api, CANARY_WEBHOOK_SECRET, type ReceivedCallback } from '@switchboard/testkit';
+import { useWebhookGateway } from './webhook-helpers.js';
 
-let fake: FakeAnthropic;
-let platform: WebhookPlatform;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  fake = await startFakeAnthropic();
-  platform = await startWebhookPlatform();
-  gw = await startGateway({
-    modelUrl: fake.url,
-    config: { channels: { webhook: { accounts: { main: { secret: CANARY_WEBHOOK_SECRET, callbackUrl: platform.callbackUrl, dmPolicy: 'pairing' } } } } },
-  });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await platform?.close();
-  await fake?.close();
-});
+const env = useWebhookGateway({ main: { dmPolicy: 'pairing' } });
 
 const CODE = /pairing code (?:is )?([A-Z0-9]{8})\b/;
 const noticeTo = (sender: string, match: RegExp) => (c: ReceivedCallback) =>
   c.body.type === 'notice' && c.body.conversation?.id === `dm-${sender}` && match.test(c.body.text as string);
 const codeOf = (c: ReceivedCallback) => CODE.exec(c.body.text as string)?.[1] ?? '';
 const pending = async () =>
-  (await api(gw, 'GET', '/api/v1/pairing?channel=webhook:main', { token: gw.credentials().operatorToken })).json.requests as Array<{
+  (await api(env.gw, 'GET', '/api/v1/pairing?channel=webhook:main', { token: env.gw.credentials().operatorToken })).json.requests as Array<{
     code: string;
     identity: string;
     heldMessages: number;
@@ -46,6 +20,7 @@ describe('webhook pairing (dmPolicy "pairing")', () => {
   const held: Record<string, string> = {};
 
   it('holds an unknown sender’s message and sends them a pairing code; the model sees nothing', async () => {
+    const { fake, gw, platform } = env;
     const m = platform.dm('u1', 'hello, is anyone there?', { sender: { id: 'u1', name: 'User One' } });
     const res = await platform.send(gw, m);
     expect(res.status).toBe(202);
@@ -60,6 +35,7 @@ describe('webhook pairing (dmPolicy "pairing")', () => {
   });
 
   it('a repeat message from the same sender is held under the same code (no new code)', async () => {
+    const { gw, platform } = env;
     const res = await platform.send(gw, platform.dm('u1', 'hello again'));
     expect(res.json.gate).toBe('held');
     const notice = await platform.waitFor(noticeTo('u1', /Still waiting/));
@@ -69,6 +45,7 @@ describe('webhook pairing (dmPolicy "pairing")', () => {
   });
 
   it('senders 2 and 3 get their own codes; a fourth pending request is refused', async () => {
+    const { fake, gw, platform } = env;
     for (const s of ['u2', 'u3']) {
       const m = platform.dm(s, `hi from ${s}`);
       held[s] = m.id;
@@ -86,6 +63,7 @@ describe('webhook pairing (dmPolicy "pairing")', () => {
   });
 
   it('an operator approves a code: the held message is answered, and later messages too', async () => {
+    const { fake, gw, platform } = env;
     const { operatorToken } = gw.credentials();
     const approved = await api(gw, 'POST', `/api/v1/pairing/${codes.u2}/approve`, { token: operatorToken, body: {} });
     expect(approved.status).toBe(200);
@@ -109,6 +87,7 @@ describe('webhook pairing (dmPolicy "pairing")', () => {
   });
 
   it('signs every callback and never logs the secret or a signature', () => {
+    const { gw, platform } = env;
     expect(platform.callbacks.length).toBeGreaterThan(0);
     expect(platform.callbacks.every((c) => c.verified && c.status === 200)).toBe(true);
     const logs = gw.logs().join('\n');
