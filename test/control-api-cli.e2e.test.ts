@@ -2,14 +2,13 @@ import { statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, runCli, stopAllGateways } from '@switchboard/testkit';
-import { ALICE, BOB, params, startTelegramEnv, TOKEN, waitForText, type TelegramEnv } from './telegram-helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, runCli } from '@switchboard/testkit';
+import { ALICE, BOB, params, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
 // The admin CLI: `principals` works on the database through the control API's own service;
 // `pairing` calls the running gateway's control API (approval must answer held messages).
 
-let env: TelegramEnv;
 let pairingToken: string;
 
 const cli = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { gateway: env.gw, env: extraEnv });
@@ -22,15 +21,10 @@ async function pairingCode(who: typeof BOB, text: string): Promise<string> {
   return /code is ([A-HJ-NP-Z2-9]{8})/.exec(String(params(notice).text))![1]!;
 }
 
+const env = useTelegramEnv({ dmPolicy: 'pairing' });
 beforeAll(async () => {
-  env = await startTelegramEnv({ dmPolicy: 'pairing' });
   const made = await api(env.gw, 'POST', '/api/v1/tokens', { token: env.gw.credentials().operatorToken, body: { kind: 'operator', name: 'pairing-cli', scopes: ['pairing'] } });
   pairingToken = made.json.secret;
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
 });
 
 describe('switchboard principals', () => {

@@ -1,23 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopAllGateways } from '@switchboard/testkit';
-import { ALICE, BOB, control, GROUP, params, person, startTelegramEnv, TOKEN, waitForText, type TelegramEnv } from './telegram-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, control, GROUP, params, person, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
-let env: TelegramEnv;
 const CAROL = person(1003, 'Carol');
 
-beforeAll(async () => {
-  env = await startTelegramEnv(
-    { dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id), String(BOB.user.id)], groups: { [String(GROUP.id)]: { requireMention: true } } },
-    { agents: { default: { systemPrompt: 'You are a test assistant.', mode: 'default' } } },
-  );
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
-});
+const env = useTelegramEnv(
+  { dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id), String(BOB.user.id)], groups: { [String(GROUP.id)]: { requireMention: true } } },
+  { agents: { default: { systemPrompt: 'You are a test assistant.', mode: 'default' } } },
+);
 
 const answers = (from: number) => env.tg.callbackAnswers(TOKEN).slice(from).map((a) => a.text ?? '');
 

@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopAllGateways, type TgChat } from '@switchboard/testkit';
-import { ALICE, BOB, control, GROUP, params, person, startTelegramEnv, texts, TOKEN, waitForText, type TelegramEnv } from './telegram-helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { TgChat } from '@switchboard/testkit';
+import { ALICE, BOB, control, GROUP, params, person, texts, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
-let env: TelegramEnv;
 const OTHER_GROUP: TgChat = { id: -100999888, type: 'supergroup', title: 'Not on the list' };
 
-beforeAll(async () => {
-  env = await startTelegramEnv({
-    dmPolicy: 'pairing',
-    allowFrom: [String(ALICE.user.id)],
-    groupPolicy: 'allowlist',
-    groups: { [String(GROUP.id)]: { requireMention: true } },
-    mentionPatterns: ['^hey switchboard\\b'],
-    maxInboundMediaBytes: 1024 * 1024,
-  });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
+const env = useTelegramEnv({
+  dmPolicy: 'pairing',
+  allowFrom: [String(ALICE.user.id)],
+  groupPolicy: 'allowlist',
+  groups: { [String(GROUP.id)]: { requireMention: true } },
+  mentionPatterns: ['^hey switchboard\\b'],
+  maxInboundMediaBytes: 1024 * 1024,
 });
 
 describe('telegram: the boundary', () => {

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopAllGateways } from '@switchboard/testkit';
-import { ALICE, BOB, isFinal, params, startTelegramEnv, TOKEN, waitForText, type TelegramEnv } from './telegram-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, isFinal, params, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
-let env: TelegramEnv;
-
-beforeAll(async () => {
-  env = await startTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id), String(BOB.user.id)] });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
-});
+const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id), String(BOB.user.id)] });
 
 describe('telegram: long answers, formatting and flood control', () => {
   it('a 9,000-character answer arrives as 3 messages split on line boundaries, in order', async () => {

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_CANARIES, stopAllGateways } from '@switchboard/testkit';
-import { ALICE, control, isFinal, params, person, startTelegramEnv, TOKEN, waitForText, type TelegramEnv } from './telegram-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ALL_CANARIES } from '@switchboard/testkit';
+import { ALICE, control, isFinal, params, person, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
-let env: TelegramEnv;
 const CAROL = person(1003, 'Carol');
 
-beforeAll(async () => {
-  env = await startTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
-});
+const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
 
 const say = (text: string, from = ALICE) => env.tg.sendUserMessage(TOKEN, { chat: from.dm, from: from.user, text });
 

@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopAllGateways } from '@switchboard/testkit';
-import { ALICE, isFinal, params, startTelegramEnv, TOKEN, waitForText, type TelegramEnv } from './telegram-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, isFinal, params, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
-let env: TelegramEnv;
-
-beforeAll(async () => {
-  env = await startTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
-});
+const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
 
 describe('telegram: crash in the middle of a streamed reply', () => {
   it('after SIGKILL and restart the message is answered exactly once and no update is lost', async () => {

@@ -1,19 +1,9 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopAllGateways } from '@switchboard/testkit';
-import { ALICE, BOT_USERNAME, control, isFinal, params, startTelegramEnv, texts, TOKEN, type TelegramEnv } from './telegram-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOT_USERNAME, control, isFinal, params, texts, TOKEN, useTelegramEnv } from './telegram-helpers.js';
 
-let env: TelegramEnv;
-
-beforeAll(async () => {
-  env = await startTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
-});
+const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
 
 describe('telegram: direct messages', () => {
   it('answers an allowlisted DM: typing, a streamed draft edited, then the final; transcript stored', async () => {

@@ -1,9 +1,11 @@
+import { afterAll, beforeAll } from 'vitest';
 import {
   api,
   CANARY_TELEGRAM_TOKEN,
   startFakeAnthropic,
   startFakeTelegram,
   startGateway,
+  stopAllGateways,
   type FakeAnthropic,
   type FakeTelegram,
   type GatewayProcess,
@@ -46,6 +48,24 @@ export async function startTelegramEnv(account: Record<string, unknown> = {}, co
     config: { ...config, channels: { telegram: { accounts: { main: telegramAccount(tg, account) } } } },
   });
   return { model, tg, gw };
+}
+
+/**
+ * Registers `beforeAll` (`startTelegramEnv(account, config)`) and `afterAll` (stop every gateway,
+ * close the fakes) in the calling file. The returned object is filled in by `beforeAll`, so read it
+ * inside tests and hooks; after a restart assign the new gateway to `env.gw`.
+ */
+export function useTelegramEnv(account: Record<string, unknown> = {}, config: Record<string, unknown> = {}): TelegramEnv {
+  const env = {} as TelegramEnv;
+  beforeAll(async () => {
+    Object.assign(env, await startTelegramEnv(account, config));
+  });
+  afterAll(async () => {
+    await stopAllGateways();
+    await env.tg?.close();
+    await env.model?.close();
+  });
+  return env;
 }
 
 /** Params of a call as sent (grammY sends JSON). */

@@ -1,18 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopAllGateways } from '@switchboard/testkit';
-import { ALICE, eventually, params, readyHealth, startTelegramEnv, TOKEN, waitForText, type TelegramEnv } from './telegram-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { ALICE, eventually, params, readyHealth, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
-let env: TelegramEnv;
-
-beforeAll(async () => {
-  // Only the timers under test are shortened: a 1 s long poll and a 6 s stall watchdog.
-  env = await startTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)], pollTimeout: '1s', pollStallTimeout: '6s' });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
-});
+// Only the timers under test are shortened: a 1 s long poll and a 6 s stall watchdog.
+const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)], pollTimeout: '1s', pollStallTimeout: '6s' });
 
 describe('telegram: polling liveness', () => {
   it('a stalled getUpdates is aborted by the watchdog and replaced; down meanwhile, despite outbound traffic; nothing lost', async () => {

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CANARY_WEBHOOK_SECRET, stopAllGateways } from '@switchboard/testkit';
-import { ALICE, startTelegramEnv, texts, TOKEN, waitForText, type TelegramEnv } from './telegram-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { CANARY_WEBHOOK_SECRET } from '@switchboard/testkit';
+import { ALICE, texts, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
-let env: TelegramEnv;
 const HOOK_URL = 'https://bot.example/telegram/main';
 
-beforeAll(async () => {
-  env = await startTelegramEnv({ mode: 'webhook', webhookSecret: CANARY_WEBHOOK_SECRET, webhookUrl: HOOK_URL, dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await env.tg.close();
-  await env.model.close();
-});
+const env = useTelegramEnv({ mode: 'webhook', webhookSecret: CANARY_WEBHOOK_SECRET, webhookUrl: HOOK_URL, dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
 
 function post(body: unknown, secret?: string): Promise<Response> {
   return fetch(`${env.gw.url}/channels/telegram/main/webhook`, {
