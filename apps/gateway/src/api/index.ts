@@ -12,6 +12,7 @@ import { principalRoutes } from './principals.js';
 import { ruleRoutes } from './rules.js';
 import { sessionAdminRoutes } from './session-admin.js';
 import { sessionRoutes } from './sessions.js';
+import { statsRoutes } from './stats.js';
 import { tokenRoutes } from './tokens.js';
 
 declare module 'fastify' {
@@ -26,6 +27,7 @@ declare module 'fastify' {
 
 /** Every route module of the control API; each registers its own routes. */
 export const ROUTE_MODULES: readonly RouteModule[] = [
+  statsRoutes,
   sessionRoutes,
   sessionAdminRoutes,
   approvalRoutes,

@@ -1,0 +1,32 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { RouteModule } from './deps.js';
+
+/** Process statistics for operators and the benchmark (scope `read`). */
+export const statsRoutes: RouteModule = async (app, { engine }) => {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  app.addHook('onClose', async () => delay.disable());
+  const ms = (ns: number) => Math.round((ns / 1e6) * 100) / 100;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/stats',
+    {
+      config: { scope: 'read' },
+      schema: { querystring: z.strictObject({ reset: z.enum(['true', 'false']).default('false') }) },
+    },
+    async (req) => {
+      const mem = process.memoryUsage();
+      const body = {
+        uptimeSec: Math.round(process.uptime()),
+        activeTurns: engine.active,
+        memory: { rssMB: Math.round(mem.rss / 1048576), heapUsedMB: Math.round(mem.heapUsed / 1048576) },
+        // Since the last reset (or start): how late timers and I/O callbacks ran.
+        eventLoopDelayMs: { p50: ms(delay.percentile(50)), p99: ms(delay.percentile(99)), max: ms(delay.max), samples: delay.count },
+      };
+      if (req.query.reset === 'true') delay.reset();
+      return body;
+    },
+  );
+};
