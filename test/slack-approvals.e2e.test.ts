@@ -1,30 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startFakeAnthropic, startFakeSlack, startGateway, stopAllGateways, type FakeAnthropic, type FakeSlack, type GatewayProcess, type SlackStoredMessage } from '@switchboard/testkit';
-import { httpAccount, slackConfig, slackUrls, USER, waitForMessage } from './slack-helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, type SlackStoredMessage } from '@switchboard/testkit';
+import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
 const TEAMMATE = 'U0USER0002';
 const STRANGER = 'U0STRANGER';
 
-let model: FakeAnthropic;
-let slack: FakeSlack;
-let gw: GatewayProcess;
+const env = useSlackEnv({
+  account: (slack) => httpAccount(slack, { allowFrom: [USER, TEAMMATE] }),
+  config: { agents: { default: { mode: 'default' } } },
+});
 let IM: string;
 
-beforeAll(async () => {
-  model = await startFakeAnthropic();
-  slack = await startFakeSlack();
-  IM = slack.identity.imChannelId;
-  gw = await startGateway({
-    modelUrl: model.url,
-    config: slackConfig(httpAccount(slack, { allowFrom: [USER, TEAMMATE] }), { agents: { default: { mode: 'default' } } }),
-  });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await slack.close();
-  await model.close();
+beforeAll(() => {
+  IM = env.slack.identity.imChannelId;
 });
 
 type Button = { action_id: string; value: string };
@@ -33,6 +23,7 @@ const buttonsOf = (m: SlackStoredMessage): Button[] =>
 
 describe('Slack approvals with Block Kit buttons', () => {
   it('the requester approves with a button; a teammate and a stranger are refused; a second press is told it was decided; one decision', async () => {
+    const { model, slack, gw } = env;
     const urls = slackUrls(gw);
     // The teammate talks to the assistant first, so they are a known person (a member) too.
     const TEAM_IM = 'D0DM000002';
@@ -79,6 +70,7 @@ describe('Slack approvals with Block Kit buttons', () => {
   });
 
   it('Deny by button: the tool does not run and the model is told', async () => {
+    const { model, slack, gw } = env;
     model.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'denied.txt', content: 'never' } }] }, { text: 'Understood, not saving.' });
     await slack.deliverEvent(slackUrls(gw).events, slack.events.im({ text: 'save another note' }));
     const request = await slack.waitFor(() => slack.messages(IM).find((m) => buttonsOf(m).length === 3), 15_000, 'the approval buttons');

@@ -1,10 +1,17 @@
+import { afterAll, beforeAll } from 'vitest';
 import {
   ALL_CANARIES,
   api,
   CANARY_SLACK_APP_TOKEN,
   CANARY_SLACK_BOT_TOKEN,
   CANARY_SLACK_SIGNING_SECRET,
+  startFakeAnthropic,
+  startFakeSlack,
+  startGateway,
+  stopAllGateways,
+  type FakeAnthropic,
   type FakeSlack,
+  type FakeSlackOptions,
   type GatewayProcess,
   type SlackStoredMessage,
 } from '@switchboard/testkit';
@@ -40,6 +47,38 @@ export function socketAccount(fake: FakeSlack, extra: Record<string, unknown> = 
 /** The gateway config that adds one Slack account. */
 export function slackConfig(account: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { channels: { slack: { accounts: { [ACCOUNT]: account } } }, ...extra };
+}
+
+/** A fake model, a fake Slack and a gateway whose `slack:team` account points at it. */
+export interface SlackEnv {
+  model: FakeAnthropic;
+  slack: FakeSlack;
+  gw: GatewayProcess;
+}
+
+/**
+ * Registers `beforeAll` (start a fake model and a fake Slack with `fakeSlack` options, then a
+ * gateway with `slackConfig(account(slack), config)`; the account defaults to `httpAccount(slack)`)
+ * and `afterAll` (stop every gateway, close the fakes) in the calling file or `describe`. The
+ * returned object is filled in by `beforeAll`, so read it inside tests and hooks; after a restart
+ * assign the new gateway to `env.gw`.
+ */
+export function useSlackEnv(
+  opts: { account?: (slack: FakeSlack) => Record<string, unknown>; config?: Record<string, unknown>; fakeSlack?: FakeSlackOptions } = {},
+): SlackEnv {
+  const env = {} as SlackEnv;
+  const account = opts.account ?? ((slack: FakeSlack) => httpAccount(slack));
+  beforeAll(async () => {
+    env.model = await startFakeAnthropic();
+    env.slack = await startFakeSlack(opts.fakeSlack);
+    env.gw = await startGateway({ modelUrl: env.model.url, config: slackConfig(account(env.slack), opts.config) });
+  });
+  afterAll(async () => {
+    await stopAllGateways();
+    await env.slack?.close();
+    await env.model?.close();
+  });
+  return env;
 }
 
 /** The Events API and interactivity URLs of the test account. */

@@ -1,42 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  api,
-  CANARY_SLACK_SIGNING_SECRET,
-  signSlackRequest,
-  startFakeAnthropic,
-  startFakeSlack,
-  startGateway,
-  stopAllGateways,
-  type FakeAnthropic,
-  type FakeSlack,
-  type GatewayProcess,
-} from '@switchboard/testkit';
-import { httpAccount, leakedCanaries, messagesWith, slackConfig, slackHealth, slackUrls, waitForMessage } from './slack-helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, CANARY_SLACK_SIGNING_SECRET, signSlackRequest } from '@switchboard/testkit';
+import { leakedCanaries, messagesWith, slackHealth, slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
-let model: FakeAnthropic;
-let slack: FakeSlack;
-let gw: GatewayProcess;
+const env = useSlackEnv();
 let urls: { events: string; interactive: string };
 let IM: string;
 let CHAN: string;
 
-beforeAll(async () => {
-  model = await startFakeAnthropic();
-  slack = await startFakeSlack();
-  IM = slack.identity.imChannelId;
-  CHAN = slack.identity.channelId;
-  gw = await startGateway({ modelUrl: model.url, config: slackConfig(httpAccount(slack)) });
-  urls = slackUrls(gw);
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await slack.close();
-  await model.close();
+beforeAll(() => {
+  IM = env.slack.identity.imChannelId;
+  CHAN = env.slack.identity.channelId;
+  urls = slackUrls(env.gw);
 });
 
 /** Model requests whose last user message contains `text`. */
 const modelCallsFor = (text: string) =>
-  model.requests.filter((r) => {
+  env.model.requests.filter((r) => {
     const last = r.body.messages?.at(-1);
     const content = typeof last?.content === 'string' ? last.content : (last?.content ?? []).map((b) => String(b.text ?? '')).join(' ');
     return last?.role === 'user' && content.includes(text);
@@ -44,6 +23,7 @@ const modelCallsFor = (text: string) =>
 
 describe('Slack Events API: request verification', () => {
   it('answers url_verification with the challenge and reports the account up', async () => {
+    const { slack, gw } = env;
     const r = await slack.deliverUrlVerification(urls.events);
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body)).toEqual({ challenge: r.challenge });
@@ -60,6 +40,7 @@ describe('Slack Events API: request verification', () => {
     ['a body modified after signing', { tamper: true }],
     ['no signature header', { headers: { 'x-slack-signature': '' } }],
   ])('refuses %s with 401 and never reaches the model', async (_name, opts) => {
+    const { model, slack } = env;
     const before = model.requests.length;
     const text = `forged ${Math.random()}`;
     const r = await slack.deliverEvent(urls.events, slack.events.im({ text }), opts);
@@ -70,6 +51,7 @@ describe('Slack Events API: request verification', () => {
   });
 
   it('refuses a forged button press and a forged url_verification', async () => {
+    const { slack } = env;
     const press = await slack.deliverInteraction(urls.interactive, slack.events.blockActions({ actionId: 'swb_approval:allow:x' }), 'f'.repeat(32));
     expect(press.status).toBe(401);
     const verify = await slack.deliverUrlVerification(urls.events, 'e'.repeat(32));
@@ -79,6 +61,7 @@ describe('Slack Events API: request verification', () => {
 
 describe('Slack Events API: delivery', () => {
   it('acks within 3 s while the model stalls, and answers once it is released', async () => {
+    const { model, slack } = env;
     model.enqueue({ hold: true, text: 'Sorry for the wait.' });
     try {
       const r = await slack.deliverEvent(urls.events, slack.events.im({ text: 'are you there?' }));
@@ -92,6 +75,7 @@ describe('Slack Events API: delivery', () => {
   });
 
   it('a DM from an allowlisted user streams into a draft (throttled chat.update), then the final; unfurls off on every post', async () => {
+    const { model, slack } = env;
     model.enqueue(
       { text: 'Let me look at your files.', toolUses: [{ name: 'list_files', input: {} }] },
       { text: 'There are no files yet, so **nothing** to list.', holdAfterEvents: 4 },
@@ -115,6 +99,7 @@ describe('Slack Events API: delivery', () => {
   });
 
   it('a Slack retry, a duplicate event and the app_mention + message pair each make exactly one model call', async () => {
+    const { slack } = env;
     const ev = slack.events.im({ text: 'only once please' });
     const first = await slack.deliverEvent(urls.events, ev);
     const retry = await slack.deliverEvent(urls.events, ev, { eventId: first.eventId!, retryNum: 1, retryReason: 'http_timeout' });
@@ -137,6 +122,7 @@ describe('Slack Events API: delivery', () => {
   });
 
   it('in a channel: no mention → ignored; a mention → answered in a thread of that message', async () => {
+    const { slack } = env;
     const quiet = slack.events.channelMessage({ text: 'just chatting, not for the bot' });
     expect((await slack.deliverEvent(urls.events, quiet)).status).toBe(200);
     const mention = slack.events.appMention({ text: 'what is 2+2?' });
@@ -148,6 +134,7 @@ describe('Slack Events API: delivery', () => {
   });
 
   it('a DM from someone not on the allowlist gets the gateway refusal (through notify) and no model call', async () => {
+    const { slack } = env;
     const STRANGER_IM = 'D0DM000099';
     await slack.deliverEvent(urls.events, slack.events.im({ text: 'let me in', user: 'U0STRANGER', channel: STRANGER_IM }));
     const notice = await waitForMessage(slack, STRANGER_IM, 'allowlist');
@@ -156,6 +143,7 @@ describe('Slack Events API: delivery', () => {
   });
 
   it('bot messages (another bot, our own echo) never reach the model', async () => {
+    const { slack, gw } = env;
     const bots = [
       slack.events.botMessage({ text: `<@${slack.identity.botUserId}> bot says hi` }),
       slack.events.botMessage({ text: 'bot in a DM', channel: IM, channelType: 'im' }),
@@ -172,6 +160,7 @@ describe('Slack Events API: delivery', () => {
 
 describe('Slack replies: formatting, limits and failures', () => {
   it('escapes control characters, so model text cannot ping a channel or fake a link', async () => {
+    const { model, slack } = env;
     model.enqueue({ text: 'Tell <!channel> & <@U0USER0002> about <https://evil.example|your bank>' });
     await slack.deliverEvent(urls.events, slack.events.im({ text: 'format test' }));
     const m = await waitForMessage(slack, IM, 'Tell ');
@@ -179,6 +168,7 @@ describe('Slack replies: formatting, limits and failures', () => {
   });
 
   it('a long answer is split into messages under 3,900 characters, each posted once, in the thread order', async () => {
+    const { model, slack } = env;
     const paragraphs = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1}: ${'lorem ipsum dolor sit amet '.repeat(28)}`);
     model.enqueue({ text: paragraphs.join('\n\n') });
     await slack.deliverEvent(urls.events, slack.events.im({ text: 'write a lot' }));
@@ -190,6 +180,7 @@ describe('Slack replies: formatting, limits and failures', () => {
   });
 
   it('a 429 from chat.postMessage is retried after Retry-After; the reply arrives once', async () => {
+    const { slack } = env;
     slack.failNext('chat.postMessage', { status: 429, retryAfter: 1 });
     await slack.deliverEvent(urls.events, slack.events.im({ text: 'rate limited reply' }));
     await waitForMessage(slack, IM, 'echo: rate limited reply');
@@ -201,6 +192,7 @@ describe('Slack replies: formatting, limits and failures', () => {
   });
 
   it('a model error becomes the final message', async () => {
+    const { model, slack } = env;
     model.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'bad request for the test' } });
     await slack.deliverEvent(urls.events, slack.events.im({ text: 'please fail' }));
     const m = await waitForMessage(slack, IM, ':warning:');
@@ -208,6 +200,7 @@ describe('Slack replies: formatting, limits and failures', () => {
   });
 
   it('answers /switchboard status over HTTP for a known person, ephemerally', async () => {
+    const { slack } = env;
     const cmd = slack.events.slashCommand({ command: '/switchboard', text: 'status', channel: IM });
     const body = new URLSearchParams(Object.entries(cmd).map(([k, v]) => [k, String(v)])).toString();
     const ts = Math.floor(Date.now() / 1000);
@@ -226,6 +219,7 @@ describe('Slack replies: formatting, limits and failures', () => {
   });
 
   it('never logs a token, signing secret or signature', () => {
+    const { gw } = env;
     expect(leakedCanaries(gw)).toBe(0);
   });
 });

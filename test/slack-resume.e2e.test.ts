@@ -1,41 +1,28 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeAnthropic, startFakeSlack, startGateway, stopAllGateways, type FakeAnthropic, type FakeSlack, type GatewayProcess } from '@switchboard/testkit';
-import { httpAccount, leakedCanaries, messagesWith, slackConfig, slackUrls, waitForMessage } from './slack-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { leakedCanaries, messagesWith, slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
-let model: FakeAnthropic;
-let slack: FakeSlack;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  model = await startFakeAnthropic();
-  slack = await startFakeSlack();
-  gw = await startGateway({ modelUrl: model.url, config: slackConfig(httpAccount(slack)) });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await slack.close();
-  await model.close();
-});
+const env = useSlackEnv();
 
 /** An answer of three to four Slack messages: twelve ~800-character chapters. */
 const STORY = Array.from({ length: 12 }, (_, i) => `Chapter ${i + 1}. ${'Once upon a time there was a gateway. '.repeat(21)}`).join('\n\n');
 
 describe('Slack replies across a crash', () => {
   it('SIGKILL mid-stream, restart: the recorded draft becomes the answer, which arrives once, no chunk posted twice', async () => {
+    const { model, slack } = env;
     const IM = slack.identity.imChannelId;
     model.enqueue({ text: STORY, holdAfterEvents: 5 });
     const event = slack.events.im({ text: 'tell me a long story' });
-    expect((await slack.deliverEvent(slackUrls(gw).events, event)).status).toBe(200);
+    expect((await slack.deliverEvent(slackUrls(env.gw).events, event)).status).toBe(200);
     await model.waitForHeld();
     const draft = await slack.waitFor(() => slack.messages(IM).find((m) => m.text.startsWith('Chapter 1.')), 10_000, 'the draft');
     // Killed once the draft is in the ledger (a kill between the post and the ledger write leaves an orphan draft).
-    await gw.waitForLog('slack draft recorded');
+    await env.gw.waitForLog('slack draft recorded');
     const postsBefore = slack.callsTo('chat.postMessage').length;
 
-    await gw.kill('SIGKILL');
+    await env.gw.kill('SIGKILL');
     model.release();
     model.enqueue({ text: STORY });
-    gw = await gw.restart();
+    env.gw = await env.gw.restart();
 
     await waitForMessage(slack, IM, 'Chapter 12.', 20_000);
     const parts = slack.messages(IM, { includeDeleted: true }).filter((m) => m.history.some((h) => h.includes('Chapter ')));
@@ -49,12 +36,12 @@ describe('Slack replies across a crash', () => {
 
     // Slack redelivering the event after the restart makes no second turn and no second reply.
     const calls = model.requests.length;
-    const again = await slack.deliverEvent(slackUrls(gw).events, event, { retryNum: 1, retryReason: 'http_timeout' });
+    const again = await slack.deliverEvent(slackUrls(env.gw).events, event, { retryNum: 1, retryReason: 'http_timeout' });
     expect(again.status).toBe(200);
-    await slack.deliverEvent(slackUrls(gw).events, slack.events.im({ text: 'and after that?' }));
+    await slack.deliverEvent(slackUrls(env.gw).events, slack.events.im({ text: 'and after that?' }));
     await waitForMessage(slack, IM, 'echo: and after that?');
     expect(model.requests.length).toBe(calls + 1);
     expect(messagesWith(slack, 'Chapter 12.')).toHaveLength(1);
-    expect(leakedCanaries(gw)).toBe(0);
+    expect(leakedCanaries(env.gw)).toBe(0);
   });
 });

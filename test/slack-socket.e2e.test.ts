@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeAnthropic, startFakeSlack, startGateway, stopAllGateways, type FakeAnthropic, type FakeSlack, type GatewayProcess } from '@switchboard/testkit';
-import { leakedCanaries, slackConfig, slackHealth, socketAccount, waitForMessage } from './slack-helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { leakedCanaries, slackHealth, socketAccount, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
 /** The timers under test: a deaf socket must be noticed by our watchdog (3 s) well before the SDK's pong timeout (6 s). */
 const LIVENESS_MS = 3000;
 const TIMERS = { livenessTimeout: `${LIVENESS_MS}ms`, clientPingTimeout: '6s', reconnectBackoffMax: '2s' };
-
-let model: FakeAnthropic;
-
-beforeAll(async () => {
-  model = await startFakeAnthropic();
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await model.close();
-});
 
 /** A log matcher for the n-th line containing `text` (waitForLog also scans earlier lines). */
 const nth = (text: string, n: number) => {
@@ -23,21 +12,16 @@ const nth = (text: string, n: number) => {
 };
 
 describe('Slack Socket Mode', () => {
-  let slack: FakeSlack;
-  let gw: GatewayProcess;
+  const env = useSlackEnv({ account: (slack) => socketAccount(slack, TIMERS) });
   let IM: string;
 
   beforeAll(async () => {
-    slack = await startFakeSlack();
-    IM = slack.identity.imChannelId;
-    gw = await startGateway({ modelUrl: model.url, config: slackConfig(socketAccount(slack, TIMERS)) });
-    await gw.waitForLog(nth('slack socket connected', 1));
-  });
-  afterAll(async () => {
-    await slack.close();
+    IM = env.slack.identity.imChannelId;
+    await env.gw.waitForLog(nth('slack socket connected', 1));
   });
 
   it('acks an envelope after storing it, and answers it', async () => {
+    const { slack, gw } = env;
     expect(await slackHealth(gw)).toMatchObject({ state: 'up' });
     const ack = await slack.socketSend(slack.events.im({ text: 'hello over the socket' }));
     expect(ack.elapsedMs).toBeLessThan(3000);
@@ -47,11 +31,13 @@ describe('Slack Socket Mode', () => {
   });
 
   it('answers a slash command in the ack payload', async () => {
+    const { slack } = env;
     const ack = await slack.socketSendSlashCommand(slack.events.slashCommand({ command: '/switchboard', text: 'status', channel: IM }));
     expect(ack.payload).toMatchObject({ response_type: 'ephemeral', text: expect.stringMatching(/Session/) });
   });
 
   it('a deaf socket is replaced within the liveness timeout; health is down meanwhile; never two live sockets', async () => {
+    const { slack, gw } = env;
     const opened = slack.socketStats().connectionsOpened;
     // The replacement says hello late, so the gap in which the account is down can be observed.
     slack.setHelloDelay(1500);
@@ -74,6 +60,7 @@ describe('Slack Socket Mode', () => {
   });
 
   it('a disconnect (refresh_requested) is followed by one new socket that gets the next envelope', async () => {
+    const { slack } = env;
     const before = slack.socketStats();
     const last = slack.sockets().at(-1)!.id;
     expect(slack.socketDisconnect({ reason: 'refresh_requested' })).toBe(1);
@@ -86,6 +73,7 @@ describe('Slack Socket Mode', () => {
   });
 
   it('a new socket that never says hello is given up after the liveness timeout; the next one is used', async () => {
+    const { slack } = env;
     const last = slack.sockets().at(-1)!.id;
     slack.setHelloDelay(-1);
     expect(slack.socketDisconnect({ reason: 'refresh_requested' })).toBe(1);
@@ -99,6 +87,7 @@ describe('Slack Socket Mode', () => {
   });
 
   it('a shutdown while a reconnect waits on apps.connections.open exits cleanly; never two sockets; nothing leaked', async () => {
+    const { slack, gw } = env;
     const opens = slack.callsTo('apps.connections.open').length;
     slack.failNext('apps.connections.open', { delayMs: 1500 });
     expect(slack.socketDisconnect({ reason: 'refresh_requested' })).toBe(1);
@@ -112,19 +101,14 @@ describe('Slack Socket Mode', () => {
 });
 
 describe('Slack Socket Mode with server pings', () => {
-  let slack: FakeSlack;
-  let gw: GatewayProcess;
+  const env = useSlackEnv({ account: (slack) => socketAccount(slack, TIMERS), fakeSlack: { serverPingIntervalMs: 500 } });
 
   beforeAll(async () => {
-    slack = await startFakeSlack({ serverPingIntervalMs: 500 });
-    gw = await startGateway({ modelUrl: model.url, config: slackConfig(socketAccount(slack, TIMERS)) });
-    await gw.waitForLog(nth('slack socket connected', 1));
-  });
-  afterAll(async () => {
-    await slack.close();
+    await env.gw.waitForLog(nth('slack socket connected', 1));
   });
 
   it('a socket that still pongs but gets no pings or envelopes any more is treated as deaf and replaced', async () => {
+    const { slack, gw } = env;
     await slack.waitFor(() => (slack.sockets()[0]!.pingsSent >= 2 ? true : undefined), 5000, 'server pings');
     const deafId = slack.makeSocketDeaf({ answerPings: true });
     await gw.waitForLog(nth('slack socket unhealthy', 1), 10_000);

@@ -1,24 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeAnthropic, startFakeSlack, startGateway, stopAllGateways, type FakeAnthropic, type FakeSlack, type GatewayProcess } from '@switchboard/testkit';
-import { httpAccount, slackConfig, slackUrls, waitForMessage } from './slack-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { httpAccount, slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
-let model: FakeAnthropic;
-let slack: FakeSlack;
-let gw: GatewayProcess;
-
-beforeAll(async () => {
-  model = await startFakeAnthropic();
-  slack = await startFakeSlack();
-  gw = await startGateway({ modelUrl: model.url, config: slackConfig(httpAccount(slack, { queueMode: 'steer' })) });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await slack.close();
-  await model.close();
-});
+const env = useSlackEnv({ account: (slack) => httpAccount(slack, { queueMode: 'steer' }) });
 
 describe('Slack with queueMode steer', () => {
   it('a message steered into the running turn gets no reply of its own; the running turn answers both', async () => {
+    const { model, slack, gw } = env;
     const IM = slack.identity.imChannelId;
     const urls = slackUrls(gw);
     model.enqueue({ hold: true, toolUses: [{ name: 'list_files', input: {} }] }, { text: 'Answered both questions.' });
