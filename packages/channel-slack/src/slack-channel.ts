@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConversationRef, RenderMeta, TurnEvent } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { SlackAccountConfig } from './account.js';
+import { AnsweredThreads } from './answered-threads.js';
 import { ApprovalBoard } from './approval-board.js';
 import { slackHttpRoutes, slackPaths } from './http-receiver.js';
 import { mapMessageEvent, type SlackMessageEvent, type SlackSelf } from './inbound.js';
@@ -34,6 +35,7 @@ export class SlackChannel implements Channel {
   private socket: SocketModeConnection | null = null;
   private readonly board = new ApprovalBoard();
   private readonly recent = new RecentKeys();
+  private threads: AnsweredThreads | null = null;
   private readonly inflight = new Set<Promise<unknown>>();
   private identifyTimer: NodeJS.Timeout | undefined;
   private started = false;
@@ -59,6 +61,7 @@ export class SlackChannel implements Channel {
     this.api = createWebClient(this.cfg.botToken, spec);
     this.drafts = createWebClient(this.cfg.botToken, { ...spec, retries: 0, rejectRateLimitedCalls: true });
     this.names = new UserNames(createWebClient(this.cfg.botToken, { ...spec, retries: 0, timeoutMs: 1000 }));
+    this.threads = new AnsweredThreads((channel) => ctx.finalsSince({ channel: 'slack', account: this.account, id: channel, kind: 'room' }, 0));
     await this.identify(0);
     if (this.cfg.mode === 'http') {
       await ctx.http.register(
@@ -141,6 +144,9 @@ export class SlackChannel implements Channel {
       return;
     }
     const msg = mapped.message;
+    // A reply in a thread the bot takes part in is for the bot, mention or not.
+    const thread = msg.conversation.thread;
+    if (msg.kind === 'room' && !msg.mentioned && ev.thread_ts && thread && (await this.threads!.has(msg.conversation.id, thread))) msg.mentioned = true;
     // An unmentioned copy (ignored by the gate, so never in the inbox) must not fold a mentioned one.
     const ran = await this.recent.once(`${msg.dedupeKey}${msg.mentioned ? ':m' : ''}`, async () => {
       if (msg.kind === 'dm' && ev.user) {
@@ -148,6 +154,7 @@ export class SlackChannel implements Channel {
         if (name) msg.sender.displayName = name;
       }
       const res = await this.ctx!.accept(msg);
+      if (res.gate === 'admitted' && msg.kind === 'room' && thread) this.threads!.add(msg.conversation.id, thread);
       this.log.info({ eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum, gate: res.gate, duplicate: res.duplicate, turnId: res.turnId }, 'slack event accepted');
     });
     if (!ran) this.log.debug({ eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum }, 'slack event folded into its first delivery');
@@ -178,6 +185,7 @@ export class SlackChannel implements Channel {
   }
 
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, _meta: RenderMeta): Promise<void> {
+    if (to.kind === 'room' && to.thread) this.threads?.add(to.id, to.thread);
     const r = new TurnRender(
       { ctx: this.ctx!, api: this.api!, drafts: this.drafts!, account: this.account, editIntervalMs: this.cfg.editInterval, board: this.board, log: this.log },
       to,

@@ -1,6 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { ChannelContext, ConversationRef, DeliveryRecord, TurnEvent } from '@switchboard/core';
 import type { Logger } from 'pino';
+import type { SlackDeliveryContent } from './answered-threads.js';
 import type { ApprovalBoard } from './approval-board.js';
 import { approvalDoneMessage, approvalRequestMessage, describeDecider } from './approvals.js';
 import { chunkMrkdwn, draftMrkdwn, escapeMrkdwn, toMrkdwn } from './mrkdwn.js';
@@ -176,7 +177,9 @@ export class TurnRender {
     this.schedule();
   }
 
-  private record(part: number, kind: 'draft' | 'final', ts: string | null, content: { text: string; state?: string; reason?: string; error?: string }) {
+  private record(part: number, kind: 'draft' | 'final', ts: string | null, fields: { text: string; state?: string; reason?: string; error?: string }) {
+    // The room thread is kept with each part, so the bot still knows its threads after a restart.
+    const content: SlackDeliveryContent = this.to.kind === 'room' && this.to.thread ? { ...fields, thread: this.to.thread } : fields;
     return this.d.ctx.recordDelivery({
       turnId: this.turnId,
       part,
@@ -195,6 +198,12 @@ export class TurnRender {
     await this.chain;
     // A message steered into another turn is answered there.
     if (ev.reason === 'steered') return;
+    // A draft call that was rate limited set a Retry-After: the final waits it out like the drafts do.
+    const hold = this.holdUntil - Date.now();
+    if (hold > 0) {
+      this.log.info({ waitMs: hold }, 'slack final waits for Retry-After');
+      await new Promise((r) => setTimeout(r, hold));
+    }
     const chunks = chunkMrkdwn(finalMrkdwn(ev));
     let reusedDraft = this.draftTs === null || this.finals.has(0);
     for (const [i, text] of chunks.entries()) {
