@@ -105,3 +105,15 @@ export async function raiseRateLimit(tk, gw) {
   if (res.status === 404) return { applied: false, status: 404, note: 'no boundary policy route: assuming no rate limit' };
   throw new Error(`raising the rate limit failed: HTTP ${res.status} ${res.text.slice(0, 200)}`);
 }
+
+/**
+ * `GET /api/v1/stats` (operator token): `{ uptimeSec, activeTurns, memory: { rssMB, heapUsedMB },
+ * eventLoopDelayMs: { p50, p99, max, samples } }`, the delay since start or the last reset.
+ * `reset` returns the figures, then resets. Resolves null when the gateway has no such route.
+ */
+export async function gatewayStats(tk, gw, reset = false) {
+  const res = await tk.api(gw, 'GET', `/api/v1/stats${reset ? '?reset=true' : ''}`, { token: gw.credentials().operatorToken });
+  if (res.status === 404) return null;
+  if (res.status !== 200) throw new Error(`GET /api/v1/stats: HTTP ${res.status} ${res.text.slice(0, 200)}`);
+  return res.json;
+}

@@ -201,6 +201,8 @@ export async function runLoad({
   maxErrors = 20,
   onProgress,
   freshSessions = false,
+  onMeasureStart,
+  onMeasureEnd,
 }) {
   if (pool.length < concurrency) throw new Error(`${name}: pool of ${pool.length} connections < concurrency ${concurrency}`);
   const run = ++runSeq;
@@ -254,6 +256,7 @@ export async function runLoad({
   const accepts = [];
   const historyAtStart = pool.reduce((n, c) => n + c.turns, 0) / pool.length;
   const perWorker = Array.from({ length: concurrency }, (_, w) => Math.floor(turns / concurrency) + (w < turns % concurrency ? 1 : 0));
+  await onMeasureStart?.();
   const cpu0 = serverPid ? cpuMsOf(serverPid) : null;
   const self0 = selfCpuMs();
   const machine0 = machineBusyMs();
@@ -279,6 +282,7 @@ export async function runLoad({
   const cpu1 = serverPid ? cpuMsOf(serverPid) : null;
   const self1 = selfCpuMs();
   const machine1 = machineBusyMs();
+  const measured = (await onMeasureEnd?.()) ?? null;
   const lat = summarize(latencies);
   const acc = summarize(accepts);
   const failed = Object.values(errorCodes).reduce((a, b) => a + b, 0);
@@ -309,5 +313,7 @@ export async function runLoad({
         : null,
     loadAvg1: { start: load0, end: loadAvg1() },
     serverRssAfterMB: serverPid ? memOf(serverPid).rssMB : null,
+    /** Whatever `onMeasureEnd` returned (e.g. the server's own stats). */
+    measured,
   };
 }
