@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeAnthropic, startFakeSlack, startGateway, stopAllGateways, type FakeAnthropic, type FakeSlack, type GatewayProcess, type SlackCall } from '@switchboard/testkit';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeAnthropic, FakeSlack, GatewayProcess, SlackCall } from '@switchboard/testkit';
 import { postedCanaries } from './slack-leaks.js';
-import { httpAccount, leakedCanaries, messagesWith, slackConfig, slackUrls, waitForMessage } from './slack-helpers.js';
+import { leakedCanaries, messagesWith, slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
+const env = useSlackEnv();
 let model: FakeAnthropic;
 let slack: FakeSlack;
 let gw: GatewayProcess;
 let IM: string;
 
-beforeAll(async () => {
-  model = await startFakeAnthropic();
-  slack = await startFakeSlack();
+beforeAll(() => {
+  ({ model, slack, gw } = env);
   IM = slack.identity.imChannelId;
-  gw = await startGateway({ modelUrl: model.url, config: slackConfig(httpAccount(slack)) });
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await slack.close();
-  await model.close();
 });
 
 /** The 429 answered to `chat.update` at or after call `fromSeq`, once the gateway has made it. */

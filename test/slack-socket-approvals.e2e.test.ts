@@ -1,33 +1,27 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startFakeAnthropic, startFakeSlack, startGateway, stopAllGateways, type FakeAnthropic, type FakeSlack, type GatewayProcess, type SlackStoredMessage } from '@switchboard/testkit';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, type FakeAnthropic, type FakeSlack, type GatewayProcess, type SlackStoredMessage } from '@switchboard/testkit';
 import { postedCanaries } from './slack-leaks.js';
-import { leakedCanaries, slackConfig, socketAccount, USER, waitForMessage } from './slack-helpers.js';
+import { leakedCanaries, socketAccount, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
 const TEAMMATE = 'U0USER0002';
 const TEAM_IM = 'D0DM000002';
 const STRANGER = 'U0STRANGER';
 
+const env = useSlackEnv({
+  account: (slack) => socketAccount(slack, { allowFrom: [USER, TEAMMATE] }),
+  config: { agents: { default: { mode: 'default' } } },
+});
 let model: FakeAnthropic;
 let slack: FakeSlack;
 let gw: GatewayProcess;
 let IM: string;
 
 beforeAll(async () => {
-  model = await startFakeAnthropic();
-  slack = await startFakeSlack();
+  ({ model, slack, gw } = env);
   IM = slack.identity.imChannelId;
-  gw = await startGateway({
-    modelUrl: model.url,
-    config: slackConfig(socketAccount(slack, { allowFrom: [USER, TEAMMATE] }), { agents: { default: { mode: 'default' } } }),
-  });
   await gw.waitForLog('slack socket connected');
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await slack.close();
-  await model.close();
 });
 
 type Button = { action_id: string; value: string };

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startFakeAnthropic, startFakeSlack, startGateway, stopAllGateways, type FakeAnthropic, type FakeSlack, type GatewayProcess, type RecordedRequest } from '@switchboard/testkit';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, type FakeAnthropic, type FakeSlack, type GatewayProcess, type RecordedRequest } from '@switchboard/testkit';
 import { postedCanaries } from './slack-leaks.js';
-import { httpAccount, leakedCanaries, messagesWith, slackConfig, slackUrls, USER, waitForMessage } from './slack-helpers.js';
+import { httpAccount, leakedCanaries, messagesWith, slackUrls, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
 const TEAMMATE = 'U0USER0002';
 const TEAM_IM = 'D0DM000002';
 
+const env = useSlackEnv({ account: (slack) => httpAccount(slack, { allowFrom: [USER, TEAMMATE] }) });
 let model: FakeAnthropic;
 let slack: FakeSlack;
 let gw: GatewayProcess;
@@ -15,18 +16,11 @@ let IM: string;
 /** The thread of the first test's mention. */
 let firstThread: string;
 
-beforeAll(async () => {
-  model = await startFakeAnthropic();
-  slack = await startFakeSlack();
+beforeAll(() => {
+  ({ model, slack, gw } = env);
   CHAN = slack.identity.channelId;
   IM = slack.identity.imChannelId;
-  gw = await startGateway({ modelUrl: model.url, config: slackConfig(httpAccount(slack, { allowFrom: [USER, TEAMMATE] })) });
   urls = slackUrls(gw);
-});
-afterAll(async () => {
-  await stopAllGateways();
-  await slack.close();
-  await model.close();
 });
 
 /** Everything a model request carried, as one string. */
@@ -95,7 +89,7 @@ describe('Slack threads in a channel', () => {
     const mention = slack.events.appMention({ text: 'before the restart' });
     await slack.deliverEvent(urls.events, mention);
     await waitForMessage(slack, CHAN, 'echo: before the restart');
-    gw = await gw.restart();
+    gw = env.gw = await gw.restart();
     urls = slackUrls(gw);
     await slack.deliverEvent(urls.events, slack.events.threadReply({ text: 'after the restart', threadTs: mention.ts as string }));
     const reply = await waitForMessage(slack, CHAN, 'echo: after the restart');
