@@ -17,13 +17,15 @@ function waitForLine(file: string, text: string, timeoutMs = 15_000): Promise<vo
       w.close();
       reject(new Error(`"${text}" never appeared in ${file}`));
     }, timeoutMs);
-    const w = watch(dir, () => {
-      if (check()) {
-        clearTimeout(timer);
-        w.close();
-        resolve();
-      }
-    });
+    const settle = () => {
+      if (!check()) return;
+      clearTimeout(timer);
+      w.close();
+      resolve();
+    };
+    const w = watch(dir, settle);
+    // The line may have been written between the first check and the watcher starting.
+    settle();
   });
 }
 
