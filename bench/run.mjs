@@ -445,7 +445,7 @@ try {
   results.gateway.eventLoopDelayP99Ms = results.gateway.text[32]?.eventLoopDelayMs?.p99 ?? null;
   if (results.gateway.eventLoopDelayP99Ms !== null) {
     results.notes.push(
-      'event-loop delay comes from the gateway (GET /api/v1/stats, monitorEventLoopDelay with a 10 ms resolution): its figures include the 10 ms sampling interval, so an idle loop reads about 10 ms',
+      'event-loop delay comes from the gateway (GET /api/v1/stats: monitorEventLoopDelay, the 10 ms sampling interval subtracted, so an idle loop reads about 0 ms)',
     );
   } else {
     results.notes.push('event-loop delay p99 during the 32-session run: n/a — this gateway has no GET /api/v1/stats, and the delay cannot be measured from outside the process.');
@@ -533,7 +533,7 @@ function buildTable(r) {
   }
   row(`soak x${PLAN.soakConcurrency}${h(g.soak)}: throughput`, 'turns/s', g.soak?.turnsPerSec, null, null, 'higher');
   row(`soak x${PLAN.soakConcurrency}${h(g.soak)}: server CPU per turn`, 'ms', g.soak?.serverCpuMsPerTurn, null, null, 'lower');
-  if (typeof g.eventLoopDelayP99Ms === 'number') row(`text x32${h(g.text?.[32])}: event-loop delay p99 (gateway stats, incl. 10 ms interval)`, 'ms', g.eventLoopDelayP99Ms, null, null, 'lower');
+  if (typeof g.eventLoopDelayP99Ms === 'number') row(`text x32${h(g.text?.[32])}: event-loop delay p99 (gateway stats)`, 'ms', g.eventLoopDelayP99Ms, null, null, 'lower');
   else rows.push({ metric: 'event-loop delay p99 during text x32', unit: 'ms', gateway: 'n/a', baseline: null, ratio: null, target: null, better: 'lower', ok: null });
   row('request bytes for a first "hi" (default tools)', 'bytes', g.hiRequest?.bodyBytes, null, TARGETS.hiBytes, 'lower');
   return rows;

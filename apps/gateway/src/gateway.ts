@@ -15,7 +15,7 @@ import {
   type Storage,
 } from '@switchboard/core';
 import { openSqliteStorage } from '@switchboard/store';
-import { connectMcpServers, createFileTools, type McpServerConfig } from '@switchboard/tools';
+import { createFileTools, type McpServerConfig } from '@switchboard/tools';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapCredentials, writePrivateFile } from './bootstrap.js';
@@ -68,10 +68,15 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const credentials = await bootstrapCredentials(storage, cfg.gateway.dataDir);
   if (credentials) log.info({ event: 'credentials_created', file: credentials }, 'first start: credentials written');
 
-  const mcp = await connectMcpServers(cfg.mcpServers as Record<string, McpServerConfig>, {
-    log: log.child({ component: 'mcp' }),
-    connectTimeoutMs: cfg.limits.mcpConnectTimeout,
-  });
+  // The MCP SDK is loaded only when servers are configured (it costs ~200 ms of start-up).
+  const mcpServers = cfg.mcpServers as Record<string, McpServerConfig>;
+  const mcp =
+    Object.keys(mcpServers).length === 0
+      ? { tools: [], close: async () => {} }
+      : await (await import('@switchboard/tools/mcp')).connectMcpServers(mcpServers, {
+          log: log.child({ component: 'mcp' }),
+          connectTimeoutMs: cfg.limits.mcpConnectTimeout,
+        });
   const channels: Channel[] = await loadChannels(cfg, log);
   const registry = new CapabilityRegistry({ tools: [...createFileTools(), ...mcp.tools], mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
   const agents = new Map<string, AgentRuntime>();

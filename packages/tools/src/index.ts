@@ -11,4 +11,8 @@ export * from './search-files.js';
 export * from './write-file.js';
 export * from './edit-file.js';
 export * from './file-tools.js';
-export * from './mcp/index.js';
+// The MCP bridge (and the MCP SDK it loads) is a separate entry point, `@switchboard/tools/mcp`,
+// imported only when MCP servers are configured; the config schema and names stay here.
+export * from './mcp/mcp-config.js';
+export * from './mcp/mcp-names.js';
+export * from './mcp/mcp-result.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { AnyTool, ToolContext } from '@switchboard/agent';
 import { mcpFixturePath } from '@switchboard/testkit';
-import { connectMcpServers, type McpBridge, type McpLog, type McpServerConfig } from '../../src/index.js';
+import { connectMcpServers, type McpBridge, type McpLog, type McpServerConfig } from '../../src/mcp/index.js';
 
 const dirs: string[] = [];
 const bridges: McpBridge[] = [];
