@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buildStreamEvents, defaultErrorMessage, encodeSse, errorBody, estimateTokens, statusForErrorType, type WireMessage } from './anthropic-wire.js';
 import { validateMessagesRequest } from './anthropic-validate.js';
 import { CANARY_ANTHROPIC_KEY } from './canaries.js';
 import type { FakeAnthropicOptions, RecordedBody, RecordedRequest, ResponseHandler, ScriptedResponse } from './fake-anthropic-types.js';
 import { appendLine, appendRunLog, canarySeenPath } from './run-log.js';
 import { buildScriptedMessage, echoResponse } from './scripted-message.js';
+import { listenLoopback } from './loopback.js';
 
 /** A loopback fake of the Anthropic Messages API; point the SDK's `baseURL` at `url`. */
 export interface FakeAnthropic {
@@ -76,11 +76,7 @@ class FakeAnthropicServer implements FakeAnthropic {
   }
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, '127.0.0.1', () => resolve());
-    });
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await listenLoopback(this.server);
     this.url = `http://127.0.0.1:${this.port}`;
     this.source = this.opts.logSource ?? `fake-anthropic:${this.port}`;
   }

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CANARY_SLACK_APP_TOKEN, CANARY_SLACK_BOT_TOKEN, CANARY_SLACK_SIGNING_SECRET } from '../canaries.js';
 import { appendRunLog } from '../run-log.js';
 import type {
@@ -18,6 +17,7 @@ import { postSigned } from './slack-delivery.js';
 import { buildEventCallback, createSlackEventFactory, DEFAULT_SLACK_IDENTITY, type SlackEventFactory } from './slack-events.js';
 import { SlackSocketModeServer } from './slack-socket-server.js';
 import { normalizeSlackParams, SlackWebApiState } from './slack-web-api.js';
+import { listenLoopback } from '../loopback.js';
 
 type Reply = { status: number; body: unknown; headers?: Record<string, string> };
 
@@ -65,11 +65,7 @@ class FakeSlackServer implements FakeSlack {
   }
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, '127.0.0.1', () => resolve());
-    });
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await listenLoopback(this.server);
     this.url = `http://127.0.0.1:${this.port}`;
     this.apiUrl = `${this.url}/api/`;
   }

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { appendRunLog } from '../run-log.js';
 import { faultError, TgApiError } from './api-error.js';
 import { BotState, type PendingPoll } from './bot-state.js';
@@ -12,6 +11,7 @@ import { clearPolls, handleGetUpdates, stallPolling, wakePolls } from './polling
 import { describeMatcher, toPredicate, toSent } from './records.js';
 import { loggableParams, parsePath, readParams, sendJson } from './request.js';
 import type { FakeTelegramBotSpec, FakeTelegramOptions, TgBotUser, TgCall, TgEnvelope, TgEvent, TgFault, TgFaultOptions, TgSentMessage, TgUpdate } from './types.js';
+import { listenLoopback } from '../loopback.js';
 
 /** The token of the default bot (not a canary: safe to appear in test output). */
 export const DEFAULT_TELEGRAM_TOKEN = '1000001:TESTfakeTelegramTokenNotASecret00001';
@@ -57,11 +57,7 @@ class FakeTelegramServer implements FakeTelegram {
   }
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, '127.0.0.1', () => resolve());
-    });
-    this.port = (this.server.address() as AddressInfo).port;
+    this.port = await listenLoopback(this.server);
     this.apiRoot = `http://127.0.0.1:${this.port}`;
   }
 

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CANARY_WEBHOOK_SECRET } from '../canaries.js';
 import type { ReceivedCallback, WebhookMessage, WebhookPlatformOptions, WebhookSendOptions, WebhookSendResult } from './fake-webhook-types.js';
 import { signWebhookBody, verifyWebhookSignature } from './webhook-signing.js';
+import { listenLoopback } from '../loopback.js';
 
 /** A loopback stand-in for a platform that uses Switchboard's generic webhook channel. */
 export interface WebhookPlatform {
@@ -54,11 +54,7 @@ class FakeWebhookPlatform implements WebhookPlatform {
   }
 
   async listen(): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, '127.0.0.1', () => resolve());
-    });
-    this.callbackUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
+    this.callbackUrl = `http://127.0.0.1:${await listenLoopback(this.server)}/callback`;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
