@@ -28,6 +28,10 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
     log: d.log.child({ channel: ch.id }),
     accept: d.accept,
     http: { register: async (plugin) => void (await app.register(plugin)) },
+    clientTokenActive: async (tokenId) => {
+      const t = await storage.tokens.get(tokenId);
+      return !!t && t.kind === 'client' && !t.revokedAt && t.principalId !== null;
+    },
     verifyClientToken: async (secret, address) => {
       const key = address === undefined ? undefined : addressKey(address);
       if (key !== undefined) {

@@ -211,6 +211,8 @@ export class WebsocketChannel implements Channel {
       await this.replay(conn, frame.cursor ?? 0);
       return;
     }
+    // A token revoked (or its principal removed) since the socket opened loses the connection.
+    if (!(await this.ctx!.clientTokenActive(conn.auth.tokenId))) return conn.socket.close(1008, 'token revoked');
     switch (frame.type) {
       case 'hello':
         await this.replay(conn, frame.cursor ?? 0);

@@ -74,6 +74,8 @@ export interface ChannelContext {
    * locked-out address gets `{ lockedOut, retryAfterSec }` whatever the token.
    */
   verifyClientToken(secret: string, address?: string): Promise<ClientTokenCheck>;
+  /** Whether a client token (by id) is still valid: revoked tokens lose their open connections. */
+  clientTokenActive(tokenId: string): Promise<boolean>;
   /** Replays stored final parts of a conversation after a cursor (delivery ledger). */
   finalsSince(conversation: ConversationRef, cursor: number): Promise<DeliveryRecord[]>;
   /** Records a delivered part in the ledger; returns the record (existing one if already recorded). */

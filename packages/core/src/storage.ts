@@ -226,6 +226,7 @@ export interface Storage {
     /** Stores only `secretHash` (sha256 hex of the secret). */
     create(t: { kind: TokenKind; name: string; principalId: string | null; scopes: Scope[]; secretHash: string }): Promise<TokenRecord>;
     byHash(secretHash: string): Promise<TokenRecord | null>;
+    get(id: string): Promise<TokenRecord | null>;
     list(): Promise<TokenRecord[]>;
     revoke(id: string): Promise<boolean>;
   };

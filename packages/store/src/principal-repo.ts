@@ -120,6 +120,7 @@ export function tokenRepo(db: Database): Storage['tokens'] {
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
   const byHash = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE secret_hash = ?');
+  const tokenById = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE id = ?');
   const all = db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY created_at, rowid');
   const revoke = db.prepare<[number, string]>('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
 
@@ -140,6 +141,10 @@ export function tokenRepo(db: Database): Storage['tokens'] {
     },
     async byHash(secretHash) {
       const row = byHash.get(secretHash);
+      return row ? toToken(row) : null;
+    },
+    async get(id) {
+      const row = tokenById.get(id);
       return row ? toToken(row) : null;
     },
     async list() {

@@ -62,4 +62,14 @@ export function identityContract(store: StorageRef): void {
     expect(revoked?.revokedAt).toBeInstanceOf(Date);
     expect((await s.tokens.byHash('b'.repeat(64)))?.revokedAt).toBeNull();
   });
+
+  it('tokens.get finds a token by id, revoked or not, and null for an unknown id', async () => {
+    const s = store();
+    const p = await s.principals.create({ name: 'getter', role: 'member' });
+    const t = await s.tokens.create({ kind: 'client', name: 'c', principalId: p.id, scopes: [], secretHash: 'f'.repeat(64) });
+    expect(await s.tokens.get(t.id)).toEqual(t);
+    await s.tokens.revoke(t.id);
+    expect((await s.tokens.get(t.id))?.revokedAt).toBeInstanceOf(Date);
+    expect(await s.tokens.get('missing')).toBeNull();
+  });
 }
