@@ -147,6 +147,9 @@ export const configSchema = z.strictObject({
       toolTimeouts: z.record(z.string().min(1).max(64), duration).default({}),
       shutdownGrace: duration.default(10_000),
       mcpConnectTimeout: duration.default(15_000),
+      /** Sessions whose transcripts stay in memory, and transcript entries kept over all of them. */
+      transcriptCacheSessions: z.number().int().min(1).max(100_000).default(256),
+      transcriptCacheEntries: z.number().int().min(100).max(10_000_000).default(50_000),
     })
     .default({
       modelRequestTimeout: 60_000,
@@ -159,6 +162,8 @@ export const configSchema = z.strictObject({
       toolTimeouts: {},
       shutdownGrace: 10_000,
       mcpConnectTimeout: 15_000,
+      transcriptCacheSessions: 256,
+      transcriptCacheEntries: 50_000,
     }),
 });
 

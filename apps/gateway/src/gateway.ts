@@ -120,6 +120,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     toolTimeoutMs: cfg.limits.toolTimeout,
     toolTimeouts: cfg.limits.toolTimeouts,
     maxContinuations: cfg.limits.maxContinuations,
+    transcriptCacheSize: cfg.limits.transcriptCacheSessions,
+    transcriptCacheEntries: cfg.limits.transcriptCacheEntries,
     queueMode: engineQueueMode,
     agent: (id) => agents.get(id) ?? agents.get(defaultAgent)!,
     channel: (id) => byId.get(id),

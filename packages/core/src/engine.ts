@@ -40,6 +40,8 @@ export interface EngineOptions {
   maxContinuations: number;
   /** Sessions whose transcripts stay in memory (least recently used out). */
   transcriptCacheSize?: number;
+  /** Transcript entries kept in memory over all sessions at most. */
+  transcriptCacheEntries?: number;
   /** How a message that arrives during a running turn is handled, for this session. */
   queueMode(session: Session, channelId: string): 'followup' | 'steer';
   agent(agentId: string): AgentRuntime;
@@ -116,7 +118,7 @@ export class TurnEngine {
   private readonly transcripts: TranscriptCache;
 
   constructor(private readonly o: EngineOptions) {
-    this.transcripts = new TranscriptCache(o.storage, o.transcriptCacheSize ?? 256);
+    this.transcripts = new TranscriptCache(o.storage, o.transcriptCacheSize ?? 256, o.transcriptCacheEntries ?? 50_000);
   }
 
   /** Durably accepts an inbound message and schedules its turn. */

@@ -8,11 +8,26 @@ import type { Entry, NewEntry, Storage } from './storage.js';
  */
 export class TranscriptCache {
   private readonly map = new Map<string, Entry[]>();
+  private entries = 0;
 
+  /**
+   * @param max sessions kept at most
+   * @param maxEntries entries kept at most over all sessions (the session in use always stays)
+   */
   constructor(
     private readonly storage: Storage,
     private readonly max: number,
+    private readonly maxEntries = 50_000,
   ) {}
+
+  // Drops least recently used sessions until both bounds hold; the newest session always stays.
+  private trim(): void {
+    for (const [id, list] of this.map) {
+      if (this.map.size <= 1 || (this.map.size <= this.max && this.entries <= this.maxEntries)) break;
+      this.map.delete(id);
+      this.entries -= list.length;
+    }
+  }
 
   /** The session's entries (loaded on a miss). The array is shared: do not mutate it. */
   async get(sessionId: string): Promise<Entry[]> {
@@ -24,14 +39,20 @@ export class TranscriptCache {
     }
     const entries = await this.storage.sessions.load(sessionId);
     this.map.set(sessionId, entries);
-    while (this.map.size > this.max) this.map.delete(this.map.keys().next().value!);
+    this.entries += entries.length;
+    this.trim();
     return entries;
   }
 
   /** Appends durably and mirrors the stored entries. */
   async append(sessionId: string, entries: NewEntry[]): Promise<Entry[]> {
     const stored = await this.storage.sessions.append(sessionId, entries);
-    this.map.get(sessionId)?.push(...stored);
+    const cached = this.map.get(sessionId);
+    if (cached) {
+      cached.push(...stored);
+      this.entries += stored.length;
+      this.trim();
+    }
     return stored;
   }
 
@@ -45,6 +66,8 @@ export class TranscriptCache {
     let seq = cached.at(-1)?.seq ?? 0;
     const now = new Date();
     for (const e of entries) cached.push({ ...e, sessionId, seq: ++seq, createdAt: now });
+    this.entries += entries.length;
+    this.trim();
   }
 
   /** The entries of one turn, from a session's cached transcript. */
@@ -53,6 +76,13 @@ export class TranscriptCache {
   }
 
   drop(sessionId: string): void {
+    const list = this.map.get(sessionId);
+    if (list) this.entries -= list.length;
     this.map.delete(sessionId);
+  }
+
+  /** Sessions and entries held now (for tests and stats). */
+  size(): { sessions: number; entries: number } {
+    return { sessions: this.map.size, entries: this.entries };
   }
 }
