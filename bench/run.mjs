@@ -327,43 +327,31 @@ try {
   results.gateway.warmup = { text: compactLoad(w1), tool: compactLoad(w2) };
 
   // --- latency / throughput levels -----------------------------------------------------------
-  results.gateway.text = {};
-  fake.setHandler(undefined); // default echo
-  for (const c of PLAN.levels) {
-    const r = await runLoad({
-      name: `gateway text x${c}`,
-      pool,
-      concurrency: c,
-      turns: PLAN.textTurns[c],
-      warmupPerWorker: PLAN.warmupPerWorker,
-      check: checkEcho,
-      serverPid: gw.pid,
-      deadline,
-      turnTimeoutMs: PLAN.turnTimeoutMs,
-      freshSessions: true,
-      ...statsHooks,
-    });
-    log(describeLoad(r));
-    results.gateway.text[c] = compactLoad(r);
-  }
-  results.gateway.tool = {};
-  fake.setHandler(toolHandler);
-  for (const c of PLAN.levels) {
-    const r = await runLoad({
-      name: `gateway read_file x${c}`,
-      pool,
-      concurrency: c,
-      turns: PLAN.toolTurns[c],
-      warmupPerWorker: PLAN.warmupPerWorker,
-      check: checkTool,
-      serverPid: gw.pid,
-      deadline,
-      turnTimeoutMs: PLAN.turnTimeoutMs,
-      freshSessions: true,
-      ...statsHooks,
-    });
-    log(describeLoad(r));
-    results.gateway.tool[c] = compactLoad(r);
+  // Each kind of turn runs at every concurrency level: text (the default echo) and one read_file call.
+  const kinds = [
+    { key: 'text', label: 'text', handler: undefined, turns: PLAN.textTurns, check: checkEcho },
+    { key: 'tool', label: 'read_file', handler: toolHandler, turns: PLAN.toolTurns, check: checkTool },
+  ];
+  for (const kind of kinds) {
+    results.gateway[kind.key] = {};
+    fake.setHandler(kind.handler);
+    for (const c of PLAN.levels) {
+      const r = await runLoad({
+        name: `gateway ${kind.label} x${c}`,
+        pool,
+        concurrency: c,
+        turns: kind.turns[c],
+        warmupPerWorker: PLAN.warmupPerWorker,
+        check: kind.check,
+        serverPid: gw.pid,
+        deadline,
+        turnTimeoutMs: PLAN.turnTimeoutMs,
+        freshSessions: true,
+        ...statsHooks,
+      });
+      log(describeLoad(r));
+      results.gateway[kind.key][c] = compactLoad(r);
+    }
   }
   fake.setHandler(undefined);
 
