@@ -32,7 +32,14 @@ export class DenialTracker {
   readonly limits: Readonly<DenialLimits>;
   readonly #counts = new Map<string, DenialCounts>();
 
-  constructor(limits: Partial<DenialLimits> = {}) {
+  /**
+   * @param maxSessions sessions whose counts are kept (memory stays bounded on a long-running
+   *   gateway; a session idle long enough to be dropped starts again from zero)
+   */
+  constructor(
+    limits: Partial<DenialLimits> = {},
+    private readonly maxSessions = 10_000,
+  ) {
     this.limits = Object.freeze({ ...DEFAULT_DENIAL_LIMITS, ...limits });
   }
 
@@ -80,10 +87,14 @@ export class DenialTracker {
 
   #get(sessionId: string): DenialCounts {
     let c = this.#counts.get(sessionId);
-    if (!c) {
+    if (c) {
+      // Most recently used last, so the bound below drops the sessions idle the longest.
+      this.#counts.delete(sessionId);
+    } else {
       c = { consecutive: 0, total: 0 };
-      this.#counts.set(sessionId, c);
     }
+    this.#counts.set(sessionId, c);
+    while (this.#counts.size > this.maxSessions) this.#counts.delete(this.#counts.keys().next().value!);
     return c;
   }
 

@@ -40,4 +40,15 @@ describe('DenialTracker', () => {
     expect(u.recordDenial('s')).toMatchObject({ consecutive: 3, total: 6, signal: 'denial_limit' });
     expect(u.snapshot('s')).toEqual({ consecutive: 3, total: 6 });
   });
+
+  it('keeps counts for a bounded number of sessions, dropping the one idle the longest', () => {
+    const t = new DenialTracker({}, 2);
+    t.recordDenial('a');
+    t.recordDenial('b');
+    t.recordDenial('a');
+    t.recordDenial('c');
+    expect(t.snapshot('a')).toEqual({ consecutive: 2, total: 2 });
+    expect(t.snapshot('b')).toEqual({ consecutive: 0, total: 0 });
+    expect(t.snapshot('c')).toEqual({ consecutive: 1, total: 1 });
+  });
 });
