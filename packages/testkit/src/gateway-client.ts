@@ -78,12 +78,15 @@ export async function api(
     headers,
     ...(opts.body !== undefined ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) } : {}),
   });
+  return { status: res.status, headers: res.headers, ...(await readResponse(res)) };
+}
+
+/** A response's body as text, and as JSON when it parses (undefined otherwise). */
+export async function readResponse(res: Response): Promise<{ text: string; json: any }> {
   const text = await res.text();
-  let json: unknown;
   try {
-    json = text === '' ? undefined : JSON.parse(text);
+    return { text, json: text === '' ? undefined : JSON.parse(text) };
   } catch {
-    json = undefined;
+    return { text, json: undefined };
   }
-  return { status: res.status, headers: res.headers, json, text };
 }

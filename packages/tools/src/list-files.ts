@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { FileToolError, fsError } from './errors.js';
 import { DEFAULT_MAX_LIST_ENTRIES, DEFAULT_MAX_RESULT_CHARS, type FileToolsOptions } from './options.js';
 import { walk, type WalkEntry } from './walk.js';
-import { isWithin, normalizeUserPath, confinedPath, resolveInWorkspace } from './workspace-path.js';
+import { isWithin, readOnlyDirectoryTool, resolveInWorkspace } from './workspace-path.js';
 
 const listFilesInput = z.strictObject({
   path: z.string().min(1).default('.').describe('Directory to list, relative to the workspace. Default: the workspace root (".").'),
@@ -25,11 +25,7 @@ export function createListFilesTool(
       'List the files and directories in a workspace directory, sorted, one path per line; directories end with "/". ' +
       'Paths are relative to the workspace, ready for the other file tools. Symbolic links are marked and not followed.',
     input: listFilesInput,
-    readOnly: true,
-    concurrencySafe: true,
-    maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
-    ruleContent: (input) => normalizeUserPath(input.path ?? '.'),
-    validateInput: confinedPath((input) => input.path ?? '.'),
+    ...readOnlyDirectoryTool<ListFilesInput>(opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS),
     async call(input, ctx) {
       const dir = await resolveInWorkspace(ctx.workspace, input.path ?? '.');
       const st = await stat(dir.real).catch((err: unknown) => {

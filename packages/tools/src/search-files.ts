@@ -13,7 +13,7 @@ import {
 } from './options.js';
 import { formatBytes, loadText } from './text-file.js';
 import { walk, type WalkEntry } from './walk.js';
-import { normalizeUserPath, confinedPath, resolveInWorkspace } from './workspace-path.js';
+import { readOnlyDirectoryTool, resolveInWorkspace } from './workspace-path.js';
 
 const searchFilesInput = z.strictObject({
   pattern: z.string().min(1).describe('JavaScript regular expression source to look for in each line, e.g. "TODO|FIXME" or "^import ".'),
@@ -38,11 +38,7 @@ export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFile
       'Search the text files under a workspace path for lines matching a regular expression. ' +
       'Returns "path:line: text" per match. Skips binary and very large files; symbolic links are not followed.',
     input: searchFilesInput,
-    readOnly: true,
-    concurrencySafe: true,
-    maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
-    ruleContent: (input) => normalizeUserPath(input.path ?? '.'),
-    validateInput: confinedPath((input) => input.path ?? '.'),
+    ...readOnlyDirectoryTool<SearchFilesInput>(opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS),
     async call(input, ctx) {
       const regex = compilePattern(input.pattern, input.caseInsensitive ?? false);
       const nameGlob = input.glob === undefined ? undefined : compileNameGlob(input.glob);

@@ -143,3 +143,17 @@ export function confinedPath<I>(pathOf: (input: I) => string, forWrite = false) 
     }
   };
 }
+
+/**
+ * The shared facts of a read-only tool that works on a directory (`path`, default `.`): safe to
+ * run in parallel, rules match the normalized path, escapes are refused as invalid input.
+ */
+export function readOnlyDirectoryTool<I extends { path?: string | undefined }>(maxResultChars: number) {
+  return {
+    readOnly: true,
+    concurrencySafe: true,
+    maxResultChars,
+    ruleContent: (input: I) => normalizeUserPath(input.path ?? '.'),
+    validateInput: confinedPath((input: I) => input.path ?? '.'),
+  };
+}

@@ -3,6 +3,7 @@ import { CANARY_WEBHOOK_SECRET } from '../canaries.js';
 import type { ReceivedCallback, WebhookMessage, WebhookPlatformOptions, WebhookSendOptions, WebhookSendResult } from './fake-webhook-types.js';
 import { signWebhookBody, verifyWebhookSignature } from './webhook-signing.js';
 import { listenLoopback } from '../loopback.js';
+import { readResponse } from '../gateway-client.js';
 
 /** A loopback stand-in for a platform that uses Switchboard's generic webhook channel. */
 export interface WebhookPlatform {
@@ -133,14 +134,7 @@ class FakeWebhookPlatform implements WebhookPlatform {
       headers['x-switchboard-signature'] = opts.signature ?? signWebhookBody(opts.secret ?? this.secret, ts, signed);
     }
     const res = await fetch(url, { method: 'POST', headers: { ...headers, ...(opts.headers ?? {}) }, body: opts.tamper ? opts.tamper(signed) : signed });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, json, text };
+    return { status: res.status, ...(await readResponse(res)) };
   }
 
   close(): Promise<void> {
