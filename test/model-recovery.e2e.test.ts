@@ -67,6 +67,8 @@ describe('model failure recovery', () => {
     const t = await chat(ws, 'rfallback', 'six');
     expect(t.end).toMatchObject({ type: 'final', text: 'answered by the fallback' });
     expect(models(start)).toEqual(['claude-test', 'claude-test', 'claude-test', 'claude-fallback']);
+    // The final frame goes out before the turn row records its usage: wait for that write.
+    await gw.waitForLog((l) => l.includes('turn finished') && l.includes(t.end.turnId));
     const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true });
     const row = db.prepare('select usage from turns where id = ?').get(t.end.turnId) as { usage: string };
     db.close();
