@@ -1,0 +1,139 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { api, type RecordedRequest } from '@switchboard/testkit';
+import { replyTo, useWebhookGateway } from './webhook-helpers.js';
+
+const FILE_READERS = ['read_file', 'list_files', 'search_files'];
+
+// The owner would run in bypassPermissions everywhere (agent mode, owner ceiling); each scope
+// below lowers it: a room's `mode` and `denyTools`, an account's `permissionMode`, an operator's
+// override of a room, a principal's mode set through the control API.
+const env = useWebhookGateway(
+  {
+    main: {
+      dmPolicy: 'allowlist',
+      groups: {
+        'room-plan': { requireMention: false, mode: 'plan', denyTools: [...FILE_READERS, 'edit_file'] },
+        'room-free': { requireMention: false },
+      },
+    },
+    ro: { dmPolicy: 'allowlist', permissionMode: 'plan' },
+  },
+  { agents: { default: { mode: 'bypassPermissions' } } },
+);
+
+let ownerId: string;
+const token = () => env.gw.credentials().operatorToken;
+
+/** Every path under `dir` whose last segment is `name`. */
+function findAll(dir: string, name: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const p = join(dir, entry);
+    if (entry === name) out.push(p);
+    if (statSync(p).isDirectory()) out.push(...findAll(p, name));
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  const created = await api(env.gw, 'POST', '/api/v1/principals', { token: token(), body: { name: 'olivia', role: 'owner' } });
+  expect(created.status).toBe(201);
+  ownerId = created.json.principal.id as string;
+  const linked = await api(env.gw, 'POST', `/api/v1/principals/${ownerId}/identities`, { token: token(), body: { channelType: 'webhook', externalId: 'olivia' } });
+  expect(linked.status).toBe(201);
+});
+
+type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
+const resultOf = (req: RecordedRequest, id: string) =>
+  (req.body.messages ?? []).flatMap((m) => (Array.isArray(m.content) ? (m.content as Block[]) : [])).find((b) => b.type === 'tool_result' && b.tool_use_id === id);
+
+/**
+ * Sends `text` from the owner and answers its first model call with `toolUse`; returns the
+ * first request (the tools offered) and the tool_result the model got back.
+ */
+async function ownerCalls(
+  account: 'main' | 'ro',
+  conversation: { id: string; kind: 'dm' | 'room' },
+  toolUse: { name: string; input: Record<string, unknown> },
+): Promise<{ first: RecordedRequest; result: Block }> {
+  const { fake, gw } = env;
+  const platform = env.platforms[account]!;
+  const id = `m-${Math.random().toString(36).slice(2)}`;
+  const useId = `toolu_${id.replace(/-/g, '_')}`;
+  const start = fake.requests.length;
+  fake.enqueue({ toolUses: [{ ...toolUse, id: useId }] }, { text: 'done' });
+  const sent = await platform.send(gw, { id, sender: { id: 'olivia' }, conversation, text: `please use ${toolUse.name}` });
+  expect(sent.json.gate).toBe('admitted');
+  await platform.waitFor(replyTo(id));
+  const first = fake.requests[start]!;
+  const result = resultOf(fake.requests.at(-1)!, useId);
+  expect(result).toBeDefined();
+  return { first, result: result! };
+}
+
+const toolNames = (req: RecordedRequest) => (req.body.tools ?? []).map((t) => t.name);
+
+describe('permission modes and denied tools at every scope', () => {
+  it("a room's denyTools are never offered, and a denied tool the model calls anyway is refused", async () => {
+    const { first, result } = await ownerCalls('main', { id: 'room-plan', kind: 'room' }, { name: 'read_file', input: { path: 'notes.txt' } });
+    for (const name of [...FILE_READERS, 'edit_file']) expect(toolNames(first)).not.toContain(name);
+    expect(result.is_error).toBe(true);
+    expect(String(result.content)).toMatch(/denied by rule/i);
+  });
+
+  it("a room's mode plan refuses a write the owner's bypassPermissions would have run", async () => {
+    const { result } = await ownerCalls('main', { id: 'room-plan', kind: 'room' }, { name: 'write_file', input: { path: 'room-plan.txt', content: 'x' } });
+    expect(result.is_error).toBe(true);
+    expect(String(result.content)).toMatch(/plan mode/);
+    expect(findAll(join(env.gw.dataDir, 'workspaces'), 'room-plan.txt')).toEqual([]);
+  });
+
+  it("an account's permissionMode plan lowers every conversation on it", async () => {
+    const { first, result } = await ownerCalls('ro', { id: 'dm-olivia', kind: 'dm' }, { name: 'write_file', input: { path: 'ro.txt', content: 'x' } });
+    expect(toolNames(first)).toContain('read_file');
+    expect(result.is_error).toBe(true);
+    expect(String(result.content)).toMatch(/plan mode/);
+    expect(findAll(join(env.gw.dataDir, 'workspaces'), 'ro.txt')).toEqual([]);
+  });
+
+  it('without any narrower setting the owner runs in the broader mode (the control case)', async () => {
+    const { result } = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'free.txt', content: 'x' } });
+    expect(result.is_error).toBeFalsy();
+    expect(findAll(join(env.gw.dataDir, 'workspaces'), 'free.txt')).toHaveLength(1);
+  });
+
+  it("an operator's override of a room's mode and denyTools (control API) takes effect on the next message", async () => {
+    const { gw } = env;
+    const view = await api(gw, 'GET', '/api/v1/channels/webhook:main/policy', { token: token() });
+    const groups = { ...(view.json.effective.groups as Record<string, unknown>), 'room-free': { requireMention: false, mode: 'dontAsk', denyTools: ['list_files'] } };
+    const put = await api(gw, 'PUT', '/api/v1/channels/webhook:main/policy', { token: token(), body: { groups } });
+    expect(put.status).toBe(200);
+    const { first, result } = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'free-2.txt', content: 'x' } });
+    expect(toolNames(first)).not.toContain('list_files');
+    expect(toolNames(first)).toContain('read_file');
+    expect(result.is_error).toBe(true);
+    expect(String(result.content)).toMatch(/dontAsk mode/);
+    expect(findAll(join(gw.dataDir, 'workspaces'), 'free-2.txt')).toEqual([]);
+    expect((await api(gw, 'DELETE', '/api/v1/channels/webhook:main/policy/groups', { token: token() })).status).toBe(200);
+  });
+
+  it("a principal's mode set through the control API lowers that person everywhere, and clearing it restores the broader mode", async () => {
+    const { gw } = env;
+    const set = await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: { mode: 'plan' } });
+    expect(set.status).toBe(200);
+    expect(set.json).toMatchObject({ principalId: ownerId, mode: 'plan' });
+    const planned = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'p-plan.txt', content: 'x' } });
+    expect(String(planned.result.content)).toMatch(/plan mode/);
+    expect(findAll(join(gw.dataDir, 'workspaces'), 'p-plan.txt')).toEqual([]);
+    // A mode above what the broader scopes allow is refused, naming the limit.
+    const bad = await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: { mode: 'auto' } });
+    expect(bad.status).toBe(400);
+    const cleared = await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: { mode: null } });
+    expect(cleared.status).toBe(200);
+    const free = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'p-free.txt', content: 'x' } });
+    expect(free.result.is_error).toBeFalsy();
+  });
+});
