@@ -16,6 +16,7 @@ const env = useWebhookGateway(
       groups: {
         'room-plan': { requireMention: false, mode: 'plan', denyTools: [...FILE_READERS, 'edit_file'] },
         'room-free': { requireMention: false },
+        'room-rules': { requireMention: false, denyTools: ['write_file(locked/**)'] },
       },
     },
     ro: { dmPolicy: 'allowlist', permissionMode: 'plan' },
@@ -80,8 +81,20 @@ describe('permission modes and denied tools at every scope', () => {
   it("a room's denyTools are never offered, and a denied tool the model calls anyway is refused", async () => {
     const { first, result } = await ownerCalls('main', { id: 'room-plan', kind: 'room' }, { name: 'read_file', input: { path: 'notes.txt' } });
     for (const name of [...FILE_READERS, 'edit_file']) expect(toolNames(first)).not.toContain(name);
+    // Refused before it could run (the loop knows only the offered tools; the room's deny rule backs it).
+    expect(result.is_error).toBe(true);
+    expect(String(result.content)).toMatch(/no tool named "read_file"|denied by rule/i);
+    expect(String(result.content)).not.toMatch(/ENOENT|not found|does not exist/i);
+  });
+
+  it("a room's denyTools entry with content is a deny rule at the room's scope: the tool stays offered, matching calls are refused", async () => {
+    const { first, result } = await ownerCalls('main', { id: 'room-rules', kind: 'room' }, { name: 'write_file', input: { path: 'locked/a.txt', content: 'x' } });
+    expect(toolNames(first)).toContain('write_file');
     expect(result.is_error).toBe(true);
     expect(String(result.content)).toMatch(/denied by rule/i);
+    expect(findAll(join(env.gw.dataDir, 'workspaces'), 'a.txt')).toEqual([]);
+    const other = await ownerCalls('main', { id: 'room-rules', kind: 'room' }, { name: 'write_file', input: { path: 'open.txt', content: 'x' } });
+    expect(other.result.is_error).toBeFalsy();
   });
 
   it("a room's mode plan refuses a write the owner's bypassPermissions would have run", async () => {
@@ -128,9 +141,11 @@ describe('permission modes and denied tools at every scope', () => {
     const planned = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'p-plan.txt', content: 'x' } });
     expect(String(planned.result.content)).toMatch(/plan mode/);
     expect(findAll(join(gw.dataDir, 'workspaces'), 'p-plan.txt')).toEqual([]);
-    // A mode above what the broader scopes allow is refused, naming the limit.
-    const bad = await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: { mode: 'auto' } });
+    // An unknown mode is refused, naming the field.
+    const bad = await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: { mode: 'superuser' } });
     expect(bad.status).toBe(400);
+    expect(bad.text).toMatch(/mode/);
+    expect((await api(gw, 'GET', `/api/v1/principals/${ownerId}/mode`, { token: token() })).json).toEqual({ principalId: ownerId, mode: 'plan' });
     const cleared = await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: { mode: null } });
     expect(cleared.status).toBe(200);
     const free = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'p-free.txt', content: 'x' } });

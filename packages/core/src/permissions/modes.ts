@@ -33,6 +33,9 @@ export const ROLE_MODE_CEILING: Readonly<Record<PermissionRole, PermissionMode>>
   guest: 'default',
 });
 
+/** The most trusted mode per role; configuration (`permissions.roleCeilings`), {@link ROLE_MODE_CEILING} by default. */
+export type RoleCeilings = Readonly<Record<PermissionRole, PermissionMode>>;
+
 /** The mode used where no scope sets one (before the role ceiling applies). */
 export const DEFAULT_PERMISSION_MODE: PermissionMode = 'default';
 
@@ -51,9 +54,10 @@ export function isPermissionMode(s: unknown): s is PermissionMode {
   return typeof s === 'string' && (MODE_ORDER as readonly string[]).includes(s);
 }
 
-/** The ceiling of a role; unknown roles get `default`. */
-export function roleCeiling(role: string): PermissionMode {
-  return Object.hasOwn(ROLE_MODE_CEILING, role) ? (ROLE_MODE_CEILING[role as PermissionRole] ?? 'default') : 'default';
+/** The ceiling of a role under `ceilings` (the built-in defaults unless given); unknown roles get `default`, or less if `guest`'s ceiling is lower. */
+export function roleCeiling(role: string, ceilings: RoleCeilings = ROLE_MODE_CEILING): PermissionMode {
+  const unknown = lowerMode('default', ceilings.guest ?? 'default');
+  return Object.hasOwn(ceilings, role) ? (ceilings[role as PermissionRole] ?? unknown) : unknown;
 }
 
 /** A mode set at one scope (only the settings that apply to the call are passed). */
@@ -90,8 +94,8 @@ export type ModeChangeCheck = { ok: true } | { ok: false; reason: string };
  * mode that the scopes broader than the session give, e.g. `effectiveMode` of the non-session
  * settings).
  */
-export function canSetMode(role: string, requested: PermissionMode, broaderEffective: PermissionMode): ModeChangeCheck {
-  const ceiling = roleCeiling(role);
+export function canSetMode(role: string, requested: PermissionMode, broaderEffective: PermissionMode, ceilings: RoleCeilings = ROLE_MODE_CEILING): ModeChangeCheck {
+  const ceiling = roleCeiling(role, ceilings);
   if (modeRank(requested) > modeRank(ceiling)) {
     return { ok: false, reason: `the ${role} role may use at most ${ceiling} mode` };
   }
