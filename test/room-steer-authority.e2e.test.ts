@@ -1,7 +1,6 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, type RecordedRequest } from '@switchboard/testkit';
+import { linkedPrincipal, workspaceFiles } from './principal-helpers.js';
 import { replyTo, useWebhookGateway } from './webhook-helpers.js';
 
 // The owner runs in bypassPermissions (agent mode; the owner's ceiling allows it); a guest's
@@ -11,34 +10,12 @@ const env = useWebhookGateway(
   { agents: { default: { mode: 'bypassPermissions' } } },
 );
 
-/** Every path under `dir` whose last segment is `name`. */
-function findAll(dir: string, name: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    const p = join(dir, entry);
-    if (entry === name) out.push(p);
-    if (statSync(p).isDirectory()) out.push(...findAll(p, name));
-  }
-  return out;
-}
-
-async function person(name: string, role: string): Promise<string> {
-  const { operatorToken } = env.gw.credentials();
-  const created = await api(env.gw, 'POST', '/api/v1/principals', { token: operatorToken, body: { name, role } });
-  expect(created.status).toBe(201);
-  const id = created.json.principal.id as string;
-  const linked = await api(env.gw, 'POST', `/api/v1/principals/${id}/identities`, { token: operatorToken, body: { channelType: 'webhook', externalId: name } });
-  expect(linked.status).toBe(201);
-  return id;
-}
-
 const room = (id: string, sender: string, text: string) => ({ id, sender: { id: sender }, conversation: { id: 'room-s', kind: 'room' as const }, text });
 const saw = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 
 beforeAll(async () => {
-  await person('olivia', 'owner');
-  await person('gus', 'guest');
+  await linkedPrincipal(env.gw, 'olivia', 'owner');
+  await linkedPrincipal(env.gw, 'gus', 'guest');
 });
 
 describe('steer mode in a room', () => {
@@ -65,16 +42,16 @@ describe('steer mode in a room', () => {
       // The owner's turn ends without ever seeing the guest's message.
       const ownerReply = await platform.waitFor(replyTo('o1'));
       expect(ownerReply.body.text).toBe('owner turn done');
-      expect(findAll(join(gw.dataDir, 'workspaces'), 'guest.txt')).toEqual([]);
+      expect(workspaceFiles(gw, 'guest.txt')).toEqual([]);
       // The guest's message is its own turn; its write_file is decided by the guest's mode: asked.
       const ask = await platform.waitFor((c) => c.body.type === 'approval_request' && c.body.tool === 'write_file');
       expect(ask.body.replyTo).toBe('g1');
-      expect(findAll(join(gw.dataDir, 'workspaces'), 'guest.txt')).toEqual([]);
+      expect(workspaceFiles(gw, 'guest.txt')).toEqual([]);
       const decided = await platform.decide(gw, ask.body.approvalId as string, { decision: 'deny', senderId: 'olivia' });
       expect(decided.status).toBe(200);
       const guestReply = await platform.waitFor(replyTo('g1'));
       expect(guestReply.body.text).toBe('guest turn done');
-      expect(findAll(join(gw.dataDir, 'workspaces'), 'guest.txt')).toEqual([]);
+      expect(workspaceFiles(gw, 'guest.txt')).toEqual([]);
       // The audit names the mode each decision was made in.
       const audit = await api(gw, 'GET', '/api/v1/audit?action=permission.decision', { token: gw.credentials().operatorToken });
       const write = (audit.json.entries as Array<{ detail: { tool: string; mode: string } }>).find((e) => e.detail.tool === 'write_file');

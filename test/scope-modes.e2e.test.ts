@@ -1,7 +1,6 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, type RecordedRequest } from '@switchboard/testkit';
+import { linkedPrincipal, workspaceFiles } from './principal-helpers.js';
 import { replyTo, useWebhookGateway } from './webhook-helpers.js';
 
 const FILE_READERS = ['read_file', 'list_files', 'search_files'];
@@ -27,24 +26,8 @@ const env = useWebhookGateway(
 let ownerId: string;
 const token = () => env.gw.credentials().operatorToken;
 
-/** Every path under `dir` whose last segment is `name`. */
-function findAll(dir: string, name: string): string[] {
-  if (!existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    const p = join(dir, entry);
-    if (entry === name) out.push(p);
-    if (statSync(p).isDirectory()) out.push(...findAll(p, name));
-  }
-  return out;
-}
-
 beforeAll(async () => {
-  const created = await api(env.gw, 'POST', '/api/v1/principals', { token: token(), body: { name: 'olivia', role: 'owner' } });
-  expect(created.status).toBe(201);
-  ownerId = created.json.principal.id as string;
-  const linked = await api(env.gw, 'POST', `/api/v1/principals/${ownerId}/identities`, { token: token(), body: { channelType: 'webhook', externalId: 'olivia' } });
-  expect(linked.status).toBe(201);
+  ownerId = await linkedPrincipal(env.gw, 'olivia', 'owner');
 });
 
 type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
@@ -92,7 +75,7 @@ describe('permission modes and denied tools at every scope', () => {
     expect(toolNames(first)).toContain('write_file');
     expect(result.is_error).toBe(true);
     expect(String(result.content)).toMatch(/denied by rule/i);
-    expect(findAll(join(env.gw.dataDir, 'workspaces'), 'a.txt')).toEqual([]);
+    expect(workspaceFiles(env.gw, 'a.txt')).toEqual([]);
     const other = await ownerCalls('main', { id: 'room-rules', kind: 'room' }, { name: 'write_file', input: { path: 'open.txt', content: 'x' } });
     expect(other.result.is_error).toBeFalsy();
   });
@@ -101,7 +84,7 @@ describe('permission modes and denied tools at every scope', () => {
     const { result } = await ownerCalls('main', { id: 'room-plan', kind: 'room' }, { name: 'write_file', input: { path: 'room-plan.txt', content: 'x' } });
     expect(result.is_error).toBe(true);
     expect(String(result.content)).toMatch(/plan mode/);
-    expect(findAll(join(env.gw.dataDir, 'workspaces'), 'room-plan.txt')).toEqual([]);
+    expect(workspaceFiles(env.gw, 'room-plan.txt')).toEqual([]);
   });
 
   it("an account's permissionMode plan lowers every conversation on it", async () => {
@@ -109,13 +92,13 @@ describe('permission modes and denied tools at every scope', () => {
     expect(toolNames(first)).toContain('read_file');
     expect(result.is_error).toBe(true);
     expect(String(result.content)).toMatch(/plan mode/);
-    expect(findAll(join(env.gw.dataDir, 'workspaces'), 'ro.txt')).toEqual([]);
+    expect(workspaceFiles(env.gw, 'ro.txt')).toEqual([]);
   });
 
   it('without any narrower setting the owner runs in the broader mode (the control case)', async () => {
     const { result } = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'free.txt', content: 'x' } });
     expect(result.is_error).toBeFalsy();
-    expect(findAll(join(env.gw.dataDir, 'workspaces'), 'free.txt')).toHaveLength(1);
+    expect(workspaceFiles(env.gw, 'free.txt')).toHaveLength(1);
   });
 
   it("an operator's override of a room's mode and denyTools (control API) takes effect on the next message", async () => {
@@ -129,7 +112,7 @@ describe('permission modes and denied tools at every scope', () => {
     expect(toolNames(first)).toContain('read_file');
     expect(result.is_error).toBe(true);
     expect(String(result.content)).toMatch(/dontAsk mode/);
-    expect(findAll(join(gw.dataDir, 'workspaces'), 'free-2.txt')).toEqual([]);
+    expect(workspaceFiles(gw, 'free-2.txt')).toEqual([]);
     expect((await api(gw, 'DELETE', '/api/v1/channels/webhook:main/policy/groups', { token: token() })).status).toBe(200);
   });
 
@@ -140,7 +123,7 @@ describe('permission modes and denied tools at every scope', () => {
     expect(set.json).toMatchObject({ principalId: ownerId, mode: 'plan' });
     const planned = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'p-plan.txt', content: 'x' } });
     expect(String(planned.result.content)).toMatch(/plan mode/);
-    expect(findAll(join(gw.dataDir, 'workspaces'), 'p-plan.txt')).toEqual([]);
+    expect(workspaceFiles(gw, 'p-plan.txt')).toEqual([]);
     // An unknown mode is refused, naming the field.
     const bad = await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: { mode: 'superuser' } });
     expect(bad.status).toBe(400);
@@ -150,5 +133,31 @@ describe('permission modes and denied tools at every scope', () => {
     expect(cleared.status).toBe(200);
     const free = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'p-free.txt', content: 'x' } });
     expect(free.result.is_error).toBeFalsy();
+  });
+
+  it("a session's mode set through the control API lowers that session only; unknown ids and bad bodies are refused", async () => {
+    const { gw } = env;
+    const sessions = await api(gw, 'GET', '/api/v1/sessions?channel=webhook', { token: token() });
+    const free = (sessions.json.sessions as Array<{ id: string; conversation: string | null }>).find((x) => x.conversation === 'room-free');
+    expect(free).toBeDefined();
+    const set = await api(gw, 'PUT', `/api/v1/sessions/${free!.id}/mode`, { token: token(), body: { mode: 'dontAsk' } });
+    expect(set.status).toBe(200);
+    expect(set.json).toEqual({ sessionId: free!.id, mode: 'dontAsk' });
+    const lowered = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 's-low.txt', content: 'x' } });
+    expect(String(lowered.result.content)).toMatch(/dontAsk mode/);
+    // Another room of the same person keeps the broader mode.
+    const other = await ownerCalls('main', { id: 'room-rules', kind: 'room' }, { name: 'write_file', input: { path: 's-other.txt', content: 'x' } });
+    expect(other.result.is_error).toBeFalsy();
+    expect((await api(gw, 'PUT', `/api/v1/sessions/${free!.id}/mode`, { token: token(), body: { mode: null } })).status).toBe(200);
+
+    expect((await api(gw, 'PUT', '/api/v1/sessions/no-such-session/mode', { token: token(), body: { mode: 'plan' } })).status).toBe(404);
+    expect((await api(gw, 'PUT', '/api/v1/principals/no-such-principal/mode', { token: token(), body: { mode: 'plan' } })).status).toBe(404);
+    const missing = await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.text).toMatch(/mode/);
+    expect((await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { token: token(), body: { mode: 'plan', extra: 1 } })).status).toBe(400);
+    expect((await api(gw, 'PUT', `/api/v1/principals/${ownerId}/mode`, { body: { mode: 'plan' } })).status).toBe(401);
+    const audit = await api(gw, 'GET', '/api/v1/audit?action=principal.mode', { token: token() });
+    expect((audit.json.entries as Array<{ target: string; detail: { mode: string | null } }>).map((e) => e.detail.mode)).toEqual([null, 'plan']);
   });
 });

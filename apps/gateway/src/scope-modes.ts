@@ -15,9 +15,8 @@ export async function principalMode(storage: Storage, principalId: string): Prom
   return row && isPermissionMode(row.value) ? row.value : undefined;
 }
 
-/** Sets (or, with null, removes) a principal's mode; audited as `principal.mode`. */
+/** Sets (or, with null, removes) a principal's mode (the caller audits it). */
 export async function setPrincipalMode(storage: Storage, principalId: string, mode: PermissionMode | null, by: string): Promise<void> {
   if (mode === null) await storage.policies.remove(key(principalId), FIELD);
   else await storage.policies.set(key(principalId), FIELD, mode, by);
-  await storage.audit.append({ actor: by, action: 'principal.mode', target: principalId, detail: { mode } });
 }

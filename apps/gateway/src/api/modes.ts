@@ -2,7 +2,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { permissionModeSchema } from '../config-channels.js';
 import { principalMode, setPrincipalMode } from '../scope-modes.js';
-import { actorOf, idParam } from './common.js';
+import { actorOf, auditChange, idParam } from './common.js';
 import { sendError, type RouteModule } from './deps.js';
 
 /** `{ mode }`: a permission mode, or null to remove the scope's setting. */
@@ -28,6 +28,7 @@ export const modeRoutes: RouteModule = async (app, { storage }) => {
     async (req, reply) => {
       if (!(await storage.principals.get(req.params.id))) return sendError(reply, 404, 'not_found', `No principal ${req.params.id}.`);
       await setPrincipalMode(storage, req.params.id, req.body.mode, actorOf(req));
+      await auditChange(storage, req, 'principal.mode', req.params.id, { mode: req.body.mode });
       return { principalId: req.params.id, mode: req.body.mode };
     },
   );
@@ -39,7 +40,7 @@ export const modeRoutes: RouteModule = async (app, { storage }) => {
       const session = await storage.sessions.get(req.params.id);
       if (!session) return sendError(reply, 404, 'not_found', `No session ${req.params.id}.`);
       await storage.sessions.updateSettings(session.id, { mode: req.body.mode });
-      await storage.audit.append({ actor: actorOf(req), action: 'session.mode', target: session.id, detail: { mode: req.body.mode } });
+      await auditChange(storage, req, 'session.mode', session.id, { mode: req.body.mode });
       return { sessionId: session.id, mode: req.body.mode };
     },
   );
