@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { api, type GatewayProcess } from '@switchboard/testkit';
 
-/** Creates a principal with `role` through the control API and links `<channelType>:<name>` to it; returns its id. */
-export async function linkedPrincipal(gw: GatewayProcess, name: string, role: string, channelType = 'webhook'): Promise<string> {
+/** Creates a principal with `role` through the control API and links `<channelType>:<externalId>` (default: the name) to it; returns its id. */
+export async function linkedPrincipal(gw: GatewayProcess, name: string, role: string, channelType = 'webhook', externalId = name): Promise<string> {
   const { operatorToken } = gw.credentials();
   const created = await api(gw, 'POST', '/api/v1/principals', { token: operatorToken, body: { name, role } });
   expect(created.status).toBe(201);
   const id = created.json.principal.id as string;
-  const linked = await api(gw, 'POST', `/api/v1/principals/${id}/identities`, { token: operatorToken, body: { channelType, externalId: name } });
+  const linked = await api(gw, 'POST', `/api/v1/principals/${id}/identities`, { token: operatorToken, body: { channelType, externalId } });
   expect(linked.status).toBe(201);
   return id;
 }

@@ -1,10 +1,10 @@
 import {
   ApprovalBroker,
   DenialTracker,
+  canSetMode,
   decidePermission,
   describeLimit,
   isPermissionMode,
-  modeRank,
   preFilter,
   preToolUseFromHooks,
   resolveMode,
@@ -147,9 +147,8 @@ export class PolicyService {
   async checkModeChange(c: ModeContext, mode: string): Promise<{ ok: true; mode: PermissionMode } | { ok: false; reason: string }> {
     if (!isPermissionMode(mode)) return { ok: false, reason: `unknown mode "${mode}": use plan, dontAsk, default, acceptEdits or bypassPermissions` };
     const broader = await this.resolveMode(c, false);
-    if (modeRank(mode) > modeRank(broader.ceiling)) return { ok: false, reason: `the ${c.role} role may use at most ${broader.ceiling} mode (permissions.roleCeilings)` };
-    if (modeRank(mode) > modeRank(broader.mode)) return { ok: false, reason: `${describeLimit(broader, c.role)} allows at most ${broader.mode} mode here` };
-    return { ok: true, mode };
+    const check = canSetMode(c.role, mode, broader.mode, this.d.cfg.permissions.roleCeilings, describeLimit(broader, c.role));
+    return check.ok ? { ok: true, mode } : check;
   }
 
   /** A room's `denyTools` as deny rules at its conversation scope (so the pre-filter hides them and the rules refuse them). */

@@ -92,15 +92,21 @@ export type ModeChangeCheck = { ok: true } | { ok: false; reason: string };
  * Whether a chat user may set their own session to `requested`. Lowering trust is always
  * allowed; raising is allowed up to the lower of the role's ceiling and `broaderEffective` (the
  * mode that the scopes broader than the session give, e.g. `effectiveMode` of the non-session
- * settings).
+ * settings). `broaderName` names where that limit comes from in the refusal.
  */
-export function canSetMode(role: string, requested: PermissionMode, broaderEffective: PermissionMode, ceilings: RoleCeilings = ROLE_MODE_CEILING): ModeChangeCheck {
+export function canSetMode(
+  role: string,
+  requested: PermissionMode,
+  broaderEffective: PermissionMode,
+  ceilings: RoleCeilings = ROLE_MODE_CEILING,
+  broaderName = 'this conversation',
+): ModeChangeCheck {
   const ceiling = roleCeiling(role, ceilings);
   if (modeRank(requested) > modeRank(ceiling)) {
     return { ok: false, reason: `the ${role} role may use at most ${ceiling} mode` };
   }
   if (modeRank(requested) > modeRank(broaderEffective)) {
-    return { ok: false, reason: `this conversation allows at most ${broaderEffective} mode` };
+    return { ok: false, reason: `${broaderName} allows at most ${broaderEffective} mode` };
   }
   return { ok: true };
 }
