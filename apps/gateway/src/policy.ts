@@ -157,7 +157,7 @@ export class PolicyService {
     if (!room) return [];
     const scope: PermissionScope = { kind: 'conversation', id: conversationId(conversation) };
     const expand = (rule: string) => this.d.expandRule?.(rule) ?? [rule];
-    return room.denyTools.flatMap(expand).map((rule) => ({ scope, behavior: 'deny' as const, rule, source: 'config' as const }));
+    return (room.denyTools ?? []).flatMap(expand).map((rule) => ({ scope, behavior: 'deny' as const, rule, source: 'config' as const }));
   }
 
   private summarize(tool: AnyTool, input: unknown): string {
