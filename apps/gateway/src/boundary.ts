@@ -39,6 +39,7 @@ function configPolicy(cfg: Readonly<Config>, channelId: string): BoundaryPolicy 
     requireMention: a.requireMention ?? true,
     rateLimit: a.rateLimit ?? { burst: 10, perMinute: 20 },
     pairingRole: a.pairingRole ?? 'member',
+    permissionMode: a.permissionMode ?? null,
   };
 }
 
@@ -135,7 +136,7 @@ export class BoundaryService {
     // rate-limit token, no second notice.
     const seen = await this.d.storage.turns.seen(message.channel, message.account, message.dedupeKey);
     if (seen) return { ...seen, gate: 'admitted' };
-    const policy = (await this.policy(channelId)) ?? { ...configPolicy(this.d.cfg, channelId), dmPolicy: 'allowlist', allowFrom: [], groupPolicy: 'disabled', groups: {}, requireMention: true, rateLimit: { burst: 10, perMinute: 20 }, pairingRole: 'member' } as BoundaryPolicy;
+    const policy = (await this.policy(channelId)) ?? { ...configPolicy(this.d.cfg, channelId), dmPolicy: 'allowlist', allowFrom: [], groupPolicy: 'disabled', groups: {}, requireMention: true, rateLimit: { burst: 10, perMinute: 20 }, pairingRole: 'member', permissionMode: null } as BoundaryPolicy;
     const sep = message.sender.identity.indexOf(':');
     const channelType = message.sender.identity.slice(0, sep);
     const externalId = message.sender.identity.slice(sep + 1);

@@ -78,7 +78,7 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
       return {
         sessionId: s.id,
         model: d.modelName,
-        mode: d.policy.modeFor(s, role, ch.id),
+        mode: await d.policy.modeFor({ session: s, role, principalId, channelId: ch.id, conversation: conv }),
         queueMode: d.queueMode(s, ch.id),
         entries: entries.length,
         pendingApprovals: pending.length,
@@ -88,7 +88,7 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
     setMode: async (conv, principalId, mode) => {
       const s = await session(conv, principalId);
       const role = await roleOf(principalId);
-      const check = d.policy.checkModeChange(s, role, mode);
+      const check = await d.policy.checkModeChange({ session: s, role, principalId, channelId: ch.id, conversation: conv }, mode);
       if (!check.ok) return check;
       await storage.sessions.updateSettings(s.id, { mode: check.mode });
       await storage.audit.append({ actor: `principal:${principalId}`, action: 'session.mode', target: s.id, detail: { mode: check.mode } });

@@ -1,9 +1,21 @@
 import { z } from 'zod';
 import { duration } from './duration.js';
+import { checkRuleText } from './registry.js';
 
 const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
 const groupPolicy = z.enum(['allowlist', 'open', 'disabled']);
 const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
+/** A permission mode (DESIGN §1); a mode set at a scope may lower trust, never raise it. */
+export const permissionModeSchema = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
+/** A tool name or rule denied at a scope (`read_file`, `mcp__github`, `group:fs`, `write_file(secrets/**)`), checked when the config loads. */
+const denyToolRule = z
+  .string()
+  .min(1)
+  .max(128)
+  .superRefine((s, ctx) => {
+    const check = checkRuleText(s);
+    if (!check.ok) ctx.addIssue({ code: 'custom', message: check.message });
+  });
 
 /** One room's settings in a `groups` map (the room allowlist). */
 export const roomSchema = z.strictObject({
@@ -11,10 +23,10 @@ export const roomSchema = z.strictObject({
   requireMention: z.boolean().default(true),
   /** Senders allowed in this room (empty: anyone in the room). */
   allowFrom: z.array(z.string().min(1).max(128)).default([]),
-  /** Permission mode ceiling for turns in this room. */
-  mode: z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']).optional(),
-  /** Tools denied in this room. */
-  denyTools: z.array(z.string().min(1).max(128)).default([]),
+  /** Permission mode of turns in this room (conversation scope): lowers trust, never raises it. */
+  mode: permissionModeSchema.optional(),
+  /** Tools (or rules) denied in this room: deny rules at its conversation scope, never offered to the model. */
+  denyTools: z.array(denyToolRule).default([]),
 });
 
 /** Per-sender rate limit: a token bucket. */
@@ -41,6 +53,8 @@ export const boundaryShape = {
   /** Role given to people admitted by pairing. */
   pairingRole: ROLE.default('member'),
   queueMode: z.enum(['followup', 'steer']).optional(),
+  /** Permission mode of every conversation on this account (channel scope): lowers trust, never raises it. */
+  permissionMode: permissionModeSchema.optional(),
 };
 
 /** dmPolicy `open` needs an explicit `"*"` in allowFrom, so a typo never opens a bot to the world. */

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { hooksConfigSchema } from '@switchboard/core';
+import { ROLE_MODE_CEILING, hooksConfigSchema } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
-import { rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
+import { permissionModeSchema, rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
 import { duration } from './duration.js';
 import { TOOL_GROUPS, TOOL_PROFILES, checkRuleText } from './registry.js';
 
@@ -39,6 +39,8 @@ const websocketAccount = z.strictObject({
   queueMode: z.enum(['followup', 'steer']).optional(),
   /** Per-sender rate limit (token bucket). */
   rateLimit: rateLimitSchema.default({ burst: 10, perMinute: 20 }),
+  /** Permission mode of every conversation on this account (channel scope): lowers trust, never raises it. */
+  permissionMode: permissionModeSchema.optional(),
 });
 
 const toolSet = z.enum([...TOOL_PROFILES, ...TOOL_GROUPS]);
@@ -92,6 +94,15 @@ export const configSchema = z.strictObject({
         .default({ consecutive: 3, total: 20 }),
       /** Default time a hook may take (a hook's own `timeoutMs` wins). */
       hookTimeout: duration.default(10_000),
+      /** The most trusted mode each role may run in, whatever any scope says. */
+      roleCeilings: z
+        .strictObject({
+          owner: permissionMode.default(ROLE_MODE_CEILING.owner),
+          admin: permissionMode.default(ROLE_MODE_CEILING.admin),
+          member: permissionMode.default(ROLE_MODE_CEILING.member),
+          guest: permissionMode.default(ROLE_MODE_CEILING.guest),
+        })
+        .prefault({}),
     })
     .default({
       allow: [],
@@ -101,6 +112,7 @@ export const configSchema = z.strictObject({
       selfApproveRoles: ['owner', 'admin', 'member'],
       denialLimits: { consecutive: 3, total: 20 },
       hookTimeout: 10_000,
+      roleCeilings: { ...ROLE_MODE_CEILING },
     }),
   pairing: z
     .strictObject({

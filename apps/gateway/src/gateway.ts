@@ -7,6 +7,7 @@ import {
   SwbErrorCode,
   TurnEngine,
   type AgentRuntime,
+  type BoundaryPolicy,
   type Channel,
   type ConversationRef,
   type InboundMessage,
@@ -105,7 +106,18 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     selfApproveRoles: cfg.permissions.selfApproveRoles,
     onRuleSaved: () => policy?.invalidateRules(),
   });
-  policy = new PolicyService({ cfg, storage, broker, log: log.child({ component: 'policy' }), scrub, configFile: opts.configFile, databaseFile, expandRule: (r) => registry.expandRule(r) });
+  policy = new PolicyService({
+    cfg,
+    storage,
+    broker,
+    log: log.child({ component: 'policy' }),
+    scrub,
+    configFile: opts.configFile,
+    databaseFile,
+    expandRule: (r) => registry.expandRule(r),
+    // The boundary is built below; a channel's permissionMode and rooms come with operators' overrides applied.
+    boundaryPolicy: (channelId): Promise<BoundaryPolicy | null> => boundary.policy(channelId),
+  });
   const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>
     session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';

@@ -3,16 +3,18 @@ import {
   DenialTracker,
   canSetMode,
   decidePermission,
-  effectiveMode,
+  describeLimit,
   isPermissionMode,
   preFilter,
   preToolUseFromHooks,
-  roleCeiling,
+  resolveMode,
   runHooks,
   scopesOf,
   toDecision,
+  type BoundaryPolicy,
+  type ConversationRef,
   type HooksConfig,
-  type ModeSetting,
+  type ModeResolution,
   type PermissionMode,
   type PermissionScope,
   type RuleSet,
@@ -25,6 +27,7 @@ import {
 import type { AnyTool, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { principalMode } from './scope-modes.js';
 
 export interface PolicyDeps {
   cfg: Readonly<Config>;
@@ -37,9 +40,27 @@ export interface PolicyDeps {
   databaseFile: string;
   /** Expands a `group:*` rule into per-tool rules (the capability registry); other rules pass through. */
   expandRule?(rule: string): string[];
+  /** The effective boundary policy of a channel account (config with operators' overrides): its `permissionMode` and rooms. */
+  boundaryPolicy?(channelId: string): Promise<BoundaryPolicy | null>;
+}
+
+/** Where one turn or session stands, for mode resolution: everything comes from the inbound message. */
+export interface ModeContext {
+  session: Session;
+  /** The speaker's role (`guest` without a principal). */
+  role: string;
+  /** The speaker's principal, if any. */
+  principalId?: string | undefined;
+  /** `<type>:<account>`. */
+  channelId: string;
+  conversation: Pick<ConversationRef, 'channel' | 'account' | 'id' | 'kind'>;
 }
 
 const conversationId = (c: { channel: string; account: string; id: string }) => `${c.channel}:${c.account}:${c.id}`;
+
+/** The principal whose message a turn answers: the message's own; a DM session's owner only for a DM. */
+const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string | undefined =>
+  ctx.message.principalId ?? (ctx.message.kind === 'dm' && ctx.session.scope === 'dm' ? (ctx.session.principalId ?? undefined) : undefined);
 
 /**
  * The action layer (DESIGN.md §1, layer 2): for each turn, the tools the model may see, the
@@ -84,25 +105,59 @@ export class PolicyService {
     return out;
   }
 
-  /** The mode in force for a session and role. */
-  modeFor(session: Session, role: string, channelId: string): PermissionMode {
-    const settings: ModeSetting[] = [];
-    if (this.d.cfg.permissions.mode) settings.push({ scope: { kind: 'gateway' }, mode: this.d.cfg.permissions.mode });
-    const agentMode = this.d.cfg.agents[session.agentId]?.mode;
-    if (agentMode) settings.push({ scope: { kind: 'agent', id: session.agentId }, mode: agentMode });
-    if (session.settings.mode && isPermissionMode(session.settings.mode)) {
-      settings.push({ scope: { kind: 'session', id: session.id }, mode: session.settings.mode });
-    }
-    void channelId;
-    return effectiveMode(settings, roleCeiling(role));
+  /** The room settings of a conversation (own-property lookup: room ids come from outside). */
+  private async room(channelId: string, conversation: ModeContext['conversation']): Promise<BoundaryPolicy['groups'][string] | undefined> {
+    if (conversation.kind !== 'room') return undefined;
+    const policy = await this.d.boundaryPolicy?.(channelId);
+    return policy && Object.hasOwn(policy.groups, conversation.id) ? policy.groups[conversation.id] : undefined;
   }
 
-  /** Whether a person may set their own session to `mode`. */
-  checkModeChange(session: Session, role: string, mode: string): { ok: true; mode: PermissionMode } | { ok: false; reason: string } {
+  /**
+   * The mode in force for one speaker in one conversation: the least trusted of the role's
+   * ceiling (`permissions.roleCeilings`) and the mode of every scope — gateway, agent, channel
+   * account (`permissionMode`, operator overrides included), room (`groups.<id>.mode`), principal
+   * (control API) and, unless `withSession` is false, session.
+   */
+  async resolveMode(c: ModeContext, withSession = true): Promise<ModeResolution> {
+    const cfg = this.d.cfg;
+    const policy = await this.d.boundaryPolicy?.(c.channelId);
+    const room = await this.room(c.channelId, c.conversation);
+    const agent = Object.hasOwn(cfg.agents, c.session.agentId) ? cfg.agents[c.session.agentId] : undefined;
+    const sessionMode = c.session.settings.mode;
+    return resolveMode(
+      {
+        gateway: cfg.permissions.mode,
+        agent: { id: c.session.agentId, mode: agent?.mode },
+        channel: { id: c.channelId, mode: policy?.permissionMode ?? undefined },
+        conversation: { id: conversationId(c.conversation), mode: room?.mode },
+        ...(c.principalId ? { principal: { id: c.principalId, mode: await principalMode(this.d.storage, c.principalId) } } : {}),
+        ...(withSession && isPermissionMode(sessionMode) ? { session: { id: c.session.id, mode: sessionMode } } : {}),
+      },
+      c.role,
+      cfg.permissions.roleCeilings,
+    );
+  }
+
+  /** The mode in force (see {@link resolveMode}). */
+  async modeFor(c: ModeContext): Promise<PermissionMode> {
+    return (await this.resolveMode(c)).mode;
+  }
+
+  /** Whether a person may set their own session to `mode`: at most their role's ceiling and what the broader scopes give. */
+  async checkModeChange(c: ModeContext, mode: string): Promise<{ ok: true; mode: PermissionMode } | { ok: false; reason: string }> {
     if (!isPermissionMode(mode)) return { ok: false, reason: `unknown mode "${mode}": use plan, dontAsk, default, acceptEdits or bypassPermissions` };
-    const broader = this.modeFor({ ...session, settings: { ...session.settings, mode: undefined } } as Session, role, '');
-    const check = canSetMode(role, mode, broader);
+    const broader = await this.resolveMode(c, false);
+    const check = canSetMode(c.role, mode, broader.mode, this.d.cfg.permissions.roleCeilings, describeLimit(broader, c.role));
     return check.ok ? { ok: true, mode } : check;
+  }
+
+  /** A room's `denyTools` as deny rules at its conversation scope (so the pre-filter hides them and the rules refuse them). */
+  private async roomRules(channelId: string, conversation: ModeContext['conversation']): Promise<ScopedRule[]> {
+    const room = await this.room(channelId, conversation);
+    if (!room) return [];
+    const scope: PermissionScope = { kind: 'conversation', id: conversationId(conversation) };
+    const expand = (rule: string) => this.d.expandRule?.(rule) ?? [rule];
+    return (room.denyTools ?? []).flatMap(expand).map((rule) => ({ scope, behavior: 'deny' as const, rule, source: 'config' as const }));
   }
 
   private summarize(tool: AnyTool, input: unknown): string {
@@ -119,7 +174,9 @@ export class PolicyService {
   /** Builds the policy of one turn. */
   async forTurn(ctx: TurnPolicyContext): Promise<TurnPolicy> {
     const { session, turn, message, agent } = ctx;
-    const principalId = message.principalId ?? session.principalId ?? undefined;
+    // The turn acts with the authority of the person whose message it answers: the message's
+    // principal, never the session's (in a room, the session belongs to no one in particular).
+    const principalId = speakerOf(ctx);
     const principal = principalId ? await this.d.storage.principals.get(principalId) : null;
     const role = principal?.role ?? 'guest';
     const channelId = `${message.channel}:${message.account}`;
@@ -131,8 +188,8 @@ export class PolicyService {
       ...(principalId ? { principal: principalId } : {}),
       session: session.id,
     });
-    const ruleSet = await this.ruleSet();
-    const mode = this.modeFor(session, role, channelId);
+    const ruleSet = [...(await this.ruleSet()), ...(await this.roomRules(channelId, message.conversation))];
+    const mode = await this.modeFor({ session, role, principalId, channelId, conversation: message.conversation });
     const tools = preFilter(agent.tools, ruleSet, scopes);
     const log = this.d.log.child({ sessionId: session.id, turnId: turn.id });
     const hookOpts = { env: this.hookEnv, defaultTimeoutMs: this.d.cfg.permissions.hookTimeout };
@@ -246,7 +303,7 @@ export class PolicyService {
         ruleContent: tool.ruleContent ? tool.ruleContent(input) : undefined,
         summary,
         input,
-        requesterPrincipalId: message.principalId ?? session.principalId,
+        requesterPrincipalId: speakerOf(ctx) ?? null,
         conversation: message.conversation,
         signal,
         notify: (a) => ctx.emit({ type: 'approval_requested', approvalId: a.id, toolUseId, name: tool.name, summary: `${a.summary} — ${reason}`, expiresAt: a.expiresAt.toISOString() }),

@@ -94,6 +94,8 @@ interface Pending {
 
 interface Running {
   turnId: string;
+  /** The principal whose message the turn answers (null: a sender without one). */
+  principalId: string | null;
   controller: AbortController;
   /** Messages waiting to be injected at the next model call (steer). */
   pending: Pending[];
@@ -126,7 +128,7 @@ export class TurnEngine {
     const res = await this.o.storage.turns.accept(message, { key: route.key, clientId: route.clientId });
     if (res.duplicate || !res.sessionId || !res.turnId) return res;
     const run = this.running.get(res.sessionId);
-    if (run) {
+    if (run && canSteer(run, message)) {
       const session = await this.o.storage.sessions.get(res.sessionId);
       const channelId = `${message.channel}:${message.account}`;
       // Steer: the running turn takes the message at its next model call. If it makes no further
@@ -250,7 +252,7 @@ export class TurnEngine {
         })
       : Promise.resolve(log.warn({ channel: msg.channel }, 'channel not running; reply kept in the transcript'));
     const controller = new AbortController();
-    const run: Running = { turnId: turn.id, controller, pending: [], drained: [] };
+    const run: Running = { turnId: turn.id, principalId: msg.principalId ?? null, controller, pending: [], drained: [] };
     this.running.set(turn.sessionId, run);
     const usage = emptyUsage();
     try {
@@ -452,6 +454,15 @@ export class TurnEngine {
         break;
     }
   }
+}
+
+/**
+ * Whether a message may join (steer) a running turn: only one from the same principal. A turn
+ * acts with the authority of the person whose message it answers, so a message from anyone
+ * else — or from a sender without a principal — queues as its own follow-up turn.
+ */
+function canSteer(run: Running, message: InboundMessage): boolean {
+  return run.principalId !== null && message.principalId !== undefined && message.principalId === run.principalId;
 }
 
 /** Adds one loop event's usage facts to the turn's usage record. */

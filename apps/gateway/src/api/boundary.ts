@@ -16,6 +16,8 @@ const policyPatch = z
     requireMention: boundaryShape.requireMention.unwrap().optional(),
     rateLimit: boundaryShape.rateLimit.unwrap().optional(),
     pairingRole: boundaryShape.pairingRole.unwrap().optional(),
+    /** The account's permission mode (channel scope); null removes it. */
+    permissionMode: boundaryShape.permissionMode.unwrap().nullable().optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'send at least one field');
 

@@ -8,6 +8,7 @@ import { auditRoutes } from './audit.js';
 import { boundaryRoutes } from './boundary.js';
 import { capabilityRoutes } from './capabilities.js';
 import { sendError, type ControlApiDeps, type RouteModule } from './deps.js';
+import { modeRoutes } from './modes.js';
 import { principalRoutes } from './principals.js';
 import { ruleRoutes } from './rules.js';
 import { sessionAdminRoutes } from './session-admin.js';
@@ -33,6 +34,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   approvalRoutes,
   boundaryRoutes,
   principalRoutes,
+  modeRoutes,
   tokenRoutes,
   ruleRoutes,
   capabilityRoutes,

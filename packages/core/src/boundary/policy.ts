@@ -1,8 +1,12 @@
-/** One room's boundary settings. */
+import type { PermissionMode } from '../permissions/modes.js';
+
+/** One room's settings: boundary (mention, senders) and its conversation-scope permissions. */
 export interface RoomPolicy {
   requireMention: boolean;
   allowFrom: string[];
-  mode?: string;
+  /** The room's permission mode (conversation scope): lowers trust, never raises it. */
+  mode?: PermissionMode;
+  /** Tools or rules denied in this room (conversation-scope deny rules). */
   denyTools: string[];
 }
 
@@ -15,10 +19,12 @@ export interface BoundaryPolicy {
   requireMention: boolean;
   rateLimit: { burst: number; perMinute: number };
   pairingRole: 'owner' | 'admin' | 'member' | 'guest';
+  /** The account's permission mode (channel scope; null: none set). */
+  permissionMode: PermissionMode | null;
 }
 
 /** The boundary fields an operator may override, in a stable order. */
-export const BOUNDARY_FIELDS = ['dmPolicy', 'allowFrom', 'groupPolicy', 'groups', 'requireMention', 'rateLimit', 'pairingRole'] as const;
+export const BOUNDARY_FIELDS = ['dmPolicy', 'allowFrom', 'groupPolicy', 'groups', 'requireMention', 'rateLimit', 'pairingRole', 'permissionMode'] as const;
 export type BoundaryField = (typeof BOUNDARY_FIELDS)[number];
 
 /** What the gate decided for one inbound message. */

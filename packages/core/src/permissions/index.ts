@@ -13,6 +13,7 @@ export * from './path-glob.js';
 export * from './matchers.js';
 export * from './scopes.js';
 export * from './modes.js';
+export * from './scope-modes.js';
 export * from './safety.js';
 export * from './hook-runners.js';
 export * from './hooks.js';

@@ -33,6 +33,9 @@ export const ROLE_MODE_CEILING: Readonly<Record<PermissionRole, PermissionMode>>
   guest: 'default',
 });
 
+/** The most trusted mode per role; configuration (`permissions.roleCeilings`), {@link ROLE_MODE_CEILING} by default. */
+export type RoleCeilings = Readonly<Record<PermissionRole, PermissionMode>>;
+
 /** The mode used where no scope sets one (before the role ceiling applies). */
 export const DEFAULT_PERMISSION_MODE: PermissionMode = 'default';
 
@@ -51,9 +54,10 @@ export function isPermissionMode(s: unknown): s is PermissionMode {
   return typeof s === 'string' && (MODE_ORDER as readonly string[]).includes(s);
 }
 
-/** The ceiling of a role; unknown roles get `default`. */
-export function roleCeiling(role: string): PermissionMode {
-  return Object.hasOwn(ROLE_MODE_CEILING, role) ? (ROLE_MODE_CEILING[role as PermissionRole] ?? 'default') : 'default';
+/** The ceiling of a role under `ceilings` (the built-in defaults unless given); unknown roles get `default`, or less if `guest`'s ceiling is lower. */
+export function roleCeiling(role: string, ceilings: RoleCeilings = ROLE_MODE_CEILING): PermissionMode {
+  const unknown = lowerMode('default', ceilings.guest ?? 'default');
+  return Object.hasOwn(ceilings, role) ? (ceilings[role as PermissionRole] ?? unknown) : unknown;
 }
 
 /** A mode set at one scope (only the settings that apply to the call are passed). */
@@ -88,15 +92,21 @@ export type ModeChangeCheck = { ok: true } | { ok: false; reason: string };
  * Whether a chat user may set their own session to `requested`. Lowering trust is always
  * allowed; raising is allowed up to the lower of the role's ceiling and `broaderEffective` (the
  * mode that the scopes broader than the session give, e.g. `effectiveMode` of the non-session
- * settings).
+ * settings). `broaderName` names where that limit comes from in the refusal.
  */
-export function canSetMode(role: string, requested: PermissionMode, broaderEffective: PermissionMode): ModeChangeCheck {
-  const ceiling = roleCeiling(role);
+export function canSetMode(
+  role: string,
+  requested: PermissionMode,
+  broaderEffective: PermissionMode,
+  ceilings: RoleCeilings = ROLE_MODE_CEILING,
+  broaderName = 'this conversation',
+): ModeChangeCheck {
+  const ceiling = roleCeiling(role, ceilings);
   if (modeRank(requested) > modeRank(ceiling)) {
     return { ok: false, reason: `the ${role} role may use at most ${ceiling} mode` };
   }
   if (modeRank(requested) > modeRank(broaderEffective)) {
-    return { ok: false, reason: `this conversation allows at most ${broaderEffective} mode` };
+    return { ok: false, reason: `${broaderName} allows at most ${broaderEffective} mode` };
   }
   return { ok: true };
 }
