@@ -345,8 +345,8 @@ export class BoundaryService {
     } else {
       await this.d.storage.audit.append({ actor: by, action: 'pairing.approved', target: code, detail: { identity: req.identity, principalId, role } });
     }
-    await this.notify(req, 'You have been approved. Answering your message now.');
     const turn = combineHeld(code, held);
+    await this.notify(req, turn ? 'You have been approved. Answering your message now.' : 'You have been approved. Send your message again and it will be answered.');
     if (turn) {
       this.limiter.take(`${channelId}|${req.identity}`, policy?.rateLimit ?? { burst: 10, perMinute: 20 }, Date.now(), { force: true });
       await this.d.admit({ ...turn, principalId });
