@@ -8,7 +8,8 @@ import { replyTo, useWebhookGateway } from './webhook-helpers.js';
 // gate outcome is rate-limited, approval answers the held messages as one turn, and a few
 // strangers cannot squat the pending slots. Point 19: a redelivered held message is not noticed twice.
 const MAX_PENDING = 3;
-const env = useWebhookGateway({ main: { dmPolicy: 'pairing' } }, { pairing: { maxPending: MAX_PENDING } });
+const MAX_HELD_BYTES = 40_000;
+const env = useWebhookGateway({ main: { dmPolicy: 'pairing' } }, { pairing: { maxPending: MAX_PENDING, maxHeldBytes: MAX_HELD_BYTES } });
 
 const CODE = /pairing code (?:is )?([A-Z0-9]{8})\b/;
 const notices = (sender: string, match: RegExp = /./) => (c: ReceivedCallback) =>
@@ -94,6 +95,22 @@ describe('held-message flood (issue 10, acceptance 3)', () => {
     await platform.waitFor(notices('redo', /declined/));
     expect(count(notices('redo', /Still waiting/))).toBe(2);
     expect(again.json).toMatchObject({ gate: 'held', duplicate: true });
+  });
+
+  it('held bytes are bounded by pairing.maxHeldBytes: a message past it is not kept, and the sender is told why', async () => {
+    const { gw, platform } = env;
+    const big = (tag: string) => `${tag} ` + 'b'.repeat(25_000);
+    expect((await platform.send(gw, platform.dm('bulky', big('one')))).json.gate).toBe('pairing');
+    expect((await platform.send(gw, platform.dm('bulky', big('two')))).json.gate).toBe('refused');
+    const told = await platform.waitFor(notices('bulky', /not kept/));
+    expect(told.body.text).toContain('pairing.maxHeldBytes');
+    expect((await platform.send(gw, platform.dm('bulky', 'short'))).json.gate).toBe('refused');
+    const req = await pendingOf('webhook:bulky');
+    expect(req).toMatchObject({ heldMessages: 1 });
+    expect((req as unknown as { heldBytes: number }).heldBytes).toBeLessThanOrEqual(MAX_HELD_BYTES);
+    expect((await api(gw, 'POST', `/api/v1/pairing/${req!.code}/reject`, { token: token() })).status).toBe(200);
+    await platform.waitFor(notices('bulky', /declined/));
+    expect(count(notices('bulky', /not kept/))).toBe(1);
   });
 
   it('when the pending slots are full the oldest request expires (its sender told); a retry waits out pairing.cooldown', async () => {

@@ -208,7 +208,10 @@ export type PairingOutcome =
   | { kind: 'held'; request: PairingRequest }
   /** The request already holds a message with this dedupe key: nothing changed. */
   | { kind: 'duplicate'; request: PairingRequest }
-  /** Not kept: the request is at `maxHeld` or `maxHeldBytes`. `first` is true once per request. */
+  /**
+   * Not kept: the request is at `maxHeld` or `maxHeldBytes` (or an earlier message was not kept:
+   * from then on none is). `first` is true once per request.
+   */
   | { kind: 'overflow'; request: PairingRequest; limit: 'maxHeld' | 'maxHeldBytes'; first: boolean }
   /** Not kept: this identity's last request is younger than `cooldown`. */
   | { kind: 'cooldown'; retryAt: Date };

@@ -121,8 +121,10 @@ export function boundaryRepos(db: Database): Pick<Storage, 'pairing' | 'policies
     if (existing && existing.expires_at > now) {
       // A redelivered message (same dedupe key) is held once.
       if (hasHeld.get(existing.code, r.message.dedupeKey)) return { kind: 'duplicate', request: toPairing(existing) };
-      const limit = existing.held_count >= lim.maxHeld ? 'maxHeld' : existing.held_bytes + bytes > lim.maxHeldBytes ? 'maxHeldBytes' : null;
-      if (limit) {
+      // Once a message was not kept, none after it is (the sender was told so): order is kept.
+      const over = existing.overflow_notified === 1 || existing.held_count >= lim.maxHeld || existing.held_bytes + bytes > lim.maxHeldBytes;
+      if (over) {
+        const limit = existing.held_count >= lim.maxHeld ? 'maxHeld' : 'maxHeldBytes';
         const first = existing.overflow_notified === 0;
         if (first) markOverflow.run(existing.code);
         return { kind: 'overflow', request: toPairing(existing), limit, first };

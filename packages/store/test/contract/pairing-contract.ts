@@ -42,7 +42,10 @@ export function pairingContract(store: StorageRef): void {
     const r = await s.pairing.requestOrHold(ask('webhook:b', 'b1', big), LIMITS);
     expect(r.kind).toBe('created');
     expect(await s.pairing.requestOrHold(ask('webhook:b', 'b2', big), LIMITS)).toMatchObject({ kind: 'overflow', limit: 'maxHeldBytes', first: true });
+    // Once one was not kept, later ones are not either, small or not: the held ones stay in order.
+    expect(await s.pairing.requestOrHold(ask('webhook:b', 'b3', 'small'), LIMITS)).toMatchObject({ kind: 'overflow', limit: 'maxHeldBytes', first: false });
     const code = r.kind === 'created' ? r.request.code : '';
+    expect((await s.pairing.get(code))).toMatchObject({ heldCount: 1 });
     expect((await s.pairing.get(code))!.heldBytes).toBeLessThanOrEqual(LIMITS.maxHeldBytes);
     const huge = await s.pairing.requestOrHold(ask('webhook:c', 'c1', 'y'.repeat(5000)), LIMITS);
     expect(huge).toMatchObject({ kind: 'created', kept: false, request: { heldCount: 0 } });
