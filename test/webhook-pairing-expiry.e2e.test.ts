@@ -3,7 +3,7 @@ import { api, type ReceivedCallback } from '@switchboard/testkit';
 import { useWebhookGateway } from './webhook-helpers.js';
 
 // The expiry mechanism is under test: a short code lifetime and a fast sweep.
-const env = useWebhookGateway({ main: { dmPolicy: 'pairing' } }, { pairing: { codeTtl: '1s', sweepInterval: '300ms' } });
+const env = useWebhookGateway({ main: { dmPolicy: 'pairing' } }, { pairing: { codeTtl: '1s', sweepInterval: '300ms', cooldown: '1s' } });
 
 const notice = (match: RegExp) => (c: ReceivedCallback) => c.body.type === 'notice' && c.body.conversation?.id === 'dm-late' && match.test(c.body.text as string);
 

@@ -11,10 +11,13 @@ import {
   type InboundMessage,
   type PairingRequest,
   type Role,
+  type Scope,
   type Storage,
 } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { approvalRefusal, combineHeld, span } from './pairing-rules.js';
+import { RateLimitAudit } from './rate-limit-audit.js';
 
 type Counters = Record<'admitted' | 'pairing' | 'held' | 'refused' | 'rate_limited' | 'ignored', number>;
 
@@ -62,18 +65,24 @@ export class BoundaryService {
   private readonly counters = new Map<string, Counters>();
   private readonly cache = new Map<string, BoundaryPolicy>();
   private readonly linking = new Map<string, Promise<string>>();
+  private readonly limitedAudit: RateLimitAudit;
   private sweep: NodeJS.Timeout | undefined;
 
-  constructor(private readonly d: BoundaryDeps) {}
+  constructor(private readonly d: BoundaryDeps) {
+    this.limitedAudit = new RateLimitAudit(d.storage, d.cfg.audit.rateLimitWindow, d.log);
+  }
 
-  /** Starts the expiry sweep of pairing requests. */
+  /** Starts the expiry sweep of pairing requests and the rate-limit audit's window. */
   start(): void {
     this.sweep = setInterval(() => void this.expire().catch((err: unknown) => this.d.log.error({ err }, 'pairing expiry sweep failed')), this.d.cfg.pairing.sweepInterval);
     this.sweep.unref();
+    this.limitedAudit.start();
   }
 
-  stop(): void {
+  /** Stops the timers and writes the rate-limit counts still in memory. */
+  async stop(): Promise<void> {
     if (this.sweep) clearInterval(this.sweep);
+    await this.limitedAudit.stop();
   }
 
   counts(channelId: string): Counters {
@@ -136,6 +145,9 @@ export class BoundaryService {
     // rate-limit token, no second notice.
     const seen = await this.d.storage.turns.seen(message.channel, message.account, message.dedupeKey);
     if (seen) return { ...seen, gate: 'admitted' };
+    // Likewise a redelivery of a message held for pairing: held once, noticed once.
+    const heldBy = message.principalId ? null : await this.d.storage.pairing.heldSeen(message.channel, message.account, message.sender.identity, message.dedupeKey);
+    if (heldBy) return this.heldAgain(heldBy);
     const policy = (await this.policy(channelId)) ?? { ...configPolicy(this.d.cfg, channelId), dmPolicy: 'allowlist', allowFrom: [], groupPolicy: 'disabled', groups: {}, requireMention: true, rateLimit: { burst: 10, perMinute: 20 }, pairingRole: 'member', permissionMode: null } as BoundaryPolicy;
     const sep = message.sender.identity.indexOf(':');
     const channelType = message.sender.identity.slice(0, sep);
@@ -156,25 +168,28 @@ export class BoundaryService {
       this.counts(channelId)[gate]++;
       return { duplicate: false, inboxId: '', turnId: null, sessionId: null, gate };
     };
+    if (decision.decision === 'ignored') {
+      log.info({ gate: 'ignored', reason: decision.reason }, 'gate: ignored');
+      return none('ignored');
+    }
+    // Every outcome that costs the gateway something (a turn, a notice, a held row, an audit
+    // row) takes a token from the sender's bucket first.
+    const limited = this.limiter.take(`${channelId}|${message.sender.identity}`, policy.rateLimit);
+    if (!limited.ok) {
+      log.info({ gate: 'rate_limited', outcome: decision.decision }, 'gate: rate limited');
+      await this.limitedAudit.record(channelId, message.sender.identity);
+      if (limited.warn) await this.notify(message, 'You are sending messages faster than this assistant accepts. Please slow down and try again in a minute.');
+      return none('rate_limited');
+    }
     switch (decision.decision) {
-      case 'ignored':
-        log.info({ gate: 'ignored', reason: decision.reason }, 'gate: ignored');
-        return none('ignored');
       case 'refused':
         log.info({ gate: 'refused', reason: decision.reason }, 'gate: refused');
         await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.refused', target: channelId, detail: { identity: message.sender.identity, reason: decision.reason } });
         if (decision.notify) await this.notify(message, decision.notify);
         return none('refused');
       case 'pairing':
-        return this.pair(message, policy, channelId, log);
+        return this.pair(message, channelId, log);
       case 'admitted': {
-        const limited = this.limiter.take(`${channelId}|${message.sender.identity}`, policy.rateLimit);
-        if (!limited.ok) {
-          log.info({ gate: 'rate_limited' }, 'gate: rate limited');
-          await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.rate_limited', target: channelId, detail: { identity: message.sender.identity } });
-          if (limited.warn) await this.notify(message, 'You are sending messages faster than this assistant accepts. Please slow down and try again in a minute.');
-          return none('rate_limited');
-        }
         let pid = decision.principalId;
         if (decision.autoLink && !pid) pid = await this.autoLink(channelType, externalId, message.sender.displayName, policy.pairingRole);
         this.counts(channelId).admitted++;
@@ -185,6 +200,15 @@ export class BoundaryService {
       default:
         return none('ignored');
     }
+  }
+
+  /** The answer to a redelivered held message: nothing changes, nobody is told again. */
+  private async heldAgain(req: PairingRequest): Promise<AcceptResult> {
+    if (req.status === 'approved') {
+      const answered = await this.d.storage.turns.seen(req.channel, req.account, `pairing:${req.code}`);
+      if (answered) return { ...answered, duplicate: true, gate: 'admitted' };
+    }
+    return { duplicate: true, inboxId: '', turnId: null, sessionId: null, gate: 'held' };
   }
 
   /** Creates (once) the principal of an allowlisted identity and links it. */
@@ -212,7 +236,8 @@ export class BoundaryService {
     }
   }
 
-  private async pair(message: InboundMessage, policy: BoundaryPolicy, channelId: string, log: Logger): Promise<AcceptResult> {
+  private async pair(message: InboundMessage, channelId: string, log: Logger): Promise<AcceptResult> {
+    const p = this.d.cfg.pairing;
     const r = await this.d.storage.pairing.requestOrHold(
       {
         code: pairingCode((n) => randomBytes(n)),
@@ -222,35 +247,67 @@ export class BoundaryService {
         displayName: message.sender.displayName ?? null,
         conversation: message.conversation,
         message,
-        expiresAt: new Date(Date.now() + this.d.cfg.pairing.codeTtl),
+        expiresAt: new Date(Date.now() + p.codeTtl),
       },
-      this.d.cfg.pairing.maxPending,
+      { maxPending: p.maxPending, maxHeld: p.maxHeld, maxHeldBytes: p.maxHeldBytes, cooldown: p.cooldown },
     );
-    const result = (gate: 'pairing' | 'held' | 'refused'): AcceptResult => {
-      this.counts(channelId)[gate]++;
-      return { duplicate: false, inboxId: '', turnId: null, sessionId: null, gate };
+    const result = (gate: 'pairing' | 'held' | 'refused', duplicate = false): AcceptResult => {
+      if (!duplicate) this.counts(channelId)[gate]++;
+      return { duplicate, inboxId: '', turnId: null, sessionId: null, gate };
     };
-    void policy;
-    if ('full' in r) {
-      log.info({ gate: 'refused', reason: 'too many pending pairing requests' }, 'gate: refused');
-      await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.refused', target: channelId, detail: { identity: message.sender.identity, reason: 'too many pending pairing requests' } });
-      await this.notify(message, 'This assistant has too many pending access requests right now. Please try again later.');
-      return result('refused');
+    const identity = message.sender.identity;
+    switch (r.kind) {
+      case 'duplicate':
+        return result('held', true);
+      case 'cooldown': {
+        const reason = 'pairing.cooldown: this identity asked for access recently';
+        log.info({ gate: 'refused', reason }, 'gate: refused');
+        await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.refused', target: channelId, detail: { identity, reason } });
+        await this.notify(message, `You asked for access recently, so this message was not kept. You can try again in ${span(r.retryAt.getTime() - Date.now())} (pairing.cooldown).`);
+        return result('refused');
+      }
+      case 'overflow': {
+        const limit = r.limit === 'maxHeld' ? `at most ${p.maxHeld} messages (pairing.maxHeld)` : `at most ${p.maxHeldBytes} bytes of messages (pairing.maxHeldBytes)`;
+        log.info({ gate: 'refused', reason: `pairing.${r.limit} reached`, code: r.request.code }, 'gate: held message not kept');
+        if (r.first) {
+          await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.held_overflow', target: channelId, detail: { identity, code: r.request.code, limit: `pairing.${r.limit}` } });
+          await this.notify(message, `This message was not kept: while pairing code ${r.request.code} waits for an operator, ${limit} are kept. Later messages are not kept either; send them again once you are approved.`);
+        }
+        return result('refused');
+      }
+      case 'created': {
+        if (r.evicted) await this.evicted(r.evicted, channelId);
+        log.info({ gate: 'pairing', code: r.request.code }, 'gate: pairing code issued');
+        await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.pairing', target: channelId, detail: { identity, code: r.request.code } });
+        const kept = r.kept
+          ? 'Your message is kept and will be answered once you are approved.'
+          : `Your message was too large to keep (pairing.maxHeldBytes is ${p.maxHeldBytes} bytes); send it again once you are approved.`;
+        await this.notify(
+          message,
+          `Hi! This assistant needs an operator's approval before it answers you. Your pairing code is ${r.request.code} (valid for ${span(r.request.expiresAt.getTime() - Date.now())}). ${kept}`,
+        );
+        return result('pairing');
+      }
+      case 'held':
+        log.info({ gate: 'held', code: r.request.code }, 'gate: message held for pairing');
+        await this.notify(message, `Still waiting for an operator to approve pairing code ${r.request.code}. Your message is kept (${r.request.heldCount} of at most ${p.maxHeld}).`);
+        return result('held');
     }
-    const left = Math.max(1, Math.round((r.request.expiresAt.getTime() - Date.now()) / 1000));
-    const validFor = left < 120 ? `${left} s` : `${Math.round(left / 60)} min`;
-    if (r.created) {
-      log.info({ gate: 'pairing', code: r.request.code }, 'gate: pairing code issued');
-      await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.pairing', target: channelId, detail: { identity: message.sender.identity, code: r.request.code } });
-      await this.notify(
-        message,
-        `Hi! This assistant needs an operator's approval before it answers you. Your pairing code is ${r.request.code} (valid for ${validFor}). Your message is kept and will be answered once you are approved.`,
-      );
-      return result('pairing');
-    }
-    log.info({ gate: 'held', code: r.request.code }, 'gate: message held for pairing');
-    await this.notify(message, `Still waiting for an operator to approve pairing code ${r.request.code}. Your message is kept.`);
-    return result('held');
+  }
+
+  /** A pending request expired to make room (pairing.maxPending): audited, its sender told. */
+  private async evicted(req: PairingRequest, channelId: string): Promise<void> {
+    this.d.log.info({ channel: channelId, identity: req.identity, code: req.code }, 'pairing: oldest pending request expired to make room');
+    await this.d.storage.audit.append({
+      actor: 'system',
+      action: 'pairing.expired',
+      target: req.code,
+      detail: { identity: req.identity, discarded: req.heldCount, reason: 'pairing.maxPending reached: the oldest pending request expired to make room' },
+    });
+    await this.notify(
+      req,
+      `Your pairing code ${req.code} was withdrawn before an operator approved it, because newer access requests needed the slot, so your message was discarded. You can send a new message after ${span(this.d.cfg.pairing.cooldown)} to get a new code.`,
+    );
   }
 
   /** Pairing requests (operators' view). */
@@ -258,21 +315,45 @@ export class BoundaryService {
     return this.d.storage.pairing.list(filter);
   }
 
-  /** Approves a pairing code: creates or links a principal, then answers the held messages. */
-  async approve(code: string, opts: { role?: Role; principalId?: string }, by: string): Promise<{ outcome: 'approved'; principalId: string; answered: number } | { outcome: 'not_found' | 'not_pending' | 'unknown_principal' }> {
+  /**
+   * Approves a pairing code: creates or links a principal (who may do which: `approvalRefusal`),
+   * then answers the held messages as one turn, in order, charged to the sender's rate limit.
+   */
+  async approve(
+    code: string,
+    opts: { role?: Role | undefined; principalId?: string | undefined; scopes: readonly Scope[] },
+    by: string,
+  ): Promise<{ outcome: 'approved'; principalId: string; answered: number } | { outcome: 'not_found' | 'not_pending' | 'unknown_principal' } | { outcome: 'forbidden'; message: string }> {
     const req = await this.d.storage.pairing.get(code);
     if (!req) return { outcome: 'not_found' };
     if (req.status !== 'pending' || req.expiresAt.getTime() <= Date.now()) return { outcome: 'not_pending' };
-    if (opts.principalId && !(await this.d.storage.principals.get(opts.principalId))) return { outcome: 'unknown_principal' };
-    const policy = await this.policy(`${req.channel}:${req.account}`);
-    const principalId = opts.principalId ?? (await this.createPrincipal(req.displayName ?? req.identity, opts.role ?? policy?.pairingRole ?? 'member'));
+    const target = opts.principalId !== undefined ? await this.d.storage.principals.get(opts.principalId) : null;
+    const channelId = `${req.channel}:${req.account}`;
+    const policy = await this.policy(channelId);
+    const pairingRole = policy?.pairingRole ?? 'member';
+    const refusal = approvalRefusal(opts, pairingRole, target);
+    if (refusal) return { outcome: 'forbidden', message: refusal };
+    if (opts.principalId !== undefined && !target) return { outcome: 'unknown_principal' };
+    const role = target ? target.role : (opts.role ?? pairingRole);
+    const held = await this.d.storage.pairing.held(code);
+    const principalId = target?.id ?? (await this.createPrincipal(req.displayName ?? req.identity, role));
     if (!(await this.d.storage.pairing.decide(code, 'approved', by, principalId))) return { outcome: 'not_pending' };
     const sep = req.identity.indexOf(':');
     await this.d.storage.principals.linkIdentity(principalId, req.identity.slice(0, sep), req.identity.slice(sep + 1));
-    await this.d.storage.audit.append({ actor: by, action: 'pairing.approved', target: code, detail: { identity: req.identity, principalId } });
-    await this.notify(req, 'You have been approved. Answering your message now.');
-    for (const m of req.held) await this.d.admit({ ...m, principalId });
-    return { outcome: 'approved', principalId, answered: req.held.length };
+    if (target) {
+      // Someone's existing identity, sessions and grants now answer to this sender too.
+      await this.d.storage.audit.append({ actor: by, action: 'pairing.linked', target: code, detail: { identity: req.identity, principalId, role, privileged: true } });
+    } else {
+      await this.d.storage.audit.append({ actor: by, action: 'pairing.approved', target: code, detail: { identity: req.identity, principalId, role } });
+    }
+    const turn = combineHeld(code, held);
+    await this.notify(req, turn ? 'You have been approved. Answering your message now.' : 'You have been approved. Send your message again and it will be answered.');
+    if (turn) {
+      this.limiter.take(`${channelId}|${req.identity}`, policy?.rateLimit ?? { burst: 10, perMinute: 20 }, Date.now(), { force: true });
+      await this.d.admit({ ...turn, principalId });
+    }
+    await this.d.storage.pairing.forgetHeld(code);
+    return { outcome: 'approved', principalId, answered: held.length };
   }
 
   /** Rejects a pairing code: the held messages are discarded and the sender told. */
@@ -280,7 +361,7 @@ export class BoundaryService {
     const req = await this.d.storage.pairing.get(code);
     if (!req) return 'not_found';
     if (!(await this.d.storage.pairing.decide(code, 'rejected', by))) return 'not_pending';
-    await this.d.storage.audit.append({ actor: by, action: 'pairing.rejected', target: code, detail: { identity: req.identity, discarded: req.held.length } });
+    await this.d.storage.audit.append({ actor: by, action: 'pairing.rejected', target: code, detail: { identity: req.identity, discarded: req.heldCount } });
     await this.notify(req, 'Your access request was declined, and your message was discarded.');
     return 'rejected';
   }
@@ -292,7 +373,7 @@ export class BoundaryService {
     for (const req of due) {
       if (!(await this.d.storage.pairing.decide(req.code, 'expired', 'system'))) continue;
       n++;
-      await this.d.storage.audit.append({ actor: 'system', action: 'pairing.expired', target: req.code, detail: { identity: req.identity, discarded: req.held.length } });
+      await this.d.storage.audit.append({ actor: 'system', action: 'pairing.expired', target: req.code, detail: { identity: req.identity, discarded: req.heldCount, reason: 'pairing.codeTtl passed' } });
       await this.notify(req, `Your pairing code ${req.code} expired before an operator approved it, so your message was discarded. Send a new message to get a new code.`);
     }
     return n;

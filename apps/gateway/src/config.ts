@@ -118,12 +118,25 @@ export const configSchema = z.strictObject({
     .strictObject({
       /** How long a pairing code stays valid. */
       codeTtl: duration.default(3_600_000),
-      /** Pending requests per channel account at most; more are refused. */
-      maxPending: z.number().int().min(1).max(100).default(3),
+      /** Pending requests per channel account at most; a new one past it expires the oldest. */
+      maxPending: z.number().int().min(1).max(1000).default(20),
+      /** Messages kept per pending request (the first counts); later ones are not kept. */
+      maxHeld: z.number().int().min(1).max(100).default(5),
+      /** Bytes of held messages (stored size) per pending request at most. */
+      maxHeldBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+      /** Least time between two pairing requests of one identity on one account. */
+      cooldown: duration.default(600_000),
       /** How often expired codes are swept (and their senders told). */
       sweepInterval: duration.default(30_000),
     })
-    .default({ codeTtl: 3_600_000, maxPending: 3, sweepInterval: 30_000 }),
+    .prefault({}),
+  /** The audit log. */
+  audit: z
+    .strictObject({
+      /** Rate-limited messages are audited as one row per sender per window, with a count. */
+      rateLimitWindow: duration.default(600_000),
+    })
+    .prefault({}),
   /** Failed-auth rate limiting per client address (control API and WebSocket alike). */
   auth: z
     .strictObject({

@@ -198,7 +198,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
       const suspended = drained ? 0 : engine.active;
       await engine.shutdown();
       broker.close();
-      boundary.stop();
+      await boundary.stop();
       await mcp.close();
       log.info({ event: 'shutdown', runningAtSignal: before, finished: before - suspended, suspended }, 'turns settled for shutdown');
       for (const ch of channels) await ch.stop('shutdown').catch((err: unknown) => log.error({ err, channel: ch.id }, 'channel stop failed'));

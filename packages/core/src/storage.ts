@@ -169,14 +169,52 @@ export interface PairingRequest {
   identity: string;
   displayName: string | null;
   conversation: ConversationRef;
-  /** Messages held, in arrival order; answered on approval, discarded (with a note) otherwise. */
-  held: InboundMessage[];
+  /** How many messages are held (rows of `pairing_held`); load them with `pairing.held(code)`. */
+  heldCount: number;
+  /** Their stored size in bytes. */
+  heldBytes: number;
   status: PairingStatus;
   principalId: string | null;
   decidedBy: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
+
+/** A new pairing request of an unknown sender, with its first message. */
+export interface NewPairingRequest {
+  code: string;
+  channel: string;
+  account: string;
+  identity: string;
+  displayName: string | null;
+  conversation: ConversationRef;
+  message: InboundMessage;
+  expiresAt: Date;
+}
+
+/** The bounds `pairing.requestOrHold` keeps (config `pairing.*`). */
+export interface PairingLimits {
+  maxPending: number;
+  maxHeld: number;
+  maxHeldBytes: number;
+  /** Milliseconds between two requests of one identity at least. */
+  cooldown: number;
+}
+
+/** What `pairing.requestOrHold` did with a message. */
+export type PairingOutcome =
+  /** A new request; `kept` is false when its first message alone is over `maxHeldBytes`. */
+  | { kind: 'created'; request: PairingRequest; evicted: PairingRequest | null; kept: boolean }
+  | { kind: 'held'; request: PairingRequest }
+  /** The request already holds a message with this dedupe key: nothing changed. */
+  | { kind: 'duplicate'; request: PairingRequest }
+  /**
+   * Not kept: the request is at `maxHeld` or `maxHeldBytes` (or an earlier message was not kept:
+   * from then on none is). `first` is true once per request.
+   */
+  | { kind: 'overflow'; request: PairingRequest; limit: 'maxHeld' | 'maxHeldBytes'; first: boolean }
+  /** Not kept: this identity's last request is younger than `cooldown`. */
+  | { kind: 'cooldown'; retryAt: Date };
 
 /** An operator's override of one boundary field of one channel account. */
 export interface PolicyOverride {
@@ -291,17 +329,25 @@ export interface Storage {
   };
   pairing: {
     /**
-     * For an unknown sender: the pending request of this identity gets the message held (no new
-     * code); else a new request with `code` — unless the account already has `maxPending`
-     * pending requests. One transaction. `created` tells which happened.
+     * For an unknown sender, in one transaction: the pending request of this identity gets the
+     * message held (no new code) while it is within `maxHeld` messages and `maxHeldBytes`; else
+     * a new request with `code` — unless this identity's last request was created less than
+     * `cooldown` ago. When the account already has `maxPending` pending requests, the oldest
+     * expires to make room (returned as `evicted`, with status `expired`).
      */
-    requestOrHold(
-      r: { code: string; channel: string; account: string; identity: string; displayName: string | null; conversation: ConversationRef; message: InboundMessage; expiresAt: Date },
-      maxPending: number,
-    ): Promise<{ request: PairingRequest; created: boolean } | { full: true }>;
+    requestOrHold(r: NewPairingRequest, limits: PairingLimits): Promise<PairingOutcome>;
+    /** The request (any status) of this identity that holds a message with this dedupe key, if any. */
+    heldSeen(channel: string, account: string, identity: string, dedupeKey: string): Promise<PairingRequest | null>;
+    /** The messages held by a request, in arrival order; answered on approval, discarded otherwise. */
+    held(code: string): Promise<InboundMessage[]>;
+    /** Blanks the content of an approved request's held messages once answered (their dedupe keys stay). */
+    forgetHeld(code: string): Promise<void>;
     get(code: string): Promise<PairingRequest | null>;
     list(filter?: { status?: PairingStatus; channel?: string; account?: string }): Promise<PairingRequest[]>;
-    /** Decides a pending request (atomic like approvals); true only for the caller that decided it. */
+    /**
+     * Decides a pending request (atomic like approvals); true only for the caller that decided it.
+     * A rejected or expired request's held messages are deleted (discarded).
+     */
     decide(code: string, status: Exclude<PairingStatus, 'pending'>, by: string, principalId?: string | null): Promise<boolean>;
     /** Pending requests whose expiry has passed. */
     expired(now: Date): Promise<PairingRequest[]>;
@@ -328,7 +374,13 @@ export interface Storage {
     delete(id: string): Promise<boolean>;
   };
   audit: {
-    append(e: { actor: string; action: string; target?: string | null; detail?: unknown }): Promise<void>;
+    /** Appends an entry; returns its id. */
+    append(e: { actor: string; action: string; target?: string | null; detail?: unknown }): Promise<number>;
+    /**
+     * Replaces the detail of an aggregated entry (a count over a window, e.g. `gate.rate_limited`)
+     * while its window is open; other entries are never changed. False when there is no such entry.
+     */
+    updateDetail(id: number, detail: unknown): Promise<boolean>;
     list(filter?: { action?: string; actor?: string; since?: Date; limit?: number; offset?: number }): Promise<AuditEntry[]>;
   };
   close(): void;

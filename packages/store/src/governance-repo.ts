@@ -105,6 +105,7 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
   const insertAudit = db.prepare<[number, string, string, string | null, string]>(
     'INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)',
   );
+  const updateAudit = db.prepare<[string, number]>('UPDATE audit SET detail = ? WHERE id = ?');
   const listAudit = db.prepare<[{ action: string | null; actor: string | null; since: number; limit: number; offset: number }], AuditRow>(
     `SELECT * FROM audit WHERE (@action IS NULL OR action = @action) AND (@actor IS NULL OR actor = @actor) AND at >= @since
      ORDER BY id DESC LIMIT @limit OFFSET @offset`,
@@ -181,7 +182,10 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
     },
     audit: {
       async append(e) {
-        insertAudit.run(Date.now(), e.actor, e.action, e.target ?? null, JSON.stringify(e.detail ?? {}));
+        return Number(insertAudit.run(Date.now(), e.actor, e.action, e.target ?? null, JSON.stringify(e.detail ?? {})).lastInsertRowid);
+      },
+      async updateDetail(id, detail) {
+        return updateAudit.run(JSON.stringify(detail ?? {}), id).changes === 1;
       },
       async list(filter = {}) {
         return listAudit

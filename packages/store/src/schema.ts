@@ -202,7 +202,7 @@ export const audit = sqliteTable(
   (t) => [index('audit_action_idx').on(t.action, t.id), index('audit_actor_idx').on(t.actor, t.id)],
 );
 
-/** Pairing requests of unknown DM senders, with their held messages. */
+/** Pairing requests of unknown DM senders (their held messages are rows of `pairing_held`). */
 export const pairingRequests = sqliteTable(
   'pairing_requests',
   {
@@ -212,7 +212,8 @@ export const pairingRequests = sqliteTable(
     identity: text('identity').notNull(),
     displayName: text('display_name'),
     conversation: text('conversation').notNull(),
-    held: text('held').notNull(),
+    /** 1 once the sender was told that a message past `pairing.maxHeld` / `maxHeldBytes` was not kept. */
+    overflowNotified: integer('overflow_notified').notNull().default(0),
     status: text('status').notNull(),
     principalId: text('principal_id'),
     decidedBy: text('decided_by'),
@@ -222,7 +223,26 @@ export const pairingRequests = sqliteTable(
   (t) => [
     uniqueIndex('pairing_pending_identity_uq').on(t.channel, t.account, t.identity).where(sql`status = 'pending'`),
     index('pairing_status_idx').on(t.status, t.expiresAt),
+    index('pairing_identity_idx').on(t.channel, t.account, t.identity, t.createdAt),
   ],
+);
+
+/** Messages held for a pairing request, one row each, in arrival order (by id). */
+export const pairingHeld = sqliteTable(
+  'pairing_held',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    code: text('code')
+      .notNull()
+      .references(() => pairingRequests.code, { onDelete: 'cascade' }),
+    dedupeKey: text('dedupe_key').notNull(),
+    /** The InboundMessage as JSON. */
+    message: text('message').notNull(),
+    /** Stored size of `message` in bytes. */
+    bytes: integer('bytes').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('pairing_held_code_dedupe_uq').on(t.code, t.dedupeKey)],
 );
 
 /** Operators' field-by-field overrides of channel boundary policies. */

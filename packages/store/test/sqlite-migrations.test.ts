@@ -1,6 +1,9 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultMigrationsDir, openSqliteStorage } from '../src/index.js';
 
@@ -52,5 +55,37 @@ describe('migrations', () => {
     expect(s.db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get()).toBe(journal.entries.length);
     s.close();
     expect(() => openSqliteStorage({ file: join(root, 'bad.db'), migrationsDir: join(root, 'nope') })).toThrow();
+  });
+
+  it('moves held messages stored as JSON (before 0004) into pairing_held rows, in order', async () => {
+    const dir = join(root, 'until-0003');
+    cpSync(defaultMigrationsDir(), dir, { recursive: true });
+    const upTo = JSON.parse(readFileSync(join(dir, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
+    upTo.entries = upTo.entries.slice(0, upTo.entries.findIndex((e) => e.tag.startsWith('0004')));
+    writeFileSync(join(dir, 'meta', '_journal.json'), JSON.stringify(upTo));
+    const file = join(root, 'held-json.db');
+    // The repositories of today need today's schema: migrate the old file with drizzle directly.
+    const old = { db: new Database(file) };
+    migrate(drizzle({ client: old.db }), { migrationsFolder: dir });
+    const msg = (key: string, text: string) => ({ dedupeKey: key, channel: 'telegram', account: 'bot', text, receivedAt: '2026-01-01T00:00:00.000Z' });
+    const insert = old.db.prepare(
+      `INSERT INTO pairing_requests (code, channel, account, identity, display_name, conversation, held, status, principal_id, decided_by, created_at, expires_at)
+       VALUES (?, 'telegram', 'bot', ?, NULL, '{"channel":"telegram","account":"bot","id":"1","kind":"dm"}', ?, 'pending', NULL, NULL, 1, ?)`,
+    );
+    insert.run('AAAAAAAA', 'telegram:1', JSON.stringify([msg('k1', 'first'), msg('k2', 'second')]), Date.now() + 3_600_000);
+    insert.run('BBBBBBBB', 'telegram:2', 'not json', Date.now() + 3_600_000);
+    old.db.close();
+
+    const s = openSqliteStorage({ file });
+    expect((await s.pairing.held('AAAAAAAA')).map((m) => [m.dedupeKey, m.text])).toEqual([
+      ['k1', 'first'],
+      ['k2', 'second'],
+    ]);
+    expect(await s.pairing.get('AAAAAAAA')).toMatchObject({ heldCount: 2, status: 'pending' });
+    expect(await s.pairing.get('BBBBBBBB')).toMatchObject({ heldCount: 0 });
+    expect((await s.pairing.heldSeen('telegram', 'bot', 'telegram:1', 'k2'))?.code).toBe('AAAAAAAA');
+    const cols = s.db.prepare(`SELECT name FROM pragma_table_info('pairing_requests')`).pluck().all();
+    expect(cols).not.toContain('held');
+    s.close();
   });
 });

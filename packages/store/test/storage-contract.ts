@@ -4,6 +4,7 @@ import { adminContract } from './contract/admin-contract.js';
 import { deliveryContract } from './contract/delivery-contract.js';
 import { governanceContract } from './contract/governance-contract.js';
 import { identityContract } from './contract/identity-contract.js';
+import { pairingContract } from './contract/pairing-contract.js';
 import { sessionContract } from './contract/session-contract.js';
 import { turnContract } from './contract/turn-contract.js';
 
@@ -32,5 +33,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('delivery ledger', () => deliveryContract(store));
     describe('approvals, rules and audit', () => governanceContract(store));
     describe('control-API changes (principals, identities, sessions)', () => adminContract(store));
+    describe('pairing requests and held messages', () => pairingContract(store));
   });
 }

@@ -21,15 +21,17 @@ const policyPatch = z
   })
   .refine((p) => Object.keys(p).length > 0, 'send at least one field');
 
-const pairingView = (p: PairingRequest) => ({
+/** A pairing request as the API shows it; `principalId` only to a token that may read principals anyway. */
+const pairingView = (p: PairingRequest, showPrincipal: boolean) => ({
   code: p.code,
   channel: p.channel,
   account: p.account,
   identity: p.identity,
   displayName: p.displayName,
   status: p.status,
-  heldMessages: p.held.length,
-  principalId: p.principalId,
+  heldMessages: p.heldCount,
+  heldBytes: p.heldBytes,
+  ...(showPrincipal ? { principalId: p.principalId } : {}),
   decidedBy: p.decidedBy,
   createdAt: p.createdAt.toISOString(),
   expiresAt: p.expiresAt.toISOString(),
@@ -84,7 +86,9 @@ export const boundaryRoutes: RouteModule = async (app, { channels, boundary }) =
     },
     async (req) => {
       const [channel, account] = req.query.channel?.split(':') ?? [];
-      return { requests: (await boundary.list({ status: req.query.status, ...(channel ? { channel } : {}), ...(account ? { account } : {}) })).map(pairingView) };
+      const scopes = req.operator!.scopes;
+      const showPrincipal = scopes.includes('admin') || scopes.includes('read');
+      return { requests: (await boundary.list({ status: req.query.status, ...(channel ? { channel } : {}), ...(account ? { account } : {}) })).map((p) => pairingView(p, showPrincipal)) };
     },
   );
 
@@ -95,8 +99,8 @@ export const boundaryRoutes: RouteModule = async (app, { channels, boundary }) =
       schema: { params: codeParam, body: z.strictObject({ role: z.enum(['owner', 'admin', 'member', 'guest']).optional(), principalId: z.string().min(1).max(64).optional() }).default({}) },
     },
     async (req, reply) => {
-      if (req.body.role === 'owner' && !req.operator!.scopes.includes('admin')) return sendError(reply, 403, 'forbidden', 'Only an operator with the "admin" scope may grant the owner role.');
-      const res = await boundary.approve(req.params.code, req.body, `operator:${req.operator!.name}`);
+      const res = await boundary.approve(req.params.code, { ...req.body, scopes: req.operator!.scopes }, `operator:${req.operator!.name}`);
+      if (res.outcome === 'forbidden') return sendError(reply, 403, 'forbidden', res.message);
       if (res.outcome === 'not_found') return sendError(reply, 404, 'not_found', `No pairing code ${req.params.code}.`);
       if (res.outcome === 'unknown_principal') return sendError(reply, 404, 'not_found', `No principal ${req.body.principalId}.`);
       if (res.outcome === 'not_pending') return sendError(reply, 409, 'not_pending', `Pairing code ${req.params.code} is no longer pending.`);

@@ -80,13 +80,21 @@ export function decideGate(p: BoundaryPolicy, m: GateInput): GateDecision {
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number; warned: boolean }>();
 
-  /** Takes one token; false when the sender is over the limit. `warn` is true once per empty spell. */
-  take(key: string, limit: { burst: number; perMinute: number }, now = Date.now()): { ok: boolean; warn: boolean } {
+  /**
+   * Takes one token; false when the sender is over the limit. `warn` is true once per empty spell.
+   * With `force` the token is taken even from an empty bucket (it goes into debt, down to
+   * `-burst`): for work already owed to the sender, such as the turn of approved held messages.
+   */
+  take(key: string, limit: { burst: number; perMinute: number }, now = Date.now(), opts: { force?: boolean } = {}): { ok: boolean; warn: boolean } {
     const b = this.buckets.get(key) ?? { tokens: limit.burst, at: now, warned: false };
     b.tokens = Math.min(limit.burst, b.tokens + ((now - b.at) / 60_000) * limit.perMinute);
     b.at = now;
     this.buckets.set(key, b);
     if (this.buckets.size > 50_000) this.prune(now, limit);
+    if (opts.force) {
+      b.tokens = Math.max(-limit.burst, b.tokens - 1);
+      return { ok: true, warn: false };
+    }
     if (b.tokens >= 1) {
       b.tokens -= 1;
       b.warned = false;
