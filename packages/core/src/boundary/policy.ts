@@ -81,7 +81,7 @@ export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number; warned: boolean }>();
 
   /**
-   * Takes one token; false when the sender is over the limit. `warn` is true once per empty spell.
+   * Takes one token; false when the sender is over the limit. `warn` is true once per empty spell (a spell ends when the bucket has refilled completely).
    * With `force` the token is taken even from an empty bucket (it goes into debt, down to
    * `-burst`): for work already owed to the sender, such as the turn of approved held messages.
    */
@@ -96,8 +96,10 @@ export class RateLimiter {
       return { ok: true, warn: false };
     }
     if (b.tokens >= 1) {
+      // The notice is sent again only after the sender was quiet long enough to refill the whole
+      // bucket: a steady flood at just over the rate would otherwise earn a notice per refill.
+      if (b.tokens >= limit.burst) b.warned = false;
       b.tokens -= 1;
-      b.warned = false;
       return { ok: true, warn: false };
     }
     const warn = !b.warned;
