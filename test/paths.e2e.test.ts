@@ -99,6 +99,8 @@ describe('symlinks inside the workspace do not get around the safety checks or r
         toolUses: [
           { name: 'read_file', input: { path: 'p2/secret.txt' }, id: 'toolu_p2_r' },
           { name: 'write_file', input: { path: 'p2/planted.txt', content: 'x' }, id: 'toolu_p2_w' },
+          // An allowed call in between, so the denials do not end the turn (three in a row would).
+          { name: 'read_file', input: { path: 'team.txt' }, id: 'toolu_p2_ok' },
           { name: 'write_file', input: { path: 'p2/secret.txt', content: 'overwritten' }, id: 'toolu_p2_o' },
         ],
       },

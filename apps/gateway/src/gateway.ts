@@ -6,6 +6,8 @@ import {
   ApprovalBroker,
   SwbErrorCode,
   TurnEngine,
+  WorkspaceDirectories,
+  migrateLegacyWorkspace,
   type AgentRuntime,
   type Channel,
   type ConversationRef,
@@ -80,15 +82,19 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const channels: Channel[] = await loadChannels(cfg, log);
   const registry = new CapabilityRegistry({ tools: [...createFileTools(), ...mcp.tools], mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
   const agents = new Map<string, AgentRuntime>();
+  const workspacesRoot = cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
+  mkdirSync(workspacesRoot, { recursive: true, mode: 0o700 });
+  const workspaces = new WorkspaceDirectories({ root: workspacesRoot, modeOf: (id) => (Object.hasOwn(cfg.agents, id) ? cfg.agents[id]!.workspace.mode : 'per-person') });
+  const principals = await storage.principals.list();
   for (const [id, a] of Object.entries(cfg.agents)) {
-    const workspace = join(cfg.gateway.dataDir, 'workspaces', id);
-    mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    await migrateLegacyWorkspace({ agentId: id, legacyRoot: join(cfg.gateway.dataDir, 'workspaces'), root: workspacesRoot, mode: a.workspace.mode, principals, log });
     agents.set(id, {
       id,
       system: [{ type: 'text', text: a.systemPrompt }],
       tools: registry.toolsFor(a.tools.profile),
       maxTurns: a.maxTurns,
-      workspace,
+      // Each turn works in its person's or room's directory (PolicyService); this one is never created.
+      workspace: workspaces.none(id),
     });
   }
   const hiddenMcp = registry.groupMembers('group:mcp').filter((n) => ![...agents.values()].some((a) => a.tools.some((t) => t.name === n)));
@@ -105,7 +111,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     selfApproveRoles: cfg.permissions.selfApproveRoles,
     onRuleSaved: () => policy?.invalidateRules(),
   });
-  policy = new PolicyService({ cfg, storage, broker, log: log.child({ component: 'policy' }), scrub, configFile: opts.configFile, databaseFile, expandRule: (r) => registry.expandRule(r) });
+  policy = new PolicyService({ cfg, storage, broker, log: log.child({ component: 'policy' }), scrub, configFile: opts.configFile, databaseFile, expandRule: (r) => registry.expandRule(r), workspaces });
   const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>
     session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';

@@ -11,16 +11,20 @@ import {
   runHooks,
   scopesOf,
   toDecision,
+  toolMatchKind,
+  walkFilter,
   type HooksConfig,
   type ModeSetting,
   type PermissionMode,
   type PermissionScope,
+  type PipelineResult,
   type RuleSet,
   type ScopedRule,
   type Session,
   type Storage,
   type TurnPolicy,
   type TurnPolicyContext,
+  type WorkspaceDirectories,
 } from '@switchboard/core';
 import type { AnyTool, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
@@ -37,7 +41,13 @@ export interface PolicyDeps {
   databaseFile: string;
   /** Expands a `group:*` rule into per-tool rules (the capability registry); other rules pass through. */
   expandRule?(rule: string): string[];
+  /** Where each turn's file tools work (per person, per room, or shared). */
+  workspaces: WorkspaceDirectories;
 }
+
+const NO_FILE_TOOLS =
+  'file tools are not available to this sender: in a room, only people the gateway knows (paired or allowlisted principals) get file tools, ' +
+  'so this call was refused. Answer without reading or writing files';
 
 const conversationId = (c: { channel: string; account: string; id: string }) => `${c.channel}:${c.account}:${c.id}`;
 
@@ -133,7 +143,19 @@ export class PolicyService {
     });
     const ruleSet = await this.ruleSet();
     const mode = this.modeFor(session, role, channelId);
-    const tools = preFilter(agent.tools, ruleSet, scopes);
+    // A room works in the room's directory; a person's DMs in that person's. A room sender the
+    // gateway knows no principal for gets no file tools at all.
+    const fileless = !principalId;
+    const workspace = fileless
+      ? this.d.workspaces.none(session.agentId)
+      : await this.d.workspaces.ensure(
+          session.agentId,
+          message.kind === 'room'
+            ? { kind: 'room', channel: message.channel, account: message.account, conversation: message.conversation.id }
+            : { kind: 'person', principalId },
+        );
+    const isFileTool = (t: { name: string }) => toolMatchKind(t.name) === 'path';
+    const tools = preFilter(agent.tools, ruleSet, scopes).filter((t) => !(fileless && isFileTool(t)));
     const log = this.d.log.child({ sessionId: session.id, turnId: turn.id });
     const hookOpts = { env: this.hookEnv, defaultTimeoutMs: this.d.cfg.permissions.hookTimeout };
     const preToolUse = this.hooks.PreToolUse?.length ? preToolUseFromHooks(this.hooks, log, hookOpts) : undefined;
@@ -144,16 +166,18 @@ export class PolicyService {
     const basePayload = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };
 
     const canUseTool = async (tool: AnyTool, input: unknown, tctx: Parameters<TurnPolicy['canUseTool']>[2]): Promise<Decision> => {
-      const result = await decidePermission(
-        { tool, input, ctx: tctx },
-        {
-          ruleSet,
-          scopes,
-          mode,
-          ...(preToolUse ? { preToolUse } : {}),
-          safety: { ...(this.d.configFile ? { configFile: this.d.configFile } : {}), databaseFile: this.d.databaseFile },
-        },
-      );
+      const result: PipelineResult = fileless && isFileTool(tool)
+        ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
+        : await decidePermission(
+            { tool, input, ctx: tctx },
+            {
+              ruleSet,
+              scopes,
+              mode,
+              ...(preToolUse ? { preToolUse } : {}),
+              safety: { ...(this.d.configFile ? { configFile: this.d.configFile } : {}), databaseFile: this.d.databaseFile },
+            },
+          );
       const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
       let decision: Decision;
       if (result.behavior === 'ask') {
@@ -188,6 +212,8 @@ export class PolicyService {
     const policy: TurnPolicy = {
       tools,
       canUseTool,
+      workspace,
+      pathFilter: walkFilter({ ruleSet, scopes, workspace }),
       shouldStop: () => {
         if (!stop) return null;
         const s = stop;

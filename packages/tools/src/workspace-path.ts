@@ -1,6 +1,6 @@
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { FileToolError, PathEscapeError, errnoCode, fsError } from './errors.js';
+import { FileToolError, PathEscapeError, errnoCode, fsError, hardLinkError } from './errors.js';
 
 /** A user path resolved inside the workspace. */
 export interface WorkspacePath {
@@ -129,15 +129,22 @@ async function resolveReal(p: string, hops: number): Promise<{ path: string; exi
 
 /**
  * A tool's `validateInput` that refuses paths leaving the workspace before any permission
- * question is asked: an escape is invalid input, not something a person should approve.
+ * question is asked: an escape is invalid input, not something a person should approve. With
+ * `writes`, an existing file with more than one hard link is refused the same way (the write
+ * itself checks again).
  */
-export function confinedPath<I>(pathOf: (input: I) => string, forWrite = false) {
+export function confinedPath<I>(pathOf: (input: I) => string, forWrite = false, writes = forWrite) {
   return async (input: I, ctx: { workspace: string }): Promise<{ ok: true } | { ok: false; message: string }> => {
     try {
-      await resolveInWorkspace(ctx.workspace, pathOf(input), { forWrite });
+      const target = await resolveInWorkspace(ctx.workspace, pathOf(input), { forWrite });
+      if (writes && target.exists) {
+        const st = await stat(target.real);
+        if (st.isFile() && st.nlink > 1) throw hardLinkError(target.relative, st.nlink);
+      }
       return { ok: true };
     } catch (err) {
-      if ((err as { code?: string }).code === 'SWB_E_PATH_ESCAPE') return { ok: false, message: (err as Error).message };
+      const code = (err as { code?: string }).code;
+      if (code === 'SWB_E_PATH_ESCAPE' || code === 'SWB_E_HARD_LINK') return { ok: false, message: (err as Error).message };
       // Anything else (a missing file, say) is the call's to report.
       return { ok: true };
     }

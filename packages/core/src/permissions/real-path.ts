@@ -1,0 +1,65 @@
+import { lstat, readlink, realpath } from 'node:fs/promises';
+import path from 'node:path';
+
+// Linux's own limit on symlinks followed while resolving one path.
+const MAX_LINK_HOPS = 40;
+
+/** Thrown when a path's real location cannot be found (a loop, a permission error, …). */
+export class RealPathError extends Error {
+  constructor(
+    readonly userPath: string,
+    readonly detail: string,
+  ) {
+    super(`the real location of ${userPath} could not be found (${detail})`);
+    this.name = 'RealPathError';
+  }
+}
+
+/**
+ * Where a path the model named really leads, in the same form the rules see the path as
+ * written: relative to the workspace's **real** root, `/`-separated, `.` for the root itself. A
+ * path that does not exist yet resolves to the real path of its deepest existing parent plus
+ * the rest; a dangling symlink is followed to where a write would land. A real path outside the
+ * workspace (which the file tools refuse anyway) is returned absolute, so relative rules cannot
+ * match it and the safety checks see it whole.
+ *
+ * @throws {RealPathError} when the path cannot be resolved for another reason than not existing.
+ */
+export async function realRuleContent(userPath: string, workspace: string): Promise<string> {
+  try {
+    const root = await realpath(workspace);
+    const target = await resolveReal(path.resolve(workspace, userPath), 0);
+    const rel = path.relative(root, target);
+    if (rel === '') return '.';
+    if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return target.split(path.sep).join('/');
+    return rel.split(path.sep).join('/');
+  } catch (err) {
+    throw new RealPathError(userPath, codeOf(err) ?? (err instanceof Error ? err.message : String(err)));
+  }
+}
+
+async function resolveReal(p: string, hops: number): Promise<string> {
+  try {
+    return await realpath(p);
+  } catch (err) {
+    const code = codeOf(err);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+  }
+  const parent = path.dirname(p);
+  if (parent === p) return p;
+  const dir = await resolveReal(parent, hops);
+  const candidate = path.join(dir, path.basename(p));
+  const st = await lstat(candidate).catch((err: unknown) => {
+    const code = codeOf(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw err;
+  });
+  if (!st?.isSymbolicLink()) return candidate;
+  if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
+  return resolveReal(path.resolve(dir, await readlink(candidate)), hops + 1);
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
