@@ -27,7 +27,8 @@ export class RealPathError extends Error {
  */
 export async function realRuleContent(userPath: string, workspace: string): Promise<string> {
   try {
-    const root = await realpath(workspace);
+    // A workspace not created yet has no links in it: its real root is resolved like any path.
+    const root = await resolveReal(path.resolve(workspace), 0);
     const target = await resolveReal(path.resolve(workspace, userPath), 0);
     const rel = path.relative(root, target);
     if (rel === '') return '.';
