@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, type SlackStoredMessage } from '@switchboard/testkit';
 import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';

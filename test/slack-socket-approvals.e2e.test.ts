@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, type FakeAnthropic, type FakeSlack, type GatewayProcess, type SlackStoredMessage } from '@switchboard/testkit';
 import { postedCanaries } from './slack-leaks.js';

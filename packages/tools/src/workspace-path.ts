@@ -1,6 +1,7 @@
-import { lstat, readlink, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import { resolveRealPath } from '@switchboard/agent';
 import path from 'node:path';
-import { FileToolError, PathEscapeError, errnoCode, fsError, hardLinkError } from './errors.js';
+import { FileToolError, PathEscapeError, fsError, hardLinkError } from './errors.js';
 
 /** A user path resolved inside the workspace. */
 export interface WorkspacePath {
@@ -19,9 +20,6 @@ export interface ResolveOptions {
   /** Allow a target that does not exist yet (its existing ancestors are still resolved and checked). */
   forWrite?: boolean;
 }
-
-// Linux's own limit on symlinks followed while resolving one path.
-const MAX_LINK_HOPS = 40;
 
 /**
  * Resolves `userPath` (relative to `workspace`, or absolute inside it) to a real path that is
@@ -47,7 +45,7 @@ export async function resolveInWorkspace(
   const relative = toDisplay(rel);
   let resolved: { path: string; exists: boolean };
   try {
-    resolved = await resolveReal(path.join(root, rel), 0);
+    resolved = await resolveRealPath(path.join(root, rel));
   } catch (err) {
     throw fsError(err, relative);
   }
@@ -98,33 +96,6 @@ function isInside(rel: string): boolean {
 
 function toDisplay(rel: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
-}
-
-function isMissing(err: unknown): boolean {
-  const code = errnoCode(err);
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-// realpath for paths that may not exist yet: resolves the deepest existing ancestor, and follows a
-// dangling symlink to where a write would land, so the caller can check the final location.
-async function resolveReal(p: string, hops: number): Promise<{ path: string; exists: boolean }> {
-  try {
-    return { path: await realpath(p), exists: true };
-  } catch (err) {
-    if (!isMissing(err)) throw err;
-  }
-  const parent = path.dirname(p);
-  if (parent === p) return { path: p, exists: false };
-  const dir = (await resolveReal(parent, hops)).path;
-  const candidate = path.join(dir, path.basename(p));
-  const st = await lstat(candidate).catch((err: unknown) => {
-    if (isMissing(err)) return undefined;
-    throw err;
-  });
-  if (!st?.isSymbolicLink()) return { path: candidate, exists: false };
-  if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
-  const target = path.resolve(dir, await readlink(candidate));
-  return { path: (await resolveReal(target, hops + 1)).path, exists: false };
 }
 
 /**

@@ -1,8 +1,5 @@
-import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-
-// Linux's own limit on symlinks followed while resolving one path.
-const MAX_LINK_HOPS = 40;
+import { resolveRealPath } from '@switchboard/agent';
 
 /** Thrown when a path's real location cannot be found (a loop, a permission error, …). */
 export class RealPathError extends Error {
@@ -28,8 +25,8 @@ export class RealPathError extends Error {
 export async function realRuleContent(userPath: string, workspace: string): Promise<string> {
   try {
     // A workspace not created yet has no links in it: its real root is resolved like any path.
-    const root = await resolveReal(path.resolve(workspace), 0);
-    const target = await resolveReal(path.resolve(workspace, userPath), 0);
+    const root = (await resolveRealPath(path.resolve(workspace))).path;
+    const target = (await resolveRealPath(path.resolve(workspace, userPath))).path;
     const rel = path.relative(root, target);
     if (rel === '') return '.';
     if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return target.split(path.sep).join('/');
@@ -37,27 +34,6 @@ export async function realRuleContent(userPath: string, workspace: string): Prom
   } catch (err) {
     throw new RealPathError(userPath, codeOf(err) ?? (err instanceof Error ? err.message : String(err)));
   }
-}
-
-async function resolveReal(p: string, hops: number): Promise<string> {
-  try {
-    return await realpath(p);
-  } catch (err) {
-    const code = codeOf(err);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
-  }
-  const parent = path.dirname(p);
-  if (parent === p) return p;
-  const dir = await resolveReal(parent, hops);
-  const candidate = path.join(dir, path.basename(p));
-  const st = await lstat(candidate).catch((err: unknown) => {
-    const code = codeOf(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw err;
-  });
-  if (!st?.isSymbolicLink()) return candidate;
-  if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
-  return resolveReal(path.resolve(dir, await readlink(candidate)), hops + 1);
 }
 
 function codeOf(err: unknown): string | undefined {
