@@ -87,7 +87,11 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const workspaces = new WorkspaceDirectories({ root: workspacesRoot, modeOf: (id) => (Object.hasOwn(cfg.agents, id) ? cfg.agents[id]!.workspace.mode : 'per-person') });
   const principals = await storage.principals.list();
   for (const [id, a] of Object.entries(cfg.agents)) {
-    await migrateLegacyWorkspace({ agentId: id, legacyRoot: join(cfg.gateway.dataDir, 'workspaces'), root: workspacesRoot, mode: a.workspace.mode, principals, log });
+    const legacyRoot = join(cfg.gateway.dataDir, 'workspaces');
+    await migrateLegacyWorkspace({ agentId: id, legacyRoot, root: workspacesRoot, mode: a.workspace.mode, principals, log }).catch((err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(`could not move the old workspace of agent "${id}" (${join(legacyRoot, id)}) into the per-person layout under workspaces.root: ${why}`, { cause: err });
+    });
     agents.set(id, {
       id,
       system: [{ type: 'text', text: a.systemPrompt }],

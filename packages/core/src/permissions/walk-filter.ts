@@ -1,7 +1,8 @@
 import type { PathFilter } from '@switchboard/agent';
-import type { MatchOptions } from './matchers.js';
+import { matchToolName, type MatchOptions } from './matchers.js';
 import { realRuleContent } from './real-path.js';
-import { evaluateRules, type PermissionScope, type RuleSet } from './scopes.js';
+import { parseRule } from './rules.js';
+import { evaluateRules, scopeApplies, type PermissionScope, type RuleSet } from './scopes.js';
 
 /** What {@link walkFilter} decides with: the same rules and scopes as the turn's calls. */
 export interface WalkFilterEnv extends Pick<MatchOptions, 'aliases' | 'matchKinds'> {
@@ -25,8 +26,26 @@ export function walkFilter(env: WalkFilterEnv): PathFilter {
     const r = evaluateRules(env.ruleSet, toolName, content, env.scopes, opts);
     return r.behavior !== 'deny' && r.behavior !== 'ask';
   };
+  // Without an applicable deny or ask rule for the tool, every entry passes: skip the lookups.
+  const restricted = new Map<string, boolean>();
+  const isRestricted = (toolName: string): boolean => {
+    let r = restricted.get(toolName);
+    if (r === undefined) {
+      r = env.ruleSet.some((entry) => {
+        if (entry.behavior === 'allow' || !scopeApplies(entry.scope, env.scopes)) return false;
+        try {
+          return matchToolName(parseRule(entry.rule).tool, toolName, env.aliases);
+        } catch {
+          return true; // a malformed deny or ask rule: let evaluation refuse
+        }
+      });
+      restricted.set(toolName, r);
+    }
+    return r;
+  };
   return async (toolName, entry) => {
     try {
+      if (!isRestricted(toolName)) return true;
       if (!passes(toolName, entry.relative)) return false;
       const real = await realRuleContent(entry.relative, env.workspace);
       return real === entry.relative || passes(toolName, real);

@@ -102,3 +102,15 @@ describe('walkFilter', () => {
     expect(await filter('search_files', { relative: 'protected/a.txt', absolute: path.join(ws, 'protected', 'a.txt') })).toBe(true);
   });
 });
+
+describe('walkFilter without restrictions', () => {
+  it('lets every entry through when no deny or ask rule applies to the tool, even unresolvable ones', async () => {
+    symlinkSync('m2', path.join(ws, 'm1'));
+    symlinkSync('m1', path.join(ws, 'm2'));
+    const filter = walkFilter({ ruleSet: [rule('deny', 'write_file(m1/**)'), rule('allow', 'list_files')], scopes: [{ kind: 'gateway' }], workspace: ws });
+    expect(await filter('list_files', { relative: 'm1', absolute: path.join(ws, 'm1') })).toBe(true);
+    const strict = walkFilter({ ruleSet: [rule('deny', 'list_files(zzz/**)')], scopes: [{ kind: 'gateway' }], workspace: ws });
+    // With a restriction in force, an entry whose real location cannot be found is withheld.
+    expect(await strict('list_files', { relative: 'm1/x', absolute: path.join(ws, 'm1', 'x') })).toBe(false);
+  });
+});
