@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, connectWs, runCli } from '@switchboard/testkit';
-import { bearer, collectTurn, useGateway } from './helpers.js';
+import { bearer, collectTurn, useGateway, personWorkspace } from './helpers.js';
 
 // 50 messages in a row: the per-sender rate limit is raised for this test.
 const env = useGateway({ config: { channels: { websocket: { accounts: { default: { rateLimit: { burst: 1000, perMinute: 6000 } } } } } } });
@@ -14,7 +14,7 @@ describe('approvals race', () => {
     const { clientToken, operatorToken } = gw.credentials();
     const ws = await connectWs(gw.wsUrl, { headers: bearer(clientToken) });
     await ws.next((f) => f.type === 'hello_ok');
-    const workspace = join(gw.dataDir, 'workspaces', 'default');
+    const workspace = personWorkspace(gw);
     let clientWins = 0;
     let operatorWins = 0;
     for (let i = 0; i < 50; i++) {

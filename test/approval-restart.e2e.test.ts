@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, connectWs } from '@switchboard/testkit';
-import { bearer, isEnd, useGateway } from './helpers.js';
+import { bearer, isEnd, useGateway, personWorkspace } from './helpers.js';
 
 const env = useGateway();
 
@@ -28,7 +28,7 @@ describe('approvals survive a restart', () => {
     ws2.send({ type: 'hello', cursor: 0 });
     const end = await ws2.next((f) => isEnd(f) && f.clientId === 'ar1', 20_000);
     expect(end).toMatchObject({ type: 'final', text: 'Written after the restart.' });
-    expect(readFileSync(join(env.gw.dataDir, 'workspaces', 'default', 'after-restart.txt'), 'utf8')).toBe('survived');
+    expect(readFileSync(join(personWorkspace(env.gw), 'after-restart.txt'), 'utf8')).toBe('survived');
     // The tool result reached the model once, in a valid history.
     const body = fake.requests.at(-1)!.body as { messages: Array<{ role: string; content: Array<{ tool_use_id?: string; is_error?: boolean }> }> };
     expect(body.messages.at(-1)!.content).toEqual([expect.objectContaining({ tool_use_id: 'toolu_restart' })]);

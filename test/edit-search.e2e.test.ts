@@ -1,14 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chat, useGateway } from './helpers.js';
+import { chat, useGateway, personWorkspace } from './helpers.js';
 
 // File edits run without asking here; the permission pipeline has its own tests.
 const env = useGateway({ config: { agents: { default: { mode: 'acceptEdits' } } }, client: true });
 let workspace: string;
 
 beforeAll(() => {
-  workspace = join(env.gw.dataDir, 'workspaces', 'default');
+  workspace = personWorkspace(env.gw);
   writeFileSync(join(workspace, 'todo.md'), '- buy milk\n- buy bread\n- call mum\n');
 });
 

@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient, type WsFrame } from '@switchboard/testkit';
 
@@ -113,4 +115,23 @@ export function useGateway(opts: { config?: ConfigFragment | (() => ConfigFragme
       return started(ws, 'the WebSocket client');
     },
   };
+}
+
+/** A person's workspace (`workspaces/<agent>/people/<principalId>/`), created if missing; default: the bootstrap owner's. */
+export function personWorkspace(gw: GatewayProcess, principalId = gw.credentials().principalId, agent = 'default'): string {
+  const dir = join(gw.dataDir, 'workspaces', agent, 'people', principalId);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The absolute path of `relPath` in whichever workspace holds it (a person's, a room's or the shared one), if any does. */
+export function findInWorkspaces(gw: GatewayProcess, relPath: string): string | undefined {
+  const root = join(gw.dataDir, 'workspaces');
+  if (!existsSync(root)) return undefined;
+  const want = relPath.split('/').join(sep);
+  for (const e of readdirSync(root, { withFileTypes: true, recursive: true })) {
+    const full = join(e.parentPath, e.name);
+    if (relative(root, full).endsWith(`${sep}${want}`)) return full;
+  }
+  return undefined;
 }

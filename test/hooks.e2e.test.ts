@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectTurn, useGateway } from './helpers.js';
+import { collectTurn, useGateway, personWorkspace } from './helpers.js';
 
 let workspace: string;
 let httpHook: Server;
@@ -63,7 +63,7 @@ const env = useGateway({
 });
 
 beforeAll(() => {
-  workspace = join(env.gw.dataDir, 'workspaces', 'default');
+  workspace = personWorkspace(env.gw);
 });
 
 type Body = { messages: Array<{ content: Array<{ content?: string; is_error?: boolean }> }> };

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connectWs, startGateway } from '@switchboard/testkit';
-import { bearer, collectTurn, isEnd, useGateway } from './helpers.js';
+import { bearer, collectTurn, isEnd, useGateway, personWorkspace, findInWorkspaces } from './helpers.js';
 
 // Agent mode `default`: anything not allowed is asked. `search_files` is denied outright,
 // writes under secret/ by a content rule.
@@ -13,7 +13,7 @@ type Body = { tools?: Array<{ name: string }>; messages: Array<{ role: string; c
 const lastResult = (i: number) => (env.fake.requests[i]!.body as Body).messages.at(-1)!.content[0]!;
 
 beforeAll(async () => {
-  workspace = join(env.gw.dataDir, 'workspaces', 'default');
+  workspace = personWorkspace(env.gw);
   await env.ws.next((f) => f.type === 'hello_ok');
 });
 
@@ -94,7 +94,7 @@ describe('approval expiry', () => {
     const result = lastResult(start + 1);
     expect(result.is_error).toBe(true);
     expect(result.content).toMatch(/nobody answered the approval in time/);
-    expect(existsSync(join(g2.dataDir, 'workspaces', 'default', 'late.txt'))).toBe(false);
+    expect(findInWorkspaces(g2, 'late.txt')).toBeUndefined();
     c.close();
   });
 });

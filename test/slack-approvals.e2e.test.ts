@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, type SlackStoredMessage } from '@switchboard/testkit';
 import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
+import { findInWorkspaces } from './helpers.js';
 
 const TEAMMATE = 'U0USER0002';
 const STRANGER = 'U0STRANGER';
@@ -56,8 +56,8 @@ describe('Slack approvals with Block Kit buttons', () => {
     expect(done.text).toContain(`<@${USER}>`);
     expect(buttonsOf(done)).toHaveLength(0);
     await waitForMessage(slack, IM, 'Saved the note.');
-    const file = join(gw.dataDir, 'workspaces', 'default', 'slack-note.txt');
-    expect(existsSync(file) && readFileSync(file, 'utf8')).toBe('approved in Slack');
+    const file = findInWorkspaces(gw, 'slack-note.txt');
+    expect(file && readFileSync(file, 'utf8')).toBe('approved in Slack');
 
     expect((await press(USER, deny!.action_id)).status).toBe(200);
     const second = await slack.waitFor(() => slack.ephemerals.find((e) => e.user === USER), 10_000, 'the already-decided notice');
@@ -78,7 +78,7 @@ describe('Slack approvals with Block Kit buttons', () => {
     await slack.deliverInteraction(slackUrls(gw).interactive, slack.events.blockActions({ actionId: deny.action_id, value: deny.value, channel: IM, messageTs: request.ts }));
     await slack.waitFor(() => slack.messages(IM).find((m) => m.ts === request.ts && m.text.includes('Denied')), 10_000, 'the denied approval');
     await waitForMessage(slack, IM, 'Understood, not saving.');
-    expect(existsSync(join(gw.dataDir, 'workspaces', 'default', 'denied.txt'))).toBe(false);
+    expect(findInWorkspaces(gw, 'denied.txt')).toBeUndefined();
     const toolResult = JSON.stringify(model.requests.at(-1)!.body.messages?.at(-1));
     expect(toolResult).toContain('is_error');
   });

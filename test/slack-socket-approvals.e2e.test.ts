@@ -1,9 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, type FakeAnthropic, type FakeSlack, type GatewayProcess, type SlackStoredMessage } from '@switchboard/testkit';
 import { postedCanaries } from './slack-leaks.js';
 import { leakedCanaries, socketAccount, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
+import { findInWorkspaces } from './helpers.js';
 
 const TEAMMATE = 'U0USER0002';
 const TEAM_IM = 'D0DM000002';
@@ -65,8 +65,8 @@ describe('Slack approvals with Block Kit buttons over Socket Mode', () => {
     expect(done.text).toContain(`<@${USER}>`);
     expect(buttonsOf(done)).toHaveLength(0);
     await waitForMessage(slack, IM, 'Saved the socket note.');
-    const file = join(gw.dataDir, 'workspaces', 'default', 'socket-note.txt');
-    expect(existsSync(file) && readFileSync(file, 'utf8')).toBe('approved over the socket');
+    const file = findInWorkspaces(gw, 'socket-note.txt');
+    expect(file && readFileSync(file, 'utf8')).toBe('approved over the socket');
 
     await press(request, deny!, USER);
     const second = await slack.waitFor(() => slack.ephemerals.find((e) => e.user === USER), 10_000, 'the already-decided notice');
@@ -87,7 +87,7 @@ describe('Slack approvals with Block Kit buttons over Socket Mode', () => {
     await press(request, buttonsOf(request)[1]!, USER);
     await slack.waitFor(() => slack.messages(IM).find((m) => m.ts === request.ts && m.text.includes('Denied')), 10_000, 'the denied approval');
     await waitForMessage(slack, IM, 'Understood, not saving it.');
-    expect(existsSync(join(gw.dataDir, 'workspaces', 'default', 'socket-denied.txt'))).toBe(false);
+    expect(findInWorkspaces(gw, 'socket-denied.txt')).toBeUndefined();
     expect(JSON.stringify(model.requests.at(-1)!.body.messages?.at(-1))).toContain('is_error');
   });
 

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ALICE, BOB, control, GROUP, params, person, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
+import { findInWorkspaces } from './helpers.js';
 
 const CAROL = person(1003, 'Carol');
 
@@ -31,8 +32,7 @@ describe('telegram: approvals with inline buttons', () => {
     const approve = buttons[0]!.callback_data!;
     expect(Buffer.byteLength(approve)).toBeLessThanOrEqual(64);
     expect(request.status).toBe(200);
-    const workspace = join(gw.dataDir, 'workspaces', 'default');
-    expect(existsSync(join(workspace, 'approved.txt'))).toBe(false);
+    expect(findInWorkspaces(gw, 'approved.txt')).toBeUndefined();
 
     let seen = tg.callbackAnswers(TOKEN).length;
     tg.pressButton(TOKEN, { from: BOB.user, message: { message_id: shown.message_id, chat: GROUP }, data: approve });
@@ -48,7 +48,8 @@ describe('telegram: approvals with inline buttons', () => {
     tg.pressButton(TOKEN, { from: ALICE.user, message: { message_id: shown.message_id, chat: GROUP }, data: approve });
     await waitForText(tg, GROUP.id, 'Written.', 15_000);
     expect(answers(seen)[0]).toMatch(/^Approved/);
-    expect(readFileSync(join(workspace, 'approved.txt'), 'utf8')).toBe('yes');
+    // A group works in its room's workspace.
+    expect(readFileSync(join(gw.dataDir, 'workspaces', 'default', 'rooms', 'telegram', 'main', String(GROUP.id), 'approved.txt'), 'utf8')).toBe('yes');
     const edited = await waitForText(tg, GROUP.id, 'Approved by Alice');
     expect(params(edited).reply_markup).toBeUndefined();
     expect(tg.sent(TOKEN, GROUP.id).find((m) => m.message_id === shown.message_id)!.reply_markup).toBeUndefined();

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync, mkdtempSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chat, useGateway } from './helpers.js';
+import { chat, useGateway, personWorkspace } from './helpers.js';
 
 // File edits run without asking here; the permission pipeline has its own tests.
 const env = useGateway({ config: { agents: { default: { mode: 'acceptEdits' } } }, client: true });
@@ -17,7 +17,7 @@ const lastUserBlocks = (i: number) => {
 };
 
 beforeAll(() => {
-  workspace = join(env.gw.dataDir, 'workspaces', 'default');
+  workspace = personWorkspace(env.gw);
   writeFileSync(join(workspace, 'notes.txt'), 'remember the milk\n');
 });
 

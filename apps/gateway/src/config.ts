@@ -55,6 +55,8 @@ const agent = z.strictObject({
   permissions: ruleLists.default({ allow: [], ask: [], deny: [] }),
   /** A message that arrives during a turn: `followup` queues it as the next turn; `steer` injects it into the running turn. */
   queueMode: z.enum(['followup', 'steer']).default('followup'),
+  /** `per-person`: each person (and each room) has its own workspace; `shared`: one `shared/` directory for everyone. */
+  workspace: z.strictObject({ mode: z.enum(['per-person', 'shared']).default('per-person') }).prefault({}),
 });
 
 export const configSchema = z.strictObject({
@@ -147,6 +149,8 @@ export const configSchema = z.strictObject({
       lockout: duration.default(300_000),
     })
     .default({ maxFailures: 10, window: 60_000, lockout: 300_000 }),
+  /** Where the workspaces live; `root` defaults to `<dataDir>/workspaces` (a relative path is resolved like `dataDir`). */
+  workspaces: z.strictObject({ root: z.string().min(1).optional() }).prefault({}),
   /** Hooks per event (PreToolUse, PostToolUse, PermissionRequest, …): command or http. */
   hooks: hooksConfigSchema.default({}),
   /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */
@@ -275,6 +279,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   }
   const cfg = parsed.data;
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
+  if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
   return deepFreeze(cfg);
 }
 

@@ -6,6 +6,8 @@ import {
   ApprovalBroker,
   SwbErrorCode,
   TurnEngine,
+  WorkspaceDirectories,
+  migrateLegacyWorkspace,
   type AgentRuntime,
   type BoundaryPolicy,
   type Channel,
@@ -81,15 +83,23 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const channels: Channel[] = await loadChannels(cfg, log);
   const registry = new CapabilityRegistry({ tools: [...createFileTools(), ...mcp.tools], mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
   const agents = new Map<string, AgentRuntime>();
+  const workspacesRoot = cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
+  mkdirSync(workspacesRoot, { recursive: true, mode: 0o700 });
+  const workspaces = new WorkspaceDirectories({ root: workspacesRoot, modeOf: (id) => (Object.hasOwn(cfg.agents, id) ? cfg.agents[id]!.workspace.mode : 'per-person') });
+  const principals = await storage.principals.list();
   for (const [id, a] of Object.entries(cfg.agents)) {
-    const workspace = join(cfg.gateway.dataDir, 'workspaces', id);
-    mkdirSync(workspace, { recursive: true, mode: 0o700 });
+    const legacyRoot = join(cfg.gateway.dataDir, 'workspaces');
+    await migrateLegacyWorkspace({ agentId: id, legacyRoot, root: workspacesRoot, mode: a.workspace.mode, principals, log }).catch((err: unknown) => {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new Error(`could not move the old workspace of agent "${id}" (${join(legacyRoot, id)}) into the per-person layout under workspaces.root: ${why}`, { cause: err });
+    });
     agents.set(id, {
       id,
       system: [{ type: 'text', text: a.systemPrompt }],
       tools: registry.toolsFor(a.tools.profile),
       maxTurns: a.maxTurns,
-      workspace,
+      // Each turn works in its person's or room's directory (PolicyService); this one is never created.
+      workspace: workspaces.none(id),
     });
   }
   const hiddenMcp = registry.groupMembers('group:mcp').filter((n) => ![...agents.values()].some((a) => a.tools.some((t) => t.name === n)));
@@ -117,6 +127,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     expandRule: (r) => registry.expandRule(r),
     // The boundary is built below; a channel's permissionMode and rooms come with operators' overrides applied.
     boundaryPolicy: (channelId): Promise<BoundaryPolicy | null> => boundary.policy(channelId),
+    workspaces,
   });
   const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>

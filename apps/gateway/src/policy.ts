@@ -13,16 +13,20 @@ import {
   toDecision,
   type BoundaryPolicy,
   type ConversationRef,
+  toolMatchKind,
+  walkFilter,
   type HooksConfig,
   type ModeResolution,
   type PermissionMode,
   type PermissionScope,
+  type PipelineResult,
   type RuleSet,
   type ScopedRule,
   type Session,
   type Storage,
   type TurnPolicy,
   type TurnPolicyContext,
+  type WorkspaceDirectories,
 } from '@switchboard/core';
 import type { AnyTool, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
@@ -42,6 +46,8 @@ export interface PolicyDeps {
   expandRule?(rule: string): string[];
   /** The effective boundary policy of a channel account (config with operators' overrides): its `permissionMode` and rooms. */
   boundaryPolicy?(channelId: string): Promise<BoundaryPolicy | null>;
+  /** Where each turn's file tools work (per person, per room, or shared). */
+  workspaces: WorkspaceDirectories;
 }
 
 /** Where one turn or session stands, for mode resolution: everything comes from the inbound message. */
@@ -55,6 +61,10 @@ export interface ModeContext {
   channelId: string;
   conversation: Pick<ConversationRef, 'channel' | 'account' | 'id' | 'kind'>;
 }
+
+const NO_FILE_TOOLS =
+  'file tools are not available to this sender: in a room, only people the gateway knows (paired or allowlisted principals) get file tools, ' +
+  'so this call was refused. Answer without reading or writing files';
 
 const conversationId = (c: { channel: string; account: string; id: string }) => `${c.channel}:${c.account}:${c.id}`;
 
@@ -190,7 +200,19 @@ export class PolicyService {
     });
     const ruleSet = [...(await this.ruleSet()), ...(await this.roomRules(channelId, message.conversation))];
     const mode = await this.modeFor({ session, role, principalId, channelId, conversation: message.conversation });
-    const tools = preFilter(agent.tools, ruleSet, scopes);
+    // A room works in the room's directory; a person's DMs in that person's. A room sender the
+    // gateway knows no principal for gets no file tools at all.
+    const fileless = !principalId;
+    const workspace = fileless
+      ? this.d.workspaces.none(session.agentId)
+      : await this.d.workspaces.ensure(
+          session.agentId,
+          message.kind === 'room'
+            ? { kind: 'room', channel: message.channel, account: message.account, conversation: message.conversation.id }
+            : { kind: 'person', principalId },
+        );
+    const isFileTool = (t: { name: string }) => toolMatchKind(t.name) === 'path';
+    const tools = preFilter(agent.tools, ruleSet, scopes).filter((t) => !(fileless && isFileTool(t)));
     const log = this.d.log.child({ sessionId: session.id, turnId: turn.id });
     const hookOpts = { env: this.hookEnv, defaultTimeoutMs: this.d.cfg.permissions.hookTimeout };
     const preToolUse = this.hooks.PreToolUse?.length ? preToolUseFromHooks(this.hooks, log, hookOpts) : undefined;
@@ -201,16 +223,18 @@ export class PolicyService {
     const basePayload = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };
 
     const canUseTool = async (tool: AnyTool, input: unknown, tctx: Parameters<TurnPolicy['canUseTool']>[2]): Promise<Decision> => {
-      const result = await decidePermission(
-        { tool, input, ctx: tctx },
-        {
-          ruleSet,
-          scopes,
-          mode,
-          ...(preToolUse ? { preToolUse } : {}),
-          safety: { ...(this.d.configFile ? { configFile: this.d.configFile } : {}), databaseFile: this.d.databaseFile },
-        },
-      );
+      const result: PipelineResult = fileless && isFileTool(tool)
+        ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
+        : await decidePermission(
+            { tool, input, ctx: tctx },
+            {
+              ruleSet,
+              scopes,
+              mode,
+              ...(preToolUse ? { preToolUse } : {}),
+              safety: { ...(this.d.configFile ? { configFile: this.d.configFile } : {}), databaseFile: this.d.databaseFile },
+            },
+          );
       const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
       let decision: Decision;
       if (result.behavior === 'ask') {
@@ -245,6 +269,8 @@ export class PolicyService {
     const policy: TurnPolicy = {
       tools,
       canUseTool,
+      workspace,
+      pathFilter: walkFilter({ ruleSet, scopes, workspace }),
       shouldStop: () => {
         if (!stop) return null;
         const s = stop;

@@ -6,3 +6,4 @@ export * from './model.js';
 export * from './anthropic-model.js';
 export * from './tool-exec.js';
 export * from './query.js';
+export * from './real-path.js';

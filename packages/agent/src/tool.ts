@@ -8,9 +8,18 @@ export interface ToolContext {
   sessionId: string;
   turnId: string;
   agentId: string;
-  /** Absolute path of the agent's workspace directory (file tools stay inside it). */
+  /** Absolute path of the turn's workspace directory (file tools stay inside it). */
   workspace: string;
+  /**
+   * For tools that walk directories: whether one entry they met may be returned (the permission
+   * rules decide). `relative` is workspace-relative and `/`-separated, `absolute` the entry on
+   * disk. Absent: every entry may be returned. Contract: never throws; `false` withholds.
+   */
+  pathFilter?: PathFilter;
 }
+
+/** See {@link ToolContext.pathFilter}. */
+export type PathFilter = (toolName: string, entry: { relative: string; absolute: string }) => Promise<boolean>;
 
 export interface ToolResult {
   content: string;

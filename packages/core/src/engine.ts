@@ -5,6 +5,7 @@ import {
   type AnyTool,
   type CanUseTool,
   type ModelClient,
+  type PathFilter,
   type QueryParams,
   type RetryPolicy,
   type SystemBlock,
@@ -70,6 +71,10 @@ export interface TurnPolicy {
   beforeTurn?(): Promise<string | undefined>;
   /** After the turn ends (Stop hooks). Must not throw. */
   afterTurn?(reason: string): Promise<void>;
+  /** The directory this turn's file tools work in (default: the agent's `workspace`). */
+  workspace?: string;
+  /** Which entries a walking tool may return (see `ToolContext.pathFilter`). */
+  pathFilter?: PathFilter;
 }
 
 /** Who sent a message and where it goes: resolved from the inbound message, never from the model. */
@@ -319,7 +324,13 @@ export class TurnEngine {
         ...(policy.shouldStop ? { shouldStop: policy.shouldStop } : {}),
         signal: controller.signal,
         maxTurns: agent.maxTurns,
-        toolContext: { sessionId: session.id, turnId: turn.id, agentId: agent.id, workspace: agent.workspace },
+        toolContext: {
+          sessionId: session.id,
+          turnId: turn.id,
+          agentId: agent.id,
+          workspace: policy.workspace ?? agent.workspace,
+          ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
+        },
         toolTimeoutMs: this.o.toolTimeoutMs,
         ...(this.o.toolTimeouts ? { toolTimeouts: this.o.toolTimeouts } : {}),
         drainInjected: () => {

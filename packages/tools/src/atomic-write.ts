@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { FileToolError, errnoCode, fsError } from './errors.js';
+import { FileToolError, errnoCode, fsError, hardLinkError } from './errors.js';
 import { formatBytes } from './text-file.js';
 
 /**
  * Writes `content` to `real` atomically: a temp file in the same directory, fsynced, then renamed
  * over the target, so readers see the old or the new file, never half of one. An existing file's
- * permission bits are kept. Content over `maxBytes` is refused. `rel` names the file in error
+ * permission bits are kept. Content over `maxBytes`, and an existing file with more than one
+ * hard link, are refused. `rel` names the file in error
  * messages. Returns the bytes written.
  */
 export async function writeFileAtomic(real: string, rel: string, content: string, maxBytes: number): Promise<number> {
@@ -22,6 +23,7 @@ export async function writeFileAtomic(real: string, rel: string, content: string
   try {
     const st = await stat(real);
     if (st.isDirectory()) throw new FileToolError('SWB_E_FILE_KIND', `${rel} is a directory; choose a file path`);
+    if (st.nlink > 1) throw hardLinkError(rel, st.nlink);
     mode = st.mode & 0o7777;
   } catch (err) {
     if (errnoCode(err) !== 'ENOENT') throw fsError(err, rel);

@@ -32,7 +32,7 @@ export function createEditFileTool(
     concurrencySafe: false,
     maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     ruleContent: (input) => normalizeUserPath(input.path),
-    validateInput: confinedPath((input) => input.path),
+    validateInput: confinedPath((input) => input.path, false, true),
     async call(input, ctx) {
       throwIfAborted(ctx.signal, 'edit_file');
       if (input.old_string === input.new_string) {

@@ -17,6 +17,7 @@ export type FileToolErrorCode =
   | 'SWB_E_FILE_KIND'
   | 'SWB_E_FILE_TOO_LARGE'
   | 'SWB_E_FILE_BINARY'
+  | 'SWB_E_HARD_LINK'
   | 'SWB_E_EDIT_NO_MATCH'
   | 'SWB_E_EDIT_AMBIGUOUS'
   | 'SWB_E_TOOL_INPUT'
@@ -31,6 +32,18 @@ export class FileToolError extends SwbError {
     super(code, message, options);
     this.name = 'FileToolError';
   }
+}
+
+/**
+ * Refuses a write through a file that has more than one hard link: the same content is also
+ * reachable under another name (perhaps one the rules or safety checks protect), so what the
+ * write really changes cannot be told from its path.
+ */
+export function hardLinkError(rel: string, links: number): FileToolError {
+  return new FileToolError(
+    'SWB_E_HARD_LINK',
+    `${rel} has ${links} hard links (the same file is also reachable under another name), so it cannot be written; reading it is fine. Write a new file instead`,
+  );
 }
 
 /** The errno code of a Node fs error, if any. */

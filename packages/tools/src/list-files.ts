@@ -3,7 +3,7 @@ import type { Tool } from '@switchboard/agent';
 import { z } from 'zod';
 import { FileToolError, fsError } from './errors.js';
 import { DEFAULT_MAX_LIST_ENTRIES, DEFAULT_MAX_RESULT_CHARS, type FileToolsOptions } from './options.js';
-import { walk, type WalkEntry } from './walk.js';
+import { walk, withheldNote, type WalkEntry } from './walk.js';
 import { isWithin, readOnlyDirectoryTool, resolveInWorkspace } from './workspace-path.js';
 
 const listFilesInput = z.strictObject({
@@ -35,14 +35,18 @@ export function createListFilesTool(
         throw new FileToolError('SWB_E_FILE_KIND', `${dir.relative} is a file, not a directory; use read_file to read it`);
       }
       const lines: string[] = [];
-      for await (const entry of walk(dir.real, dir.relative, { recursive: input.recursive ?? false, signal: ctx.signal, toolName: 'list_files' })) {
+      const withheld = { count: 0 };
+      const walkOpts = { recursive: input.recursive ?? false, signal: ctx.signal, toolName: 'list_files', filter: ctx.pathFilter, withheld };
+      for await (const entry of walk(dir.real, dir.relative, walkOpts)) {
         if (lines.length === maxEntries) {
           lines.push(`[listing cut at ${maxEntries} entries; list a subdirectory to see more]`);
           break;
         }
         lines.push(await describeEntry(entry, dir.root));
       }
-      return { content: lines.length === 0 ? `[${dir.relative} is empty]` : lines.join('\n') };
+      const note = withheldNote(withheld);
+      if (lines.length === 0) return { content: note ? `[nothing to show in ${dir.relative}] ${note}` : `[${dir.relative} is empty]` };
+      return { content: [...lines, ...(note ? [note] : [])].join('\n') };
     },
   };
 }

@@ -12,7 +12,7 @@ import {
   type FileToolsOptions,
 } from './options.js';
 import { formatBytes, loadText } from './text-file.js';
-import { walk, type WalkEntry } from './walk.js';
+import { walk, withheldNote, type WalkEntry } from './walk.js';
 import { readOnlyDirectoryTool, resolveInWorkspace } from './workspace-path.js';
 
 const searchFilesInput = z.strictObject({
@@ -46,8 +46,9 @@ export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFile
       const rootStat = await stat(root.real).catch((err: unknown) => {
         throw fsError(err, root.relative);
       });
+      const withheld = { count: 0 };
       const files: AsyncIterable<WalkEntry> | WalkEntry[] = rootStat.isDirectory()
-        ? walk(root.real, root.relative, { recursive: true, signal: ctx.signal, toolName: 'search_files' })
+        ? walk(root.real, root.relative, { recursive: true, signal: ctx.signal, toolName: 'search_files', filter: ctx.pathFilter, withheld })
         : [{ relative: root.relative, absolute: root.real, type: 'file' }];
 
       const out: string[] = [];
@@ -79,6 +80,8 @@ export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFile
       if (cut) notes.push(`[stopped after ${maxMatches} matches; narrow the pattern, path or glob to see the rest]`);
       const skips = describeSkips(skipped, maxBytes);
       if (skips) notes.push(skips);
+      const held = withheldNote(withheld);
+      if (held) notes.push(held);
       const body = out.length > 0 ? out : [`No matches for /${input.pattern}/ in ${root.relative}`];
       return { content: [...body, ...notes].join('\n') };
     },

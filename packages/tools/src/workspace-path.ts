@@ -1,6 +1,7 @@
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import { resolveRealPath } from '@switchboard/agent';
 import path from 'node:path';
-import { FileToolError, PathEscapeError, errnoCode, fsError } from './errors.js';
+import { FileToolError, PathEscapeError, fsError, hardLinkError } from './errors.js';
 
 /** A user path resolved inside the workspace. */
 export interface WorkspacePath {
@@ -19,9 +20,6 @@ export interface ResolveOptions {
   /** Allow a target that does not exist yet (its existing ancestors are still resolved and checked). */
   forWrite?: boolean;
 }
-
-// Linux's own limit on symlinks followed while resolving one path.
-const MAX_LINK_HOPS = 40;
 
 /**
  * Resolves `userPath` (relative to `workspace`, or absolute inside it) to a real path that is
@@ -47,7 +45,7 @@ export async function resolveInWorkspace(
   const relative = toDisplay(rel);
   let resolved: { path: string; exists: boolean };
   try {
-    resolved = await resolveReal(path.join(root, rel), 0);
+    resolved = await resolveRealPath(path.join(root, rel));
   } catch (err) {
     throw fsError(err, relative);
   }
@@ -100,44 +98,24 @@ function toDisplay(rel: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
-function isMissing(err: unknown): boolean {
-  const code = errnoCode(err);
-  return code === 'ENOENT' || code === 'ENOTDIR';
-}
-
-// realpath for paths that may not exist yet: resolves the deepest existing ancestor, and follows a
-// dangling symlink to where a write would land, so the caller can check the final location.
-async function resolveReal(p: string, hops: number): Promise<{ path: string; exists: boolean }> {
-  try {
-    return { path: await realpath(p), exists: true };
-  } catch (err) {
-    if (!isMissing(err)) throw err;
-  }
-  const parent = path.dirname(p);
-  if (parent === p) return { path: p, exists: false };
-  const dir = (await resolveReal(parent, hops)).path;
-  const candidate = path.join(dir, path.basename(p));
-  const st = await lstat(candidate).catch((err: unknown) => {
-    if (isMissing(err)) return undefined;
-    throw err;
-  });
-  if (!st?.isSymbolicLink()) return { path: candidate, exists: false };
-  if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
-  const target = path.resolve(dir, await readlink(candidate));
-  return { path: (await resolveReal(target, hops + 1)).path, exists: false };
-}
-
 /**
  * A tool's `validateInput` that refuses paths leaving the workspace before any permission
- * question is asked: an escape is invalid input, not something a person should approve.
+ * question is asked: an escape is invalid input, not something a person should approve. With
+ * `writes`, an existing file with more than one hard link is refused the same way (the write
+ * itself checks again).
  */
-export function confinedPath<I>(pathOf: (input: I) => string, forWrite = false) {
+export function confinedPath<I>(pathOf: (input: I) => string, forWrite = false, writes = forWrite) {
   return async (input: I, ctx: { workspace: string }): Promise<{ ok: true } | { ok: false; message: string }> => {
     try {
-      await resolveInWorkspace(ctx.workspace, pathOf(input), { forWrite });
+      const target = await resolveInWorkspace(ctx.workspace, pathOf(input), { forWrite });
+      if (writes && target.exists) {
+        const st = await stat(target.real);
+        if (st.isFile() && st.nlink > 1) throw hardLinkError(target.relative, st.nlink);
+      }
       return { ok: true };
     } catch (err) {
-      if ((err as { code?: string }).code === 'SWB_E_PATH_ESCAPE') return { ok: false, message: (err as Error).message };
+      const code = (err as { code?: string }).code;
+      if (code === 'SWB_E_PATH_ESCAPE' || code === 'SWB_E_HARD_LINK') return { ok: false, message: (err as Error).message };
       // Anything else (a missing file, say) is the call's to report.
       return { ok: true };
     }

@@ -20,3 +20,5 @@ export * from './hooks.js';
 export * from './denials.js';
 export * from './pipeline.js';
 export * from './pre-filter.js';
+export * from './real-path.js';
+export * from './walk-filter.js';

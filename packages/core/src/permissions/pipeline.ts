@@ -3,7 +3,8 @@ import type { HookOpinion } from './hooks.js';
 import { toolMatchKind, type MatchKind, type MatchOptions } from './matchers.js';
 import type { PermissionMode } from './modes.js';
 import { toWorkspaceRelative } from './path-glob.js';
-import { checkSafety, type SafetyOptions } from './safety.js';
+import { realRuleContent } from './real-path.js';
+import { checkSafety, type SafetyHit, type SafetyOptions } from './safety.js';
 import { evaluateRules, type PermissionScope, type RuleEvaluation, type RuleSet, type ScopedRule } from './scopes.js';
 
 /** Which step of the pipeline decided. */
@@ -66,11 +67,13 @@ class Stop {
  *    given) is revalidated with the tool's schema and `validateInput`, and every later step sees
  *    it; an ask asks; an allow only skips the mode's prompt.
  * 2. **Rules** (`evaluateRules` on the tool's `ruleContent`): deny denies; ask asks; allow skips
- *    the mode's prompt.
+ *    the mode's prompt. For a `path` tool the rules see the path as written **and** where it
+ *    really leads (symlinks resolved, relative to the workspace's real root): a deny or ask on
+ *    either counts; an allow must cover both.
  * 3. **The tool's `checkPermissions`**: deny denies; ask asks (skipped by `bypassPermissions`);
  *    allow skips the mode's prompt (an `updatedInput` is revalidated and rules re-checked).
- * 4. **Safety checks** (`checkSafety`): a non-read-only tool writing a protected path is asked,
- *    in every mode — no allow skips it.
+ * 4. **Safety checks** (`checkSafety`, on the written and the real path): a non-read-only tool
+ *    writing a protected path is asked, in every mode — no allow skips it.
  * 5. **Mode**: `plan` denies every non-read-only tool; `dontAsk` turns every ask into a deny;
  *    otherwise a pending ask is returned; else the call is allowed by a rule, the tool, a hook,
  *    being read-only, `bypassPermissions`, or `acceptEdits` for a file edit inside the
@@ -120,7 +123,8 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
 
   // 2. Rules.
   let content = contentOf(tool, input);
-  let rules = checkRules(env, name, content, ctx.workspace);
+  let paths = await pathsOf(kind, name, content, ctx.workspace);
+  let rules = checkRules(env, name, paths, ctx.workspace);
 
   // 3. The tool's own check.
   const own: PermissionResult = tool.checkPermissions
@@ -130,11 +134,12 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   if (own.behavior === 'allow' && own.updatedInput !== undefined) {
     input = await revalidate(tool, own.updatedInput, ctx, 'tool', name);
     content = contentOf(tool, input);
-    rules = checkRules(env, name, content, ctx.workspace);
+    paths = await pathsOf(kind, name, content, ctx.workspace);
+    rules = checkRules(env, name, paths, ctx.workspace);
   }
 
   // 4. Safety checks.
-  const safety = kind === 'path' ? checkSafety(tool, content, ctx.workspace, env.safety) : undefined;
+  const safety = kind === 'path' ? safetyOf(tool, paths, ctx.workspace, env.safety) : undefined;
 
   // 5. Mode.
   const mode = env.mode;
@@ -200,17 +205,53 @@ function ruleReason(rule: ScopedRule, verb: string, toolName: string): string {
   return `the rule ${rule.rule}, set for ${describeScope(rule.scope)}, ${verb} ${toolName} here`;
 }
 
-function checkRules(env: PermissionEnv, name: string, content: string | undefined, workspace: string): RuleEvaluation {
-  let rules: RuleEvaluation;
+/**
+ * The rule contents of one call: the path as written, then (for a `path` tool, when it differs)
+ * where it really leads. A path whose real location cannot be found is refused.
+ */
+async function pathsOf(kind: MatchKind, name: string, content: string | undefined, workspace: string): Promise<RuleContents> {
+  if (kind !== 'path' || content === undefined) return { written: content };
+  let real: string;
   try {
-    rules = evaluateRules(env.ruleSet, name, content, env.scopes, { aliases: env.aliases, matchKinds: env.matchKinds, workspace });
+    real = await realRuleContent(content, workspace);
   } catch (err) {
-    throw new Stop(deny('rule', `the permission rules could not be read, so ${name} is refused: ${messageOf(err)}`));
+    throw new Stop(deny('safety', `${name} is refused: ${messageOf(err)}`));
   }
-  if (rules.behavior === 'deny' && rules.matched) {
-    throw new Stop(deny('rule', ruleReason(rules.matched, 'forbids', name), rules.matched));
+  const lexical = toWorkspaceRelative(content, workspace);
+  return real === (lexical === '' ? '.' : lexical) ? { written: content } : { written: content, real };
+}
+
+/** A call's rule content as written, and its real path when a symlink makes it differ. */
+interface RuleContents {
+  written: string | undefined;
+  real?: string;
+}
+
+function safetyOf(tool: AnyTool, paths: RuleContents, workspace: string, opts: SafetyOptions | undefined): SafetyHit | undefined {
+  const written = checkSafety(tool, paths.written, workspace, opts);
+  if (written || paths.real === undefined) return written;
+  const real = checkSafety(tool, paths.real, workspace, opts);
+  return real ? { ...real, reason: `${paths.written} leads to ${paths.real}, so ${real.reason}` } : undefined;
+}
+
+function checkRules(env: PermissionEnv, name: string, paths: RuleContents, workspace: string): RuleEvaluation {
+  const evaluate = (content: string | undefined): RuleEvaluation => {
+    try {
+      return evaluateRules(env.ruleSet, name, content, env.scopes, { aliases: env.aliases, matchKinds: env.matchKinds, workspace });
+    } catch (err) {
+      throw new Stop(deny('rule', `the permission rules could not be read, so ${name} is refused: ${messageOf(err)}`));
+    }
+  };
+  const written = evaluate(paths.written);
+  const real = paths.real === undefined ? undefined : evaluate(paths.real);
+  const via = ` (${paths.written} leads to ${paths.real})`;
+  for (const [rules, note] of [[written, ''], [real, via]] as const) {
+    if (rules?.behavior === 'deny' && rules.matched) throw new Stop(deny('rule', ruleReason(rules.matched, 'forbids', name) + note, rules.matched));
   }
-  return rules;
+  if (real === undefined || written.behavior === 'ask') return written;
+  if (real.behavior === 'ask') return real;
+  // An allow must cover where the call really lands, not only the name it used.
+  return written.behavior === 'allow' && real.behavior === 'allow' ? written : { behavior: 'none' };
 }
 
 function contentOf(tool: AnyTool, input: unknown): string | undefined {
