@@ -22,7 +22,7 @@ import {
   type TurnPolicy,
   type TurnPolicyContext,
 } from '@switchboard/core';
-import type { AnyTool, Decision } from '@switchboard/agent';
+import type { AnyTool, AskSource, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 
@@ -157,7 +157,7 @@ export class PolicyService {
       const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
       let decision: Decision;
       if (result.behavior === 'ask') {
-        decision = await this.ask(ctx, tool, result.input, result.updatedInput, summary, result.reason, tctx.toolUseId, tctx.signal, log);
+        decision = await this.ask(ctx, tool, result.input, result.updatedInput, summary, result.reason, result.source, tctx.toolUseId, tctx.signal, log);
       } else {
         decision = toDecision(result);
       }
@@ -228,6 +228,7 @@ export class PolicyService {
     updatedInput: unknown,
     summary: string,
     reason: string,
+    source: AskSource,
     toolUseId: string,
     signal: AbortSignal,
     log: Logger,
@@ -246,10 +247,11 @@ export class PolicyService {
         ruleContent: tool.ruleContent ? tool.ruleContent(input) : undefined,
         summary,
         input,
+        source,
         requesterPrincipalId: message.principalId ?? session.principalId,
         conversation: message.conversation,
         signal,
-        notify: (a) => ctx.emit({ type: 'approval_requested', approvalId: a.id, toolUseId, name: tool.name, summary: `${a.summary} — ${reason}`, expiresAt: a.expiresAt.toISOString() }),
+        notify: (a) => ctx.emit({ type: 'approval_requested', approvalId: a.id, toolUseId, name: tool.name, summary: `${a.summary} — ${reason}`, expiresAt: a.expiresAt.toISOString(), source: a.source }),
         ...(this.hooks.PermissionRequest?.length
           ? {
               autoResponder: async () => {

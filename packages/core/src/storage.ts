@@ -1,5 +1,6 @@
 import type { AcceptResult, ConversationRef, DeliveryRecord, InboundMessage, NewDelivery, TurnState } from './channel.js';
 import type { SessionKey } from './session-key.js';
+import type { AskSource } from '@switchboard/agent';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -133,6 +134,8 @@ export interface Approval {
   reason: string | null;
   createdAt: Date;
   expiresAt: Date;
+  /** Which pipeline step asked; only `mode` asks may be answered automatically (hooks). */
+  source: AskSource;
 }
 
 export type NewApproval = Omit<Approval, 'id' | 'status' | 'decidedBy' | 'decidedAt' | 'always' | 'reason' | 'createdAt'>;

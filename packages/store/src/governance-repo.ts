@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { Approval, AuditEntry, Storage, StoredRule } from '@switchboard/core';
+import { isAskSource, type Approval, type AuditEntry, type Storage, type StoredRule } from '@switchboard/core';
 
 interface ApprovalRow {
   id: string;
@@ -19,6 +19,7 @@ interface ApprovalRow {
   reason: string | null;
   created_at: number;
   expires_at: number;
+  source: string;
 }
 
 interface RuleRow {
@@ -57,6 +58,7 @@ const toApproval = (r: ApprovalRow): Approval => ({
   reason: r.reason,
   createdAt: new Date(r.created_at),
   expiresAt: new Date(r.expires_at),
+  source: isAskSource(r.source) ? r.source : 'safety',
 });
 
 const toRule = (r: RuleRow): StoredRule => ({
@@ -82,9 +84,9 @@ const toAudit = (r: AuditRow): AuditEntry => ({
 export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rules' | 'audit'> {
   const insertApproval = db.prepare<[ApprovalRow]>(
     `INSERT INTO approvals (id, turn_id, tool_use_id, session_id, tool, summary, input, requester_principal_id, conversation,
-       status, decided_by, decided_at, always, reason, created_at, expires_at)
+       status, decided_by, decided_at, always, reason, created_at, expires_at, source)
      VALUES (@id, @turn_id, @tool_use_id, @session_id, @tool, @summary, @input, @requester_principal_id, @conversation,
-       @status, @decided_by, @decided_at, @always, @reason, @created_at, @expires_at)
+       @status, @decided_by, @decided_at, @always, @reason, @created_at, @expires_at, @source)
      ON CONFLICT (turn_id, tool_use_id) DO NOTHING`,
   );
   const byToolUse = db.prepare<[string, string], ApprovalRow>('SELECT * FROM approvals WHERE turn_id = ? AND tool_use_id = ?');
@@ -136,6 +138,7 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
           reason: null,
           created_at: now,
           expires_at: a.expiresAt.getTime(),
+          source: a.source,
         });
         return { approval: toApproval(row), existed };
       },

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConversationRef } from '../channel.js';
+import type { AskSource } from '@switchboard/agent';
+import { mayAnswerAutomatically, whyPeopleOnly } from '../permissions/ask-source.js';
 import type { Approval, Role, Scope, Storage, StoredRule } from '../storage.js';
 
 /** Who is answering an approval. Resolved from authenticated input, never from the model. */
@@ -31,12 +33,17 @@ export interface ApprovalRequest {
   ruleContent: string | undefined;
   summary: string;
   input: unknown;
+  /** Which pipeline step asked; automatic responders are consulted only for `mode`. */
+  source: AskSource;
   requesterPrincipalId: string | null;
   conversation: ConversationRef;
   signal: AbortSignal;
   /** Shows the request to the requester's chat (render events). Must not throw. */
   notify(approval: Approval): void;
-  /** Optional automatic responder (PermissionRequest hooks): resolves to a decision or undefined. */
+  /**
+   * Optional automatic responder (PermissionRequest hooks): resolves to a decision or undefined.
+   * Called only when `mayAnswerAutomatically(approval.source)`; other asks wait for people.
+   */
   autoResponder?: (approval: Approval) => Promise<{ decision: 'allow' | 'deny'; reason?: string; name: string } | undefined>;
 }
 
@@ -74,13 +81,14 @@ export class ApprovalBroker {
       tool: req.tool,
       summary: req.summary,
       input: req.input,
+      source: req.source,
       requesterPrincipalId: req.requesterPrincipalId,
       conversation: req.conversation,
       expiresAt: new Date(Date.now() + this.o.timeoutMs),
     });
     if (approval.status !== 'pending') return decisionOf(approval);
     if (!existed) {
-      await this.o.storage.audit.append({ actor: 'gateway', action: 'approval.requested', target: approval.id, detail: { tool: req.tool, summary: req.summary } });
+      await this.o.storage.audit.append({ actor: 'gateway', action: 'approval.requested', target: approval.id, detail: { tool: req.tool, summary: req.summary, source: approval.source } });
     }
     const waiting = new Promise<ApprovalDecision>((resolve) => {
       let set = this.waiters.get(approval.id);
@@ -90,7 +98,12 @@ export class ApprovalBroker {
     this.armExpiry(approval);
     req.notify(approval);
     this.meta.set(approval.id, { agentId: req.agentId, channelId: req.channelId, ruleContent: req.ruleContent });
-    if (req.autoResponder) {
+    if (req.autoResponder && !mayAnswerAutomatically(approval.source)) {
+      this.o.log.info(
+        { approvalId: approval.id, tool: req.tool, source: approval.source },
+        `approval ${approval.id} waits for a person; automatic responders may not answer it: ${whyPeopleOnly(approval.source)}`,
+      );
+    } else if (req.autoResponder) {
       void req
         .autoResponder(approval)
         .then(async (r) => {
@@ -110,7 +123,9 @@ export class ApprovalBroker {
 
   /** Whether this approver may answer this approval. */
   mayDecide(approval: Approval, who: Approver): { ok: true } | { ok: false; reason: string } {
-    if (who.kind === 'hook') return { ok: true };
+    if (who.kind === 'hook') {
+      return mayAnswerAutomatically(approval.source) ? { ok: true } : { ok: false, reason: `automatic responders may not answer this approval: ${whyPeopleOnly(approval.source)}` };
+    }
     if (who.kind === 'operator') {
       return who.scopes.includes('approvals') || who.scopes.includes('admin')
         ? { ok: true }

@@ -19,3 +19,4 @@ export * from './hooks.js';
 export * from './denials.js';
 export * from './pipeline.js';
 export * from './pre-filter.js';
+export * from './ask-source.js';

@@ -1,0 +1,1 @@
+ALTER TABLE `approvals` ADD `source` text DEFAULT 'safety' NOT NULL;
