@@ -4,6 +4,7 @@ import {
   canSetMode,
   decidePermission,
   effectiveMode,
+  exactRuleFor,
   isPermissionMode,
   preFilter,
   preToolUseFromHooks,
@@ -11,6 +12,7 @@ import {
   runHooks,
   scopesOf,
   toDecision,
+  toolMatchKind,
   type HooksConfig,
   type ModeSetting,
   type PermissionMode,
@@ -157,7 +159,7 @@ export class PolicyService {
       const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
       let decision: Decision;
       if (result.behavior === 'ask') {
-        decision = await this.ask(ctx, tool, result.input, result.updatedInput, summary, result.reason, result.source, tctx.toolUseId, tctx.signal, log);
+        decision = await this.ask(ctx, tool, result.input, result.updatedInput, summary, result.reason, result.source, tctx, log);
       } else {
         decision = toDecision(result);
       }
@@ -229,11 +231,11 @@ export class PolicyService {
     summary: string,
     reason: string,
     source: AskSource,
-    toolUseId: string,
-    signal: AbortSignal,
+    tctx: { toolUseId: string; signal: AbortSignal; workspace: string },
     log: Logger,
   ): Promise<Decision> {
     const { session, turn, message } = ctx;
+    const { toolUseId, signal, workspace } = tctx;
     const hookOpts = { env: this.hookEnv, defaultTimeoutMs: this.d.cfg.permissions.hookTimeout };
     await this.d.storage.turns.setState(turn.id, 'awaiting_approval');
     try {
@@ -244,7 +246,7 @@ export class PolicyService {
         agentId: session.agentId,
         channelId: `${message.channel}:${message.account}`,
         tool: tool.name,
-        ruleContent: tool.ruleContent ? tool.ruleContent(input) : undefined,
+        alwaysRule: exactRuleFor(tool.name, tool.ruleContent ? tool.ruleContent(input) : undefined, toolMatchKind(tool.name), workspace),
         summary,
         input,
         source,

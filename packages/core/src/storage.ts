@@ -136,6 +136,8 @@ export interface Approval {
   expiresAt: Date;
   /** Which pipeline step asked; only `mode` asks may be answered automatically (hooks). */
   source: AskSource;
+  /** The rule "always allow" saves: it matches exactly this call. `null` on approvals stored before it was recorded. */
+  alwaysRule: string | null;
 }
 
 export type NewApproval = Omit<Approval, 'id' | 'status' | 'decidedBy' | 'decidedAt' | 'always' | 'reason' | 'createdAt'>;

@@ -20,6 +20,7 @@ interface ApprovalRow {
   created_at: number;
   expires_at: number;
   source: string;
+  always_rule: string | null;
 }
 
 interface RuleRow {
@@ -59,6 +60,7 @@ const toApproval = (r: ApprovalRow): Approval => ({
   createdAt: new Date(r.created_at),
   expiresAt: new Date(r.expires_at),
   source: isAskSource(r.source) ? r.source : 'safety',
+  alwaysRule: r.always_rule,
 });
 
 const toRule = (r: RuleRow): StoredRule => ({
@@ -84,9 +86,9 @@ const toAudit = (r: AuditRow): AuditEntry => ({
 export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rules' | 'audit'> {
   const insertApproval = db.prepare<[ApprovalRow]>(
     `INSERT INTO approvals (id, turn_id, tool_use_id, session_id, tool, summary, input, requester_principal_id, conversation,
-       status, decided_by, decided_at, always, reason, created_at, expires_at, source)
+       status, decided_by, decided_at, always, reason, created_at, expires_at, source, always_rule)
      VALUES (@id, @turn_id, @tool_use_id, @session_id, @tool, @summary, @input, @requester_principal_id, @conversation,
-       @status, @decided_by, @decided_at, @always, @reason, @created_at, @expires_at, @source)
+       @status, @decided_by, @decided_at, @always, @reason, @created_at, @expires_at, @source, @always_rule)
      ON CONFLICT (turn_id, tool_use_id) DO NOTHING`,
   );
   const byToolUse = db.prepare<[string, string], ApprovalRow>('SELECT * FROM approvals WHERE turn_id = ? AND tool_use_id = ?');
@@ -139,6 +141,7 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
           created_at: now,
           expires_at: a.expiresAt.getTime(),
           source: a.source,
+          always_rule: a.alwaysRule,
         });
         return { approval: toApproval(row), existed };
       },

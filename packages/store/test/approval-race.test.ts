@@ -54,6 +54,7 @@ describe('approval claims across processes', () => {
         conversation: { channel: 'websocket', account: 'default', id: 'p', kind: 'dm' },
         expiresAt: new Date(Date.now() + 60_000),
         source: 'mode',
+        alwaysRule: null,
       });
       const a = claimer(file, approval.id, 'allowed');
       const b = claimer(file, approval.id, 'denied');

@@ -29,8 +29,8 @@ export interface ApprovalRequest {
   agentId: string;
   channelId: string;
   tool: string;
-  /** `Tool(content)` content for an "always allow" rule; undefined for tools without content. */
-  ruleContent: string | undefined;
+  /** The rule "always allow" saves: one that matches exactly this call (see `exactRuleFor`). */
+  alwaysRule: string;
   summary: string;
   input: unknown;
   /** Which pipeline step asked; automatic responders are consulted only for `mode`. */
@@ -82,6 +82,7 @@ export class ApprovalBroker {
       summary: req.summary,
       input: req.input,
       source: req.source,
+      alwaysRule: req.alwaysRule,
       requesterPrincipalId: req.requesterPrincipalId,
       conversation: req.conversation,
       expiresAt: new Date(Date.now() + this.o.timeoutMs),
@@ -97,7 +98,7 @@ export class ApprovalBroker {
     });
     this.armExpiry(approval);
     req.notify(approval);
-    this.meta.set(approval.id, { agentId: req.agentId, channelId: req.channelId, ruleContent: req.ruleContent });
+    this.meta.set(approval.id, { agentId: req.agentId, channelId: req.channelId });
     if (req.autoResponder && !mayAnswerAutomatically(approval.source)) {
       this.o.log.info(
         { approvalId: approval.id, tool: req.tool, source: approval.source },
@@ -119,7 +120,7 @@ export class ApprovalBroker {
     return Promise.race([waiting, aborted]);
   }
 
-  private readonly meta = new Map<string, { agentId: string; channelId: string; ruleContent: string | undefined }>();
+  private readonly meta = new Map<string, { agentId: string; channelId: string }>();
 
   /** Whether this approver may answer this approval. */
   mayDecide(approval: Approval, who: Approver): { ok: true } | { ok: false; reason: string } {
@@ -162,8 +163,13 @@ export class ApprovalBroker {
   /** "Always allow" saves a rule no wider than the approver's own authority (DESIGN.md §1). */
   private async saveAlwaysRule(a: Approval, who: Approver): Promise<void> {
     const m = this.meta.get(a.id);
-    const content = m?.ruleContent;
-    const rule = content === undefined ? a.tool : `${a.tool}(${content.replace(/[\\()]/g, (c) => `\\${c}`)})`;
+    const rule = a.alwaysRule;
+    if (rule === null) {
+      // An approval stored before the exact rule was recorded: no rule rather than a guessed, wider one.
+      this.o.log.warn({ approvalId: a.id, tool: a.tool }, '"always allow" saved no rule: this approval predates exact rules; the call itself was allowed');
+      await this.o.storage.audit.append({ actor: actorName(who), action: 'rule.not_saved', target: a.id, detail: { tool: a.tool, reason: 'the approval predates exact always-allow rules' } });
+      return;
+    }
     let scopeKind: StoredRule['scopeKind'];
     let scopeId: string | null;
     if (who.kind === 'operator' && who.scopes.includes('admin')) {

@@ -20,3 +20,5 @@ export * from './denials.js';
 export * from './pipeline.js';
 export * from './pre-filter.js';
 export * from './ask-source.js';
+export * from './literal.js';
+export * from './exact-rule.js';

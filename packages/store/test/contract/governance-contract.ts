@@ -13,6 +13,7 @@ const approval = (over: Partial<NewApproval> = {}): NewApproval => ({
   conversation: { channel: 'websocket', account: 'default', id: 'p1', kind: 'dm' },
   expiresAt: new Date(Date.now() + 60_000),
   source: 'rule',
+  alwaysRule: 'write_file(notes/a.md)',
   ...over,
 });
 
