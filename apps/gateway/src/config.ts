@@ -150,6 +150,8 @@ export const configSchema = z.strictObject({
       /** Sessions whose transcripts stay in memory, and transcript entries kept over all of them. */
       transcriptCacheSessions: z.number().int().min(1).max(100_000).default(256),
       transcriptCacheEntries: z.number().int().min(100).max(10_000_000).default(50_000),
+      /** Tool results longer than this are cut for the model (kept whole in the store), for every tool without its own cap. */
+      toolResultMaxChars: z.number().int().min(100).max(10_000_000).default(50_000),
     })
     .default({
       modelRequestTimeout: 60_000,
@@ -164,6 +166,7 @@ export const configSchema = z.strictObject({
       mcpConnectTimeout: 15_000,
       transcriptCacheSessions: 256,
       transcriptCacheEntries: 50_000,
+      toolResultMaxChars: 50_000,
     }),
 });
 

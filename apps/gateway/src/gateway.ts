@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import websocketPlugin from '@fastify/websocket';
-import { AnthropicModelClient, SwbError, UnconfiguredModelClient, type ModelClient } from '@switchboard/agent';
+import { AnthropicModelClient, SwbError, UnconfiguredModelClient, withDefaultResultCap, type ModelClient } from '@switchboard/agent';
 import {
   ApprovalBroker,
   SwbErrorCode,
@@ -78,7 +78,10 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
           connectTimeoutMs: cfg.limits.mcpConnectTimeout,
         });
   const channels: Channel[] = await loadChannels(cfg, log);
-  const registry = new CapabilityRegistry({ tools: [...createFileTools(), ...mcp.tools], mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
+  // Every tool's results are capped: the file tools by the same limit, any other tool (MCP) by default.
+  const resultCap = cfg.limits.toolResultMaxChars;
+  const tools = [...createFileTools({ maxResultChars: resultCap }), ...mcp.tools].map((t) => withDefaultResultCap(t, resultCap));
+  const registry = new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
   const agents = new Map<string, AgentRuntime>();
   for (const [id, a] of Object.entries(cfg.agents)) {
     const workspace = join(cfg.gateway.dataDir, 'workspaces', id);
