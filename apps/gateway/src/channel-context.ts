@@ -92,6 +92,7 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
       if (!check.ok) return check;
       await storage.sessions.updateSettings(s.id, { mode: check.mode });
       await storage.audit.append({ actor: `principal:${principalId}`, action: 'session.mode', target: s.id, detail: { mode: check.mode } });
+      await d.policy.sessionModeSet(s, role, check.mode, `principal:${principalId}`);
       return { ok: true, mode: check.mode };
     },
     stopRunning: async (conv, principalId) => {

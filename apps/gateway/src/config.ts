@@ -92,6 +92,8 @@ export const configSchema = z.strictObject({
         .default({ consecutive: 3, total: 20 }),
       /** Default time a hook may take (a hook's own `timeoutMs` wins). */
       hookTimeout: duration.default(10_000),
+      /** How long a session grant (a session rule, or a session mode above the broader mode) lasts. */
+      sessionGrantTtl: duration.pipe(z.number().min(200, 'sessionGrantTtl must be at least 200ms').max(365 * 86_400_000)).default(12 * 3_600_000),
     })
     .default({
       allow: [],
@@ -101,6 +103,7 @@ export const configSchema = z.strictObject({
       selfApproveRoles: ['owner', 'admin', 'member'],
       denialLimits: { consecutive: 3, total: 20 },
       hookTimeout: 10_000,
+      sessionGrantTtl: 12 * 3_600_000,
     }),
   pairing: z
     .strictObject({

@@ -106,9 +106,22 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     log: log.child({ component: 'approvals' }),
     timeoutMs: cfg.permissions.approvalTimeout,
     selfApproveRoles: cfg.permissions.selfApproveRoles,
-    onRuleSaved: () => policy?.invalidateRules(),
+    onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
   });
-  policy = new PolicyService({ cfg, storage, broker, log: log.child({ component: 'policy' }), scrub, configFile: opts.configFile, databaseFile, expandRule: (r) => registry.expandRule(r) });
+  policy = new PolicyService({
+    cfg,
+    storage,
+    broker,
+    log: log.child({ component: 'policy' }),
+    scrub,
+    configFile: opts.configFile,
+    databaseFile,
+    expandRule: (r) => registry.expandRule(r),
+    notify: async (to, text) => {
+      await byId.get(`${to.channel}:${to.account}`)?.notify(to, text);
+    },
+  });
+  await policy.grants.start();
   const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>
     session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';
@@ -189,6 +202,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
       const suspended = drained ? 0 : engine.active;
       await engine.shutdown();
       broker.close();
+      policyService.grants.close();
       boundary.stop();
       await mcp.close();
       log.info({ event: 'shutdown', runningAtSignal: before, finished: before - suspended, suspended }, 'turns settled for shutdown');

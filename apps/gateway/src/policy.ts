@@ -19,14 +19,17 @@ import {
   type PermissionScope,
   type RuleSet,
   type ScopedRule,
+  type ConversationRef,
   type Session,
   type Storage,
+  type StoredRule,
   type TurnPolicy,
   type TurnPolicyContext,
 } from '@switchboard/core';
 import type { AnyTool, AskSource, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { SessionGrants } from './session-grants.js';
 
 export interface PolicyDeps {
   cfg: Readonly<Config>;
@@ -39,6 +42,8 @@ export interface PolicyDeps {
   databaseFile: string;
   /** Expands a `group:*` rule into per-tool rules (the capability registry); other rules pass through. */
   expandRule?(rule: string): string[];
+  /** Tells a conversation something from the gateway (lapsed session grants). Must not throw. */
+  notify?(to: ConversationRef, text: string): Promise<void>;
 }
 
 const conversationId = (c: { channel: string; account: string; id: string }) => `${c.channel}:${c.account}:${c.id}`;
@@ -49,6 +54,10 @@ const conversationId = (c: { channel: string; account: string; id: string }) => 
  */
 export class PolicyService {
   private rulesCache: RuleSet | null = null;
+  /** When the earliest session rule in the cache lapses (the cache is rebuilt then). */
+  private rulesLiveUntil = Infinity;
+  /** Session grants: their expiry, audit and notices. */
+  readonly grants: SessionGrants;
   private readonly denials: DenialTracker;
   private readonly hooks: HooksConfig;
   private readonly hookEnv: Record<string, string>;
@@ -58,6 +67,29 @@ export class PolicyService {
     this.hooks = d.cfg.hooks as HooksConfig;
     // Hooks get a minimal environment: never the gateway's secrets.
     this.hookEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    this.grants = new SessionGrants({
+      storage: d.storage,
+      log: d.log,
+      ttlMs: d.cfg.permissions.sessionGrantTtl,
+      onRulesChanged: () => this.invalidateRules(),
+      ...(d.notify ? { notify: d.notify } : {}),
+    });
+  }
+
+  /** After a rule was stored (control API or "always allow"): reloads rules and audits a session grant. */
+  async ruleSaved(rule: StoredRule): Promise<void> {
+    this.invalidateRules();
+    await this.grants.ruleSaved(rule);
+  }
+
+  /** After a person set their session's mode: a mode above the broader scopes' is a session grant. */
+  async sessionModeSet(session: Session, role: string, mode: PermissionMode, actor: string): Promise<void> {
+    await this.grants.modeSet(session, mode, this.broaderMode(session, role, ''), actor);
+  }
+
+  /** The mode the scopes broader than the session give (the session's own setting left out). */
+  private broaderMode(session: Session, role: string, channelId: string): PermissionMode {
+    return this.modeFor({ ...session, settings: { ...session.settings, mode: undefined } } as Session, role, channelId);
   }
 
   /** Forgets cached database rules (after a rule was created or deleted). */
@@ -67,7 +99,8 @@ export class PolicyService {
 
   /** Every rule in force: config (gateway and agent scopes) and database. */
   async ruleSet(): Promise<RuleSet> {
-    if (this.rulesCache) return this.rulesCache;
+    if (this.rulesCache && Date.now() < this.rulesLiveUntil) return this.rulesCache;
+    let liveUntil = Infinity;
     const out: ScopedRule[] = [];
     const p = this.d.cfg.permissions;
     const expand = (rule: string) => this.d.expandRule?.(rule) ?? [rule];
@@ -79,10 +112,14 @@ export class PolicyService {
     add({ kind: 'gateway' }, p);
     for (const [id, a] of Object.entries(this.d.cfg.agents)) add({ kind: 'agent', id }, a.permissions);
     for (const r of await this.d.storage.rules.list()) {
+      // A session rule past its TTL grants nothing, even before the sweep deletes it.
+      if (!this.grants.isLive(r)) continue;
+      if (r.scopeKind === 'session') liveUntil = Math.min(liveUntil, this.grants.expiresAt(r.createdAt));
       const scope: PermissionScope = r.scopeId === null ? { kind: r.scopeKind } : { kind: r.scopeKind, id: r.scopeId };
       for (const rule of expand(r.rule)) out.push({ scope, behavior: r.behavior, rule, source: r.createdBy.startsWith('operator:') ? 'database' : 'approval', id: r.id });
     }
     this.rulesCache = out;
+    this.rulesLiveUntil = liveUntil;
     return out;
   }
 
@@ -134,7 +171,9 @@ export class PolicyService {
       session: session.id,
     });
     const ruleSet = await this.ruleSet();
-    const mode = this.modeFor(session, role, channelId);
+    // Lapses a due session mode grant and tells the person about lapsed grants (at their next turn).
+    const live = await this.grants.atTurnStart(session, this.broaderMode(session, role, channelId), message.conversation);
+    const mode = this.modeFor(live, role, channelId);
     const tools = preFilter(agent.tools, ruleSet, scopes);
     const log = this.d.log.child({ sessionId: session.id, turnId: turn.id });
     const hookOpts = { env: this.hookEnv, defaultTimeoutMs: this.d.cfg.permissions.hookTimeout };

@@ -41,6 +41,10 @@ export interface SessionSettings {
   queueMode?: 'followup' | 'steer';
   /** Permission mode for this session (may only lower trust; see the permission pipeline). */
   mode?: string;
+  /** When `mode` was set above the broader scopes' mode (a session grant; epoch ms): it lapses after `permissions.sessionGrantTtl`. */
+  modeGrantedAt?: number;
+  /** Session grants that lapsed since the person's last turn: told at the start of their next one. */
+  grantNotices?: string[];
 }
 
 export interface Session {
