@@ -81,6 +81,9 @@ class Stop {
  *
  * Ask rules and hook asks still ask under `bypassPermissions`: they are explicit operator
  * statements, like deny rules; only the tool's own ask and the mode's prompt are bypassed.
+ * Every ask says which step raised it (`source`: `safety`, `rule`, `hook`, the tool's own —
+ * `safety` unless it names `mode`, `rule`, `hook` or `sandbox` — or `mode` for the default
+ * prompt); only `mode` asks may go to automatic responders (`mayAnswerAutomatically`).
  * Never throws: a failing hook callback, malformed rule or throwing tool check denies the call.
  */
 export async function decidePermission(call: PermissionCall, env: PermissionEnv): Promise<PipelineResult> {
