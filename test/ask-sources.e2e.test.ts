@@ -11,11 +11,20 @@ writeFileSync(
   hookScript,
   `let raw = ''; process.stdin.on('data', (d) => (raw += d)); process.stdin.on('end', () => process.stdout.write(JSON.stringify({ decision: 'allow', reason: 'the hook approves everything' })));`,
 );
+// A PreToolUse hook that asks for a person about paths under hooked/.
+const preScript = join(dir, 'pre-tool-use.mjs');
+writeFileSync(
+  preScript,
+  `let raw = ''; process.stdin.on('data', (d) => (raw += d)); process.stdin.on('end', () => { const p = JSON.parse(raw); if (String(p.toolInput && p.toolInput.path).startsWith('hooked/')) process.stdout.write(JSON.stringify({ decision: 'ask', reason: 'a person should look at hooked/' })); });`,
+);
 
 const env = useGateway({
   config: () => ({
     permissions: { ask: ['write_file(asked/**)'] },
-    hooks: { PermissionRequest: [{ type: 'command', command: [process.execPath, hookScript] }] },
+    hooks: {
+      PermissionRequest: [{ type: 'command', command: [process.execPath, hookScript] }],
+      PreToolUse: [{ type: 'command', matcher: 'write_file', command: [process.execPath, preScript] }],
+    },
   }),
   client: true,
 });
@@ -56,6 +65,7 @@ describe('ask sources: automatic responders answer only the mode’s default ask
   it.each([
     ['rule', 'r1', 'asked/x.txt'],
     ['safety', 's1', '.git/config'],
+    ['hook', 'h1', 'hooked/x.txt'],
   ])('an ask raised by %s goes to a person; the hook cannot approve it', async (source, id, path) => {
     const req = await askWrite(id, path);
     expect(req.source).toBe(source);
