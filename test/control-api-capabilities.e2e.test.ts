@@ -129,7 +129,7 @@ describe('tool profiles and groups in the config', () => {
     });
     const res = await api(other, 'GET', '/api/v1/capabilities', { token: other.credentials().operatorToken });
     const echo = (res.json.capabilities as any[]).find((c) => c.id === 'mcp__fx__echo');
-    expect(echo).toMatchObject({ kind: 'tool', source: 'mcp:fx', groups: ['group:mcp'], risk: { readOnly: true, openWorld: true } });
+    expect(echo).toMatchObject({ kind: 'tool', source: 'mcp:fx', groups: ['group:mcp'], risk: { readOnly: false, openWorld: true } }); // readOnlyHint untrusted without trustAnnotations
     const mcp = res.json.groups['group:mcp'] as string[];
     expect(mcp).toContain('mcp__fx__echo');
     expect(res.json.agents.default).toEqual(['read_file', 'list_files', 'search_files']);

@@ -88,10 +88,12 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
     setMode: async (conv, principalId, mode) => {
       const s = await session(conv, principalId);
       const role = await roleOf(principalId);
-      const check = await d.policy.checkModeChange({ session: s, role, principalId, channelId: ch.id, conversation: conv }, mode);
+      const modeCtx = { session: s, role, principalId, channelId: ch.id, conversation: conv };
+      const check = await d.policy.checkModeChange(modeCtx, mode);
       if (!check.ok) return check;
       await storage.sessions.updateSettings(s.id, { mode: check.mode });
       await storage.audit.append({ actor: `principal:${principalId}`, action: 'session.mode', target: s.id, detail: { mode: check.mode } });
+      await d.policy.sessionModeSet(modeCtx, check.mode, `principal:${principalId}`);
       return { ok: true, mode: check.mode };
     },
     stopRunning: async (conv, principalId) => {

@@ -105,6 +105,8 @@ export const configSchema = z.strictObject({
           guest: permissionMode.default(ROLE_MODE_CEILING.guest),
         })
         .prefault({}),
+      /** How long a session grant (a session rule, or a session mode above the broader mode) lasts. */
+      sessionGrantTtl: duration.pipe(z.number().min(200, 'sessionGrantTtl must be at least 200ms').max(365 * 86_400_000)).default(12 * 3_600_000),
     })
     .default({
       allow: [],
@@ -115,6 +117,7 @@ export const configSchema = z.strictObject({
       denialLimits: { consecutive: 3, total: 20 },
       hookTimeout: 10_000,
       roleCeilings: { ...ROLE_MODE_CEILING },
+      sessionGrantTtl: 12 * 3_600_000,
     }),
   pairing: z
     .strictObject({
@@ -179,6 +182,8 @@ export const configSchema = z.strictObject({
       /** Sessions whose transcripts stay in memory, and transcript entries kept over all of them. */
       transcriptCacheSessions: z.number().int().min(1).max(100_000).default(256),
       transcriptCacheEntries: z.number().int().min(100).max(10_000_000).default(50_000),
+      /** Tool results longer than this are cut for the model (kept whole in the store), for every tool without its own cap. */
+      toolResultMaxChars: z.number().int().min(100).max(10_000_000).default(50_000),
     })
     .default({
       modelRequestTimeout: 60_000,
@@ -193,6 +198,7 @@ export const configSchema = z.strictObject({
       mcpConnectTimeout: 15_000,
       transcriptCacheSessions: 256,
       transcriptCacheEntries: 50_000,
+      toolResultMaxChars: 50_000,
     }),
 });
 

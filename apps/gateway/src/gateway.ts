@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import websocketPlugin from '@fastify/websocket';
-import { AnthropicModelClient, SwbError, UnconfiguredModelClient, type ModelClient } from '@switchboard/agent';
+import { AnthropicModelClient, SwbError, UnconfiguredModelClient, withDefaultResultCap, type ModelClient } from '@switchboard/agent';
 import {
   ApprovalBroker,
   SwbErrorCode,
@@ -81,7 +81,10 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
           connectTimeoutMs: cfg.limits.mcpConnectTimeout,
         });
   const channels: Channel[] = await loadChannels(cfg, log);
-  const registry = new CapabilityRegistry({ tools: [...createFileTools(), ...mcp.tools], mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
+  // Every tool's results are capped: the file tools by the same limit, any other tool (MCP) by default.
+  const resultCap = cfg.limits.toolResultMaxChars;
+  const tools = [...createFileTools({ maxResultChars: resultCap }), ...mcp.tools].map((t) => withDefaultResultCap(t, resultCap));
+  const registry = new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
   const agents = new Map<string, AgentRuntime>();
   const workspacesRoot = cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
   mkdirSync(workspacesRoot, { recursive: true, mode: 0o700 });
@@ -114,7 +117,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     log: log.child({ component: 'approvals' }),
     timeoutMs: cfg.permissions.approvalTimeout,
     selfApproveRoles: cfg.permissions.selfApproveRoles,
-    onRuleSaved: () => policy?.invalidateRules(),
+    onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
   });
   policy = new PolicyService({
     cfg,
@@ -128,7 +131,11 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     // The boundary is built below; a channel's permissionMode and rooms come with operators' overrides applied.
     boundaryPolicy: (channelId): Promise<BoundaryPolicy | null> => boundary.policy(channelId),
     workspaces,
+    notify: async (to, text) => {
+      await byId.get(`${to.channel}:${to.account}`)?.notify(to, text);
+    },
   });
+  await policy.grants.start();
   const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>
     session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';
@@ -209,6 +216,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
       const suspended = drained ? 0 : engine.active;
       await engine.shutdown();
       broker.close();
+      policyService.grants.close();
       await boundary.stop();
       await mcp.close();
       log.info({ event: 'shutdown', runningAtSignal: before, finished: before - suspended, suspended }, 'turns settled for shutdown');

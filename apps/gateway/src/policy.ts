@@ -4,6 +4,7 @@ import {
   canSetMode,
   decidePermission,
   describeLimit,
+  exactRuleFor,
   isPermissionMode,
   preFilter,
   preToolUseFromHooks,
@@ -24,14 +25,16 @@ import {
   type ScopedRule,
   type Session,
   type Storage,
+  type StoredRule,
   type TurnPolicy,
   type TurnPolicyContext,
   type WorkspaceDirectories,
 } from '@switchboard/core';
-import type { AnyTool, Decision } from '@switchboard/agent';
+import type { AnyTool, AskSource, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { principalMode } from './scope-modes.js';
+import { SessionGrants } from './session-grants.js';
 
 export interface PolicyDeps {
   cfg: Readonly<Config>;
@@ -48,6 +51,8 @@ export interface PolicyDeps {
   boundaryPolicy?(channelId: string): Promise<BoundaryPolicy | null>;
   /** Where each turn's file tools work (per person, per room, or shared). */
   workspaces: WorkspaceDirectories;
+  /** Tells a conversation something from the gateway (lapsed session grants). Must not throw. */
+  notify?(to: ConversationRef, text: string): Promise<void>;
 }
 
 /** Where one turn or session stands, for mode resolution: everything comes from the inbound message. */
@@ -78,6 +83,10 @@ const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string 
  */
 export class PolicyService {
   private rulesCache: RuleSet | null = null;
+  /** When the earliest session rule in the cache lapses (the cache is rebuilt then). */
+  private rulesLiveUntil = Infinity;
+  /** Session grants: their expiry, audit and notices. */
+  readonly grants: SessionGrants;
   private readonly denials: DenialTracker;
   private readonly hooks: HooksConfig;
   private readonly hookEnv: Record<string, string>;
@@ -87,6 +96,41 @@ export class PolicyService {
     this.hooks = d.cfg.hooks as HooksConfig;
     // Hooks get a minimal environment: never the gateway's secrets.
     this.hookEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+    this.grants = new SessionGrants({
+      storage: d.storage,
+      log: d.log,
+      ttlMs: d.cfg.permissions.sessionGrantTtl,
+      onRulesChanged: () => this.invalidateRules(),
+      ...(d.notify ? { notify: d.notify } : {}),
+    });
+  }
+
+  /** After a rule was stored (control API or "always allow"): reloads rules and audits a session grant. */
+  async ruleSaved(rule: StoredRule): Promise<void> {
+    this.invalidateRules();
+    await this.grants.ruleSaved(rule);
+  }
+
+  /** After a session's mode was set (chat `/mode` or the control API): a mode above the broader scopes' is a session grant. */
+  async sessionModeSet(c: ModeContext, mode: PermissionMode, actor: string): Promise<void> {
+    await this.grants.modeSet(c.session, mode, await this.broaderMode(c), actor);
+  }
+
+  /** Where a stored session stands, for mode resolution outside a turn (its own principal; guest without one). */
+  async sessionContext(session: Session): Promise<ModeContext> {
+    const principal = session.principalId ? await this.d.storage.principals.get(session.principalId) : null;
+    return {
+      session,
+      role: principal?.role ?? 'guest',
+      principalId: session.principalId ?? undefined,
+      channelId: `${session.channel}:${session.account}`,
+      conversation: { channel: session.channel, account: session.account, id: session.conversation ?? '', kind: session.scope },
+    };
+  }
+
+  /** The mode the scopes broader than the session give (the session's own setting left out). */
+  private async broaderMode(c: ModeContext): Promise<PermissionMode> {
+    return (await this.resolveMode(c, false)).mode;
   }
 
   /** Forgets cached database rules (after a rule was created or deleted). */
@@ -96,7 +140,8 @@ export class PolicyService {
 
   /** Every rule in force: config (gateway and agent scopes) and database. */
   async ruleSet(): Promise<RuleSet> {
-    if (this.rulesCache) return this.rulesCache;
+    if (this.rulesCache && Date.now() < this.rulesLiveUntil) return this.rulesCache;
+    let liveUntil = Infinity;
     const out: ScopedRule[] = [];
     const p = this.d.cfg.permissions;
     const expand = (rule: string) => this.d.expandRule?.(rule) ?? [rule];
@@ -108,10 +153,14 @@ export class PolicyService {
     add({ kind: 'gateway' }, p);
     for (const [id, a] of Object.entries(this.d.cfg.agents)) add({ kind: 'agent', id }, a.permissions);
     for (const r of await this.d.storage.rules.list()) {
+      // A session rule past its TTL grants nothing, even before the sweep deletes it.
+      if (!this.grants.isLive(r)) continue;
+      if (r.scopeKind === 'session') liveUntil = Math.min(liveUntil, this.grants.expiresAt(r.createdAt));
       const scope: PermissionScope = r.scopeId === null ? { kind: r.scopeKind } : { kind: r.scopeKind, id: r.scopeId };
       for (const rule of expand(r.rule)) out.push({ scope, behavior: r.behavior, rule, source: r.createdBy.startsWith('operator:') ? 'database' : 'approval', id: r.id });
     }
     this.rulesCache = out;
+    this.rulesLiveUntil = liveUntil;
     return out;
   }
 
@@ -199,7 +248,10 @@ export class PolicyService {
       session: session.id,
     });
     const ruleSet = [...(await this.ruleSet()), ...(await this.roomRules(channelId, message.conversation))];
-    const mode = await this.modeFor({ session, role, principalId, channelId, conversation: message.conversation });
+    // Lapses a due session mode grant and tells the person about lapsed grants (at their next turn).
+    const modeCtx = { session, role, principalId, channelId, conversation: message.conversation };
+    const live = await this.grants.atTurnStart(session, await this.broaderMode(modeCtx), message.conversation);
+    const mode = await this.modeFor({ ...modeCtx, session: live });
     // A room works in the room's directory; a person's DMs in that person's. A room sender the
     // gateway knows no principal for gets no file tools at all.
     const fileless = !principalId;
@@ -238,7 +290,7 @@ export class PolicyService {
       const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
       let decision: Decision;
       if (result.behavior === 'ask') {
-        decision = await this.ask(ctx, tool, result.input, result.updatedInput, summary, result.reason, tctx.toolUseId, tctx.signal, log);
+        decision = await this.ask(ctx, tool, result.input, result.updatedInput, summary, result.reason, result.source, tctx, log);
       } else {
         decision = toDecision(result);
       }
@@ -311,11 +363,12 @@ export class PolicyService {
     updatedInput: unknown,
     summary: string,
     reason: string,
-    toolUseId: string,
-    signal: AbortSignal,
+    source: AskSource,
+    tctx: { toolUseId: string; signal: AbortSignal; workspace: string },
     log: Logger,
   ): Promise<Decision> {
     const { session, turn, message } = ctx;
+    const { toolUseId, signal, workspace } = tctx;
     const hookOpts = { env: this.hookEnv, defaultTimeoutMs: this.d.cfg.permissions.hookTimeout };
     await this.d.storage.turns.setState(turn.id, 'awaiting_approval');
     try {
@@ -326,13 +379,14 @@ export class PolicyService {
         agentId: session.agentId,
         channelId: `${message.channel}:${message.account}`,
         tool: tool.name,
-        ruleContent: tool.ruleContent ? tool.ruleContent(input) : undefined,
+        alwaysRule: exactRuleFor(tool.name, tool.ruleContent ? tool.ruleContent(input) : undefined, toolMatchKind(tool.name), workspace),
         summary,
         input,
+        source,
         requesterPrincipalId: speakerOf(ctx) ?? null,
         conversation: message.conversation,
         signal,
-        notify: (a) => ctx.emit({ type: 'approval_requested', approvalId: a.id, toolUseId, name: tool.name, summary: `${a.summary} — ${reason}`, expiresAt: a.expiresAt.toISOString() }),
+        notify: (a) => ctx.emit({ type: 'approval_requested', approvalId: a.id, toolUseId, name: tool.name, summary: `${a.summary} — ${reason}`, expiresAt: a.expiresAt.toISOString(), source: a.source }),
         ...(this.hooks.PermissionRequest?.length
           ? {
               autoResponder: async () => {

@@ -1,4 +1,5 @@
 import type { AssistantMessage, ToolResultBlock, Usage, UserMessage } from './messages.js';
+import type { AskSource } from './tool.js';
 
 export type TerminalReason =
   | 'completed'
@@ -26,7 +27,8 @@ export type AgentEvent =
    * when the content was cut to the tool's maxResultChars.
    */
   | { type: 'tool_end'; toolUseId: string; name: string; result: ToolResultBlock; fullContent?: string }
-  | { type: 'approval_requested'; approvalId: string; toolUseId: string; name: string; summary: string; expiresAt: string }
+  /** A tool call waits for a decision; `source` says which step asked (see {@link AskSource}). */
+  | { type: 'approval_requested'; approvalId: string; toolUseId: string; name: string; summary: string; expiresAt: string; source?: AskSource }
   | { type: 'approval_resolved'; approvalId: string; toolUseId: string; allowed: boolean; by: string }
   | { type: 'usage'; usage: Usage; model: string }
   /** A retry or fallback the loop made (for logs and usage records). */

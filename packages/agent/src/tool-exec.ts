@@ -39,6 +39,15 @@ export function capResult(content: string, max: number | undefined): { content: 
 }
 
 /**
+ * The tool with `maxResultChars` set to `max` when it sets none itself (e.g. an MCP tool), so
+ * that every result the model sees is capped ({@link capResult}); a tool with its own cap is
+ * returned unchanged.
+ */
+export function withDefaultResultCap<T extends AnyTool>(tool: T, max: number): T {
+  return tool.maxResultChars === undefined ? { ...tool, maxResultChars: max } : tool;
+}
+
+/**
  * Runs one tool call whose permission was already granted. A throw, an abort or a timeout
  * becomes an is_error result; never throws.
  */

@@ -26,7 +26,14 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-export type DecisionSource = 'rule' | 'mode' | 'hook' | 'tool' | 'safety' | 'person' | 'limit';
+export type DecisionSource = 'rule' | 'mode' | 'hook' | 'tool' | 'safety' | 'sandbox' | 'person' | 'limit';
+
+/**
+ * Which step raised an ask: the mode's default prompt (`mode`), an ask rule (`rule`), a safety
+ * check or a tool's own check (`safety`), a PreToolUse hook (`hook`), or an unsandboxed
+ * command (`sandbox`). Only `mode` asks may be answered by automatic responders.
+ */
+export type AskSource = 'mode' | 'rule' | 'safety' | 'hook' | 'sandbox';
 
 export type PermissionResult =
   | { behavior: 'allow'; updatedInput?: unknown }

@@ -40,7 +40,7 @@ export type ServerFrame =
   | { type: 'accepted'; clientId: string; turnId: string | null; duplicate: boolean }
   | { type: 'queue_ok'; mode: 'followup' | 'steer'; sessionId: string }
   | { type: 'session_reset' }
-  | { type: 'approval_request'; approvalId: string; turnId: string; clientId: string | null; tool: string; summary: string; expiresAt: string }
+  | { type: 'approval_request'; approvalId: string; turnId: string; clientId: string | null; tool: string; summary: string; expiresAt: string; source?: string }
   | { type: 'approval_resolved'; approvalId: string; turnId: string; allowed: boolean; by: string }
   | { type: 'approval_result'; approvalId: string; outcome: string; status?: string; decidedBy?: string; reason?: string }
   | { type: 'mode_ok'; mode: string }

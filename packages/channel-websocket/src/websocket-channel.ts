@@ -357,6 +357,7 @@ export class WebsocketChannel implements Channel {
             tool: ev.name,
             summary: ev.summary,
             expiresAt: ev.expiresAt,
+            ...(ev.source ? { source: ev.source } : {}),
           });
           break;
         case 'approval_resolved':

@@ -1,5 +1,6 @@
 import type { AcceptResult, ConversationRef, DeliveryRecord, InboundMessage, NewDelivery, TurnState } from './channel.js';
 import type { SessionKey } from './session-key.js';
+import type { AskSource } from '@switchboard/agent';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -40,6 +41,10 @@ export interface SessionSettings {
   queueMode?: 'followup' | 'steer';
   /** Permission mode for this session (may only lower trust; see the permission pipeline). */
   mode?: string;
+  /** When `mode` was set above the broader scopes' mode (a session grant; epoch ms): it lapses after `permissions.sessionGrantTtl`. */
+  modeGrantedAt?: number;
+  /** Session grants that lapsed since the person's last turn: told at the start of their next one. */
+  grantNotices?: string[];
 }
 
 export interface Session {
@@ -133,6 +138,10 @@ export interface Approval {
   reason: string | null;
   createdAt: Date;
   expiresAt: Date;
+  /** Which pipeline step asked; only `mode` asks may be answered automatically (hooks). */
+  source: AskSource;
+  /** The rule "always allow" saves: it matches exactly this call. `null` on approvals stored before it was recorded. */
+  alwaysRule: string | null;
 }
 
 export type NewApproval = Omit<Approval, 'id' | 'status' | 'decidedBy' | 'decidedAt' | 'always' | 'reason' | 'createdAt'>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { Approval, AuditEntry, Storage, StoredRule } from '@switchboard/core';
+import { isAskSource, type Approval, type AuditEntry, type Storage, type StoredRule } from '@switchboard/core';
 
 interface ApprovalRow {
   id: string;
@@ -19,6 +19,8 @@ interface ApprovalRow {
   reason: string | null;
   created_at: number;
   expires_at: number;
+  source: string;
+  always_rule: string | null;
 }
 
 interface RuleRow {
@@ -57,6 +59,8 @@ const toApproval = (r: ApprovalRow): Approval => ({
   reason: r.reason,
   createdAt: new Date(r.created_at),
   expiresAt: new Date(r.expires_at),
+  source: isAskSource(r.source) ? r.source : 'safety',
+  alwaysRule: r.always_rule,
 });
 
 const toRule = (r: RuleRow): StoredRule => ({
@@ -82,9 +86,9 @@ const toAudit = (r: AuditRow): AuditEntry => ({
 export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rules' | 'audit'> {
   const insertApproval = db.prepare<[ApprovalRow]>(
     `INSERT INTO approvals (id, turn_id, tool_use_id, session_id, tool, summary, input, requester_principal_id, conversation,
-       status, decided_by, decided_at, always, reason, created_at, expires_at)
+       status, decided_by, decided_at, always, reason, created_at, expires_at, source, always_rule)
      VALUES (@id, @turn_id, @tool_use_id, @session_id, @tool, @summary, @input, @requester_principal_id, @conversation,
-       @status, @decided_by, @decided_at, @always, @reason, @created_at, @expires_at)
+       @status, @decided_by, @decided_at, @always, @reason, @created_at, @expires_at, @source, @always_rule)
      ON CONFLICT (turn_id, tool_use_id) DO NOTHING`,
   );
   const byToolUse = db.prepare<[string, string], ApprovalRow>('SELECT * FROM approvals WHERE turn_id = ? AND tool_use_id = ?');
@@ -137,6 +141,8 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
           reason: null,
           created_at: now,
           expires_at: a.expiresAt.getTime(),
+          source: a.source,
+          always_rule: a.alwaysRule,
         });
         return { approval: toApproval(row), existed };
       },

@@ -173,6 +173,11 @@ export const approvals = sqliteTable(
     reason: text('reason'),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
+    // Which pipeline step asked (mode | rule | safety | hook | sandbox). Rows from before the
+    // column existed read `safety`: their source is unknown, so only people may answer them.
+    source: text('source').notNull().default('safety'),
+    // The rule "always allow" saves for this call (matches exactly it); null on older rows.
+    alwaysRule: text('always_rule'),
   },
   (t) => [uniqueIndex('approvals_tool_use_uq').on(t.turnId, t.toolUseId), index('approvals_status_idx').on(t.status)],
 );

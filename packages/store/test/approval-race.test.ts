@@ -53,6 +53,8 @@ describe('approval claims across processes', () => {
         requesterPrincipalId: null,
         conversation: { channel: 'websocket', account: 'default', id: 'p', kind: 'dm' },
         expiresAt: new Date(Date.now() + 60_000),
+        source: 'mode',
+        alwaysRule: null,
       });
       const a = claimer(file, approval.id, 'allowed');
       const b = claimer(file, approval.id, 'denied');

@@ -8,6 +8,7 @@ const approvalView = (a: Approval) => ({
   status: a.status,
   tool: a.tool,
   summary: a.summary,
+  source: a.source,
   turnId: a.turnId,
   toolUseId: a.toolUseId,
   sessionId: a.sessionId,

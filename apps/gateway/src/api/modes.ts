@@ -13,7 +13,7 @@ const modeBody = z.strictObject({ mode: permissionModeSchema.nullable() });
  * Like every scope's mode, these only lower trust: the mode in force is the least trusted of the
  * role's ceiling and every scope's setting (gateway, agent, channel, room, principal, session).
  */
-export const modeRoutes: RouteModule = async (app, { storage }) => {
+export const modeRoutes: RouteModule = async (app, { storage, policy }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['permissions'];
 
@@ -41,6 +41,8 @@ export const modeRoutes: RouteModule = async (app, { storage }) => {
       if (!session) return sendError(reply, 404, 'not_found', `No session ${req.params.id}.`);
       await storage.sessions.updateSettings(session.id, { mode: req.body.mode });
       await auditChange(storage, req, 'session.mode', session.id, { mode: req.body.mode });
+      // A session mode above what the broader scopes give is a session grant: stamped, audited, it lapses.
+      if (req.body.mode) await policy.sessionModeSet(await policy.sessionContext({ ...session, settings: { ...session.settings, mode: req.body.mode } }), req.body.mode, actorOf(req));
       return { sessionId: session.id, mode: req.body.mode };
     },
   );

@@ -75,8 +75,8 @@ export const ruleRoutes: RouteModule = async (app, deps) => {
       const existing = (await storage.rules.list()).find((x) => x.scopeKind === scope.kind && x.scopeId === scopeId && x.behavior === behavior && x.rule === text);
       if (existing) return reply.code(409).send({ code: 'duplicate_rule', message: `This rule already exists (${existing.id}).`, rule: ruleView(existing) });
       const rule = await storage.rules.create({ scopeKind: scope.kind, scopeId, behavior, rule: text, createdBy: actorOf(req) });
-      policy.invalidateRules();
       await auditChange(storage, req, 'rule.create', rule.id, { scope: scopeView(rule.scopeKind, rule.scopeId), behavior, rule: text });
+      await policy.ruleSaved(rule);
       return reply.code(201).send({ rule: ruleView(rule) });
     },
   );

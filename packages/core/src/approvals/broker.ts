@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConversationRef } from '../channel.js';
+import type { AskSource } from '@switchboard/agent';
+import { mayAnswerAutomatically, whyPeopleOnly } from '../permissions/ask-source.js';
 import type { Approval, Role, Scope, Storage, StoredRule } from '../storage.js';
 
 /** Who is answering an approval. Resolved from authenticated input, never from the model. */
@@ -27,16 +29,21 @@ export interface ApprovalRequest {
   agentId: string;
   channelId: string;
   tool: string;
-  /** `Tool(content)` content for an "always allow" rule; undefined for tools without content. */
-  ruleContent: string | undefined;
+  /** The rule "always allow" saves: one that matches exactly this call (see `exactRuleFor`). */
+  alwaysRule: string;
   summary: string;
   input: unknown;
+  /** Which pipeline step asked; automatic responders are consulted only for `mode`. */
+  source: AskSource;
   requesterPrincipalId: string | null;
   conversation: ConversationRef;
   signal: AbortSignal;
   /** Shows the request to the requester's chat (render events). Must not throw. */
   notify(approval: Approval): void;
-  /** Optional automatic responder (PermissionRequest hooks): resolves to a decision or undefined. */
+  /**
+   * Optional automatic responder (PermissionRequest hooks): resolves to a decision or undefined.
+   * Called only when `mayAnswerAutomatically(approval.source)`; other asks wait for people.
+   */
   autoResponder?: (approval: Approval) => Promise<{ decision: 'allow' | 'deny'; reason?: string; name: string } | undefined>;
 }
 
@@ -74,13 +81,15 @@ export class ApprovalBroker {
       tool: req.tool,
       summary: req.summary,
       input: req.input,
+      source: req.source,
+      alwaysRule: req.alwaysRule,
       requesterPrincipalId: req.requesterPrincipalId,
       conversation: req.conversation,
       expiresAt: new Date(Date.now() + this.o.timeoutMs),
     });
     if (approval.status !== 'pending') return decisionOf(approval);
     if (!existed) {
-      await this.o.storage.audit.append({ actor: 'gateway', action: 'approval.requested', target: approval.id, detail: { tool: req.tool, summary: req.summary } });
+      await this.o.storage.audit.append({ actor: 'gateway', action: 'approval.requested', target: approval.id, detail: { tool: req.tool, summary: req.summary, source: approval.source } });
     }
     const waiting = new Promise<ApprovalDecision>((resolve) => {
       let set = this.waiters.get(approval.id);
@@ -89,8 +98,13 @@ export class ApprovalBroker {
     });
     this.armExpiry(approval);
     req.notify(approval);
-    this.meta.set(approval.id, { agentId: req.agentId, channelId: req.channelId, ruleContent: req.ruleContent });
-    if (req.autoResponder) {
+    this.meta.set(approval.id, { agentId: req.agentId, channelId: req.channelId });
+    if (req.autoResponder && !mayAnswerAutomatically(approval.source)) {
+      this.o.log.info(
+        { approvalId: approval.id, tool: req.tool, source: approval.source },
+        `approval ${approval.id} waits for a person; automatic responders may not answer it: ${whyPeopleOnly(approval.source)}`,
+      );
+    } else if (req.autoResponder) {
       void req
         .autoResponder(approval)
         .then(async (r) => {
@@ -106,11 +120,13 @@ export class ApprovalBroker {
     return Promise.race([waiting, aborted]);
   }
 
-  private readonly meta = new Map<string, { agentId: string; channelId: string; ruleContent: string | undefined }>();
+  private readonly meta = new Map<string, { agentId: string; channelId: string }>();
 
   /** Whether this approver may answer this approval. */
   mayDecide(approval: Approval, who: Approver): { ok: true } | { ok: false; reason: string } {
-    if (who.kind === 'hook') return { ok: true };
+    if (who.kind === 'hook') {
+      return mayAnswerAutomatically(approval.source) ? { ok: true } : { ok: false, reason: `automatic responders may not answer this approval: ${whyPeopleOnly(approval.source)}` };
+    }
     if (who.kind === 'operator') {
       return who.scopes.includes('approvals') || who.scopes.includes('admin')
         ? { ok: true }
@@ -147,8 +163,13 @@ export class ApprovalBroker {
   /** "Always allow" saves a rule no wider than the approver's own authority (DESIGN.md §1). */
   private async saveAlwaysRule(a: Approval, who: Approver): Promise<void> {
     const m = this.meta.get(a.id);
-    const content = m?.ruleContent;
-    const rule = content === undefined ? a.tool : `${a.tool}(${content.replace(/[\\()]/g, (c) => `\\${c}`)})`;
+    const rule = a.alwaysRule;
+    if (rule === null) {
+      // An approval stored before the exact rule was recorded: no rule rather than a guessed, wider one.
+      this.o.log.warn({ approvalId: a.id, tool: a.tool }, '"always allow" saved no rule: this approval predates exact rules; the call itself was allowed');
+      await this.o.storage.audit.append({ actor: actorName(who), action: 'rule.not_saved', target: a.id, detail: { tool: a.tool, reason: 'the approval predates exact always-allow rules' } });
+      return;
+    }
     let scopeKind: StoredRule['scopeKind'];
     let scopeId: string | null;
     if (who.kind === 'operator' && who.scopes.includes('admin')) {

@@ -22,3 +22,6 @@ export * from './pipeline.js';
 export * from './pre-filter.js';
 export * from './real-path.js';
 export * from './walk-filter.js';
+export * from './ask-source.js';
+export * from './literal.js';
+export * from './exact-rule.js';

@@ -1,5 +1,6 @@
 import { canonicalToolName } from './aliases.js';
 import { RuleSyntaxError } from './errors.js';
+import { literalOf, matchLiteral } from './literal.js';
 import { compilePathGlob, matchPath } from './path-glob.js';
 
 /**
@@ -145,7 +146,8 @@ export function matchDomain(pattern: string, content: string): boolean {
 
 /**
  * Whether a rule's content pattern matches a call's rule content, with the tool's match kind.
- * `behavior` matters for `command` patterns (see {@link matchCommand}).
+ * `behavior` matters for `command` patterns (see {@link matchCommand}). A `literal:` pattern
+ * matches exactly its text, whatever the kind (see `LITERAL_PREFIX`).
  *
  * @throws {RuleSyntaxError} when a `path` pattern is malformed.
  */
@@ -156,6 +158,8 @@ export function matchContent(
   behavior: RuleBehavior,
   workspace?: string,
 ): boolean {
+  const literal = literalOf(pattern);
+  if (literal !== undefined) return matchLiteral(kind, literal, content, workspace);
   switch (kind) {
     case 'path':
       return matchPath(pattern, content, workspace);
@@ -174,6 +178,11 @@ export function matchContent(
  * @throws {RuleSyntaxError} for an empty command/domain pattern or a malformed path glob.
  */
 export function validateContentPattern(kind: MatchKind, pattern: string, ruleText = pattern): void {
+  const literal = literalOf(pattern);
+  if (literal !== undefined) {
+    if (literal === '') throw new RuleSyntaxError(ruleText, 'the literal is empty (write literal:<exact content>)');
+    return;
+  }
   if (kind === 'path') {
     compilePathGlob(pattern);
     return;

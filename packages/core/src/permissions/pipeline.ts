@@ -1,4 +1,4 @@
-import { describeZodError, type AnyTool, type Decision, type PermissionResult, type ToolContext } from '@switchboard/agent';
+import { describeZodError, type AnyTool, type AskSource, type Decision, type PermissionResult, type ToolContext } from '@switchboard/agent';
 import type { HookOpinion } from './hooks.js';
 import { toolMatchKind, type MatchKind, type MatchOptions } from './matchers.js';
 import type { PermissionMode } from './modes.js';
@@ -50,10 +50,13 @@ interface ResultBase {
   rule?: ScopedRule;
 }
 
-/** An allowed call, or one to ask a person about. `input` is what will run; `updatedInput` is set when a hook or the tool rewrote it. */
+/**
+ * An allowed call, or one to ask about. `input` is what will run; `updatedInput` is set when a
+ * hook or the tool rewrote it. An ask's `source` says which step asked (see `mayAnswerAutomatically`).
+ */
 export type PipelineResult =
   | (ResultBase & { behavior: 'allow'; input: unknown; updatedInput?: unknown })
-  | (ResultBase & { behavior: 'ask'; input: unknown; updatedInput?: unknown })
+  | (Omit<ResultBase, 'source'> & { behavior: 'ask'; source: AskSource; input: unknown; updatedInput?: unknown })
   | (ResultBase & { behavior: 'deny' });
 
 class Stop {
@@ -81,6 +84,9 @@ class Stop {
  *
  * Ask rules and hook asks still ask under `bypassPermissions`: they are explicit operator
  * statements, like deny rules; only the tool's own ask and the mode's prompt are bypassed.
+ * Every ask says which step raised it (`source`: `safety`, `rule`, `hook`, the tool's own —
+ * `safety` unless it names `mode`, `rule`, `hook` or `sandbox` — or `mode` for the default
+ * prompt); only `mode` asks may go to automatic responders (`mayAnswerAutomatically`).
  * Never throws: a failing hook callback, malformed rule or throwing tool check denies the call.
  */
 export async function decidePermission(call: PermissionCall, env: PermissionEnv): Promise<PipelineResult> {
@@ -151,11 +157,11 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
     );
   }
   const updated = input === call.input ? {} : { updatedInput: input };
-  const asks: ResultBase[] = [];
+  const asks: Array<{ source: AskSource; reason: string; rule?: ScopedRule }> = [];
   if (safety) asks.push({ source: 'safety', reason: safety.reason });
   if (rules.behavior === 'ask' && rules.matched) asks.push({ source: 'rule', reason: ruleReason(rules.matched, 'asks before', name), rule: rules.matched });
   if (hookAsk) asks.push({ source: 'hook', reason: hookAsk.reason ?? `a PreToolUse hook asks for approval of ${name}` });
-  if (own.behavior === 'ask' && mode !== 'bypassPermissions') asks.push({ source: 'tool', reason: own.reason });
+  if (own.behavior === 'ask' && mode !== 'bypassPermissions') asks.push({ source: ownAskSource(own.source), reason: own.reason });
   const ask = asks[0];
   if (ask) {
     if (mode === 'dontAsk') return dontAsk(ask.reason, ask.rule);
@@ -180,6 +186,14 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   const prompt = `${name} changes things and no rule allows it, so a person must approve it (${mode} mode)`;
   if (mode === 'dontAsk') return dontAsk(prompt);
   return { behavior: 'ask', source: 'mode', reason: prompt, input, ...updated };
+}
+
+/**
+ * The ask source of a tool's own `ask`: what the tool says, where that is an ask source; any
+ * other label counts as the tool's own safety concern (people answer it).
+ */
+function ownAskSource(source: string): AskSource {
+  return source === 'mode' || source === 'rule' || source === 'hook' || source === 'sandbox' ? source : 'safety';
 }
 
 /** Whether a call is a file edit that `acceptEdits` lets through: a non-read-only path tool inside the workspace. */

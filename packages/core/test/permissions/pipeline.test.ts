@@ -162,7 +162,10 @@ describe('decidePermission — step 2: rules', () => {
 describe('decidePermission — step 3: the tool’s checkPermissions', () => {
   it('deny denies and ask asks', async () => {
     expect(await decide(checkingTool({ behavior: 'deny', reason: 'quota', source: 'tool' }), { path: 'a' }, { mode: 'bypassPermissions' })).toMatchObject({ behavior: 'deny', source: 'tool', reason: 'quota' });
-    expect(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' })).toMatchObject({ behavior: 'ask', source: 'tool', reason: 'costly' });
+    // A tool's own ask is its own safety concern unless it names a source: people answer it.
+    expect(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' })).toMatchObject({ behavior: 'ask', source: 'safety', reason: 'costly' });
+    expect(await decide(checkingTool({ behavior: 'ask', reason: 'unsandboxed', source: 'sandbox' }), { path: 'a' })).toMatchObject({ behavior: 'ask', source: 'sandbox' });
+    expect(await decide(checkingTool({ behavior: 'ask', reason: 'the usual prompt', source: 'mode' }), { path: 'a' })).toMatchObject({ behavior: 'ask', source: 'mode' });
     expect(pick(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' }, { mode: 'dontAsk' }))).toEqual({ behavior: 'deny', source: 'mode' });
   });
 

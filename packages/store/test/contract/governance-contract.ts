@@ -12,6 +12,8 @@ const approval = (over: Partial<NewApproval> = {}): NewApproval => ({
   requesterPrincipalId: 'p1',
   conversation: { channel: 'websocket', account: 'default', id: 'p1', kind: 'dm' },
   expiresAt: new Date(Date.now() + 60_000),
+  source: 'rule',
+  alwaysRule: 'write_file(notes/a.md)',
   ...over,
 });
 
@@ -21,7 +23,7 @@ export function governanceContract(store: StorageRef): void {
     const s = store();
     const a = await s.approvals.create(approval());
     expect(a.existed).toBe(false);
-    expect(a.approval).toMatchObject({ status: 'pending', decidedBy: null, always: false, tool: 'write_file' });
+    expect(a.approval).toMatchObject({ status: 'pending', decidedBy: null, always: false, tool: 'write_file', source: 'rule' });
     expect(a.approval.input).toEqual({ path: 'notes/a.md', content: 'hello' });
     const again = await s.approvals.create(approval({ summary: 'different' }));
     expect(again).toMatchObject({ existed: true, approval: { id: a.approval.id, summary: 'write_file notes/a.md (12 bytes)' } });

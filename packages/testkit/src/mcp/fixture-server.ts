@@ -10,6 +10,7 @@
  * - `fail` — returns `isError: true` content.
  * - `mixed` (readOnlyHint) — returns text, image and resource blocks.
  * - `env` (readOnlyHint) — returns the sorted names of its environment variables, one a line.
+ * - `big` (readOnlyHint) — returns `chars` characters (`0123456789` repeated).
  *
  * Not exported from the testkit index: importing it would start a server.
  */
@@ -86,6 +87,16 @@ server.registerTool(
   'env',
   { description: 'Lists the names of the environment variables the server sees.', annotations: { readOnlyHint: true } },
   async () => ({ content: [{ type: 'text', text: Object.keys(process.env).sort().join('\n') }] }),
+);
+
+server.registerTool(
+  'big',
+  {
+    description: 'Returns chars characters.',
+    inputSchema: { chars: z.number().int().min(0).max(10_000_000).describe('How many characters') },
+    annotations: { readOnlyHint: true },
+  },
+  async ({ chars }) => ({ content: [{ type: 'text', text: '0123456789'.repeat(Math.ceil(chars / 10)).slice(0, chars) }] }),
 );
 
 // Exit when the client goes away (stdin closes), even with a `slow` call pending.

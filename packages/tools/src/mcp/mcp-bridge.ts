@@ -189,7 +189,8 @@ export async function connectMcpServers(
       }
       const name = mcpToolName(h.server, def.name, taken);
       taken.add(name);
-      const readOnly = def.annotations?.readOnlyHint === true || readOnlyTools.has(def.name);
+      // Annotations are the server's claims: they count only when the operator trusts the server.
+      const readOnly = readOnlyTools.has(def.name) || (h.config.trustAnnotations === true && def.annotations?.readOnlyHint === true);
       tools.push(mcpTool(h, def, name, readOnly));
       h.tools++;
     }

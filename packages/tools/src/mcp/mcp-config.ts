@@ -1,8 +1,13 @@
 import { z } from 'zod';
 
 const common = {
-  /** MCP tool names (as the server names them) to treat as read-only even without `readOnlyHint`. */
+  /** MCP tool names (as the server names them) to treat as read-only (and concurrency-safe) whatever the server says. */
   readOnlyTools: z.array(z.string()).optional(),
+  /**
+   * Trust the server's tool annotations: `readOnlyHint: true` then makes a tool read-only and
+   * concurrency-safe. Default false — annotations are hints from an outside program.
+   */
+  trustAnnotations: z.boolean().default(false),
   /** Per-call timeout in ms (default 60 000). */
   timeoutMs: z.number().int().positive().optional(),
 };

@@ -3,9 +3,9 @@ import { alive, bridgeOf, ctx, fixtureLines, fixtureLogPath, fixtureServer, memo
 
 describe('MCP bridge against the fixture server', () => {
   it('exposes every fixture tool with its name, risk facts and schema', async () => {
-    const bridge = await bridgeOf({ fx: fixtureServer(fixtureLogPath(), { readOnlyTools: ['fail'] }) });
+    const bridge = await bridgeOf({ fx: fixtureServer(fixtureLogPath(), { readOnlyTools: ['fail'], trustAnnotations: true }) });
     expect(bridge.tools.map((t) => t.name).sort()).toEqual(
-      ['mcp__fx__echo', 'mcp__fx__env', 'mcp__fx__fail', 'mcp__fx__mixed', 'mcp__fx__slow'].sort(),
+      ['mcp__fx__big', 'mcp__fx__echo', 'mcp__fx__env', 'mcp__fx__fail', 'mcp__fx__mixed', 'mcp__fx__slow'].sort(),
     );
     const echo = tool(bridge, 'mcp__fx__echo');
     expect(echo.readOnly).toBe(true);
@@ -18,7 +18,15 @@ describe('MCP bridge against the fixture server', () => {
     expect(slow.inputJsonSchema).toMatchObject({ properties: { ms: { type: 'integer' } }, required: ['ms'] });
     expect(tool(bridge, 'mcp__fx__fail').readOnly).toBe(true); // from readOnlyTools
     expect(echo.input.safeParse({ anything: 1 }).success).toBe(true);
-    expect(bridge.status()).toEqual([{ server: 'fx', state: 'up', tools: 5, pid: expect.any(Number) }]);
+    expect(bridge.status()).toEqual([{ server: 'fx', state: 'up', tools: 6, pid: expect.any(Number) }]);
+  });
+
+  it('treats readOnlyHint as a hint: without trustAnnotations only readOnlyTools are read-only', async () => {
+    const bridge = await bridgeOf({ fx: fixtureServer(fixtureLogPath(), { readOnlyTools: ['fail'] }) });
+    const echo = tool(bridge, 'mcp__fx__echo');
+    expect([echo.readOnly, echo.concurrencySafe]).toEqual([false, false]);
+    const fail = tool(bridge, 'mcp__fx__fail');
+    expect([fail.readOnly, fail.concurrencySafe]).toEqual([true, true]);
   });
 
   it('returns echo text, tool-level errors and summarized mixed content', async () => {
@@ -78,7 +86,7 @@ describe('MCP bridge against the fixture server', () => {
     const log = memoryLog();
     const bridge = await bridgeOf({ fx: fixtureServer(fixtureLogPath()), ghost: { command: '/nonexistent/mcp-server' } }, 15_000, log);
     expect(bridge.status()).toEqual([
-      { server: 'fx', state: 'up', tools: 5, pid: expect.any(Number) },
+      { server: 'fx', state: 'up', tools: 6, pid: expect.any(Number) },
       { server: 'ghost', state: 'failed', tools: 0, error: expect.stringContaining('ENOENT') },
     ]);
     expect(bridge.tools.every((t) => t.name.startsWith('mcp__fx__'))).toBe(true);

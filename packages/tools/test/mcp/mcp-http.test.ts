@@ -38,7 +38,7 @@ async function startHttpServer(): Promise<string> {
 describe('MCP bridge over Streamable HTTP', () => {
   it('lists and calls tools, sending the configured headers', async () => {
     const url = await startHttpServer();
-    const bridge = await bridgeOf({ web: { url, headers: { authorization: 'Bearer t0ken' } } });
+    const bridge = await bridgeOf({ web: { url, headers: { authorization: 'Bearer t0ken' }, trustAnnotations: true } });
     expect(bridge.status()).toEqual([{ server: 'web', state: 'up', tools: 1 }]);
     const shout = tool(bridge, 'mcp__web__shout');
     expect(shout.readOnly).toBe(true);
