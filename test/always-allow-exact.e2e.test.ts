@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bearer, isEnd, useGateway } from './helpers.js';
+import { bearer, isEnd, personWorkspace, useGateway } from './helpers.js';
 
 const env = useGateway({ client: true });
 
@@ -41,7 +41,7 @@ describe('"always allow" saves a rule that matches exactly the approved call', (
     ws.send({ type: 'approve', approvalId: first.approvalId, decision: 'allow', always: true });
     expect(await ws.next((f) => f.type === 'approval_result' && f.approvalId === first.approvalId)).toMatchObject({ outcome: 'decided', status: 'allowed' });
     expect(await ws.next((f) => f.clientId === `${id}a` && isEnd(f))).toMatchObject({ type: 'final' });
-    expect(existsSync(join(env.gw.dataDir, 'workspaces', 'default', approved))).toBe(true);
+    expect(existsSync(join(personWorkspace(env.gw), approved))).toBe(true);
 
     // The same file again: the saved rule allows it without asking.
     expect(await writeTurn(`${id}b`, approved)).toMatchObject({ type: 'final', text: `done ${id}b` });
@@ -51,6 +51,6 @@ describe('"always allow" saves a rule that matches exactly the approved call', (
     expect(second.type, `the rules saved so far: ${JSON.stringify((await storedRules()).map((r) => r.rule))}`).toBe('approval_request');
     ws.send({ type: 'approve', approvalId: second.approvalId, decision: 'deny' });
     await ws.next((f) => f.clientId === `${id}c` && isEnd(f));
-    expect(existsSync(join(env.gw.dataDir, 'workspaces', 'default', other))).toBe(false);
+    expect(existsSync(join(personWorkspace(env.gw), other))).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bearer, collectTurn, isEnd, useGateway } from './helpers.js';
+import { bearer, collectTurn, isEnd, personWorkspace, useGateway } from './helpers.js';
 
 // A PermissionRequest hook that approves everything it is asked about.
 const dir = mkdtempSync(join(tmpdir(), 'swb-ask-src-'));
@@ -31,7 +31,7 @@ const env = useGateway({
 
 let workspace: string;
 beforeAll(() => {
-  workspace = join(env.gw.dataDir, 'workspaces', 'default');
+  workspace = personWorkspace(env.gw);
 });
 
 type Frame = Record<string, unknown>;
