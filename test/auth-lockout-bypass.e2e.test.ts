@@ -94,6 +94,19 @@ describe('lockout on a default gateway', () => {
     expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
     expect(statuses.at(-1)).toBe(429);
   });
+
+  it('wrong tokens from 10,000 other addresses do not evict an active lockout', async () => {
+    const victim = '127.0.7.3';
+    for (let i = 0; i < 10; i++) expect(await from(gw, victim, '/api/v1/sessions', { authorization: `Bearer ${wrong(i)}` })).toBe(401);
+    expect(await from(gw, victim, '/api/v1/sessions', { authorization: `Bearer ${gw.credentials().operatorToken}` })).toBe(429);
+    // One wrong token from each of 10,000 other loopback addresses, 50 at a time.
+    const others = Array.from({ length: 10_000 }, (_, i) => `127.1.${Math.floor(i / 250)}.${(i % 250) + 1}`);
+    for (let i = 0; i < others.length; i += 50) {
+      const statuses = await Promise.all(others.slice(i, i + 50).map((a, j) => from(gw, a, '/api/v1/sessions', { authorization: `Bearer ${wrong(i + j)}` })));
+      expect(statuses.every((st) => st === 401 || st === 429)).toBe(true);
+    }
+    expect(await from(gw, victim, '/api/v1/sessions', { authorization: `Bearer ${gw.credentials().operatorToken}` })).toBe(429);
+  });
 });
 
 describe('behind a reverse proxy (gateway.trustedProxies)', () => {
