@@ -1,6 +1,20 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { api, connectWs } from '@switchboard/testkit';
 import { bearer, chat, useGateway } from './helpers.js';
+import { rawUpgrade } from './ws-raw.js';
+
+/** Sends one raw HTTP/1.1 request and resolves with the whole answer once the server closes. */
+function rawRequest(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let answer = '';
+    socket.on('data', (c: Buffer) => (answer += c.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+    socket.on('connect', () => socket.write(text));
+  });
+}
 
 // Where the gateway did not do what docs/protocol.md and docs/security.md say (issue 10, point 19).
 
@@ -36,6 +50,17 @@ describe('WebSocket protocol edges', () => {
 });
 
 describe('HTTP edges', () => {
+  it('answers upgrade requests it does not upgrade as ordinary HTTP requests', async () => {
+    const { gw } = env;
+    const h2c = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n`;
+    expect(await rawRequest(gw.port, h2c('/healthz'))).toMatch(/^HTTP\/1\.1 200[^]*"ok":true/);
+    expect(await rawRequest(gw.port, h2c('/api/v1/sessions'))).toMatch(/^HTTP\/1\.1 401[^]*"code":"unauthorized"/);
+    expect(await rawRequest(gw.port, h2c('/ws'))).toMatch(/^HTTP\/1\.1 426/);
+    const elsewhere = await rawUpgrade(gw.port, '127.0.0.1', '/not-a-socket');
+    expect(elsewhere.status).toBe(404);
+    elsewhere.socket.destroy();
+  });
+
   it('answers an over-long path with 414 { code, message }', async () => {
     const { gw } = env;
     const op = gw.credentials().operatorToken;

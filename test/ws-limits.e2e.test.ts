@@ -42,7 +42,7 @@ describe('unauthenticated sockets on a default gateway', () => {
       held: 0,
       growthMB: expect.any(Number),
     });
-    expect(after - before).toBeLessThan(50 * 1024 * 1024);
+    expect(after - before, `RSS grew by ${Math.round((after - before) / 1e6)} MB`).toBeLessThan(50 * 1024 * 1024);
     expect((await api(gw, 'GET', '/healthz')).status).toBe(200);
   });
 

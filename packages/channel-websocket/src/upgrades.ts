@@ -1,4 +1,5 @@
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { ServerResponse, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 
@@ -32,6 +33,18 @@ export interface UpgradeTarget {
   connected(ws: WebSocket, admission: UpgradeAdmission, socket: Duplex): void;
   /** Logs a failure of the handler itself (the client got a 500). */
   failed(err: unknown): void;
+}
+
+/** Hands an upgrade request the gateway does not upgrade to the HTTP server as a normal request (closed after the answer). */
+function asPlainRequest(server: Server, req: IncomingMessage, socket: Duplex): void {
+  const res = new ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as Socket);
+  res.once('finish', () => {
+    res.detachSocket(socket as Socket);
+    socket.end();
+  });
+  server.emit('request', req, res);
 }
 
 /** Writes an HTTP answer on a socket that asked for an upgrade, and closes it. */
@@ -71,16 +84,17 @@ export class WebsocketUpgrades {
     this.accepting = accepting;
     if (this.servers.has(server)) return;
     this.servers.add(server);
-    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(req, socket, head));
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(server, req, socket, head));
   }
 
-  private onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  private onUpgrade(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A client may vanish while its token is checked: that must not be an unhandled error.
     const ignore = () => undefined;
     socket.on('error', ignore);
     const path = (req.url ?? '/').split('?')[0]!;
     const target = this.targets.get(path);
-    if (!target) return refuseUpgrade(socket, { status: 404, code: 'not_found', message: `No WebSocket endpoint at ${path.slice(0, 100)}.` });
+    // Not a WebSocket upgrade of ours (e.g. curl's `Upgrade: h2c`): an ordinary HTTP request.
+    if (!target || req.headers.upgrade?.toLowerCase() !== 'websocket') return asPlainRequest(server, req, socket);
     if (!this.accepting()) return refuseUpgrade(socket, { status: 503, code: 'shutting_down', message: 'The gateway is shutting down.' });
     target.admit(req, socket).then(
       (verdict) => {
