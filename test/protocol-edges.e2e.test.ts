@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { api, connectWs } from '@switchboard/testkit';
+import { api, connectWs, startGateway } from '@switchboard/testkit';
 import { bearer, chat, useGateway } from './helpers.js';
 import { rawUpgrade } from './ws-raw.js';
 
@@ -92,5 +92,12 @@ describe('HTTP edges', () => {
     const pairingOnly = await api(gw, 'POST', '/api/v1/tokens', { token: gw.credentials().operatorToken, body: { kind: 'operator', name: 'ready-pairing', scopes: ['pairing'] } });
     expect((await api(gw, 'GET', '/readyz', { token: pairingOnly.json.secret as string })).status).toBe(403);
     expect((await api(gw, 'GET', '/readyz', { token: 'swb_o_not-a-real-token-xxxxxxxxxxxx' })).status).toBe(401);
+  });
+
+  it('with gateway.readyzDetails "public", /readyz shows channel details to anyone', async () => {
+    const open = await startGateway({ modelUrl: env.fake.url, config: { gateway: { readyzDetails: 'public' } } });
+    const res = await api(open, 'GET', '/readyz');
+    expect(res.json).toMatchObject({ ready: true, state: 'up', channels: { 'websocket:default': { state: 'up' } } });
+    await open.stop();
   });
 });

@@ -38,10 +38,8 @@ describe('unauthenticated sockets on a default gateway', () => {
     );
     const after = await rssOf(gw.pid);
     for (const u of open) u.socket.destroy();
-    expect({ held: verdicts.filter((v) => v === 'pong').length, growthMB: Math.round((after - before) / 1e6) }).toEqual({
-      held: 0,
-      growthMB: expect.any(Number),
-    });
+    // No socket's fragment was held: each was refused (1009) from its frame header.
+    expect(verdicts.filter((v) => v === 'pong')).toHaveLength(0);
     expect(after - before, `RSS grew by ${Math.round((after - before) / 1e6)} MB`).toBeLessThan(50 * 1024 * 1024);
     expect((await api(gw, 'GET', '/healthz')).status).toBe(200);
   });
