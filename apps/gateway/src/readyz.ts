@@ -28,6 +28,8 @@ export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promi
     let detailed = d.details === 'public';
     const secret = bearer(req.headers.authorization);
     if (req.headers.authorization !== undefined) {
+      // A header that is not `Bearer <token>` presents no token: a plain 401 that never counts.
+      if (!secret) return reply.code(401).send({ code: 'unauthorized', message: 'Send an operator token as Authorization: Bearer <token>.' });
       const attempt = d.limiter.begin(d.clientAddress(req.raw));
       if (attempt.locked) {
         return reply
@@ -37,7 +39,7 @@ export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promi
       }
       let token: Awaited<ReturnType<typeof verifySecret>> = null;
       try {
-        token = secret ? await verifySecret(d.storage, secret, 'operator') : null;
+        token = await verifySecret(d.storage, secret, 'operator');
       } finally {
         attempt.settle(token !== null);
       }

@@ -71,7 +71,6 @@ export function refuseUpgrade(socket: Duplex, r: UpgradeRefusal): void {
 export class WebsocketUpgrades {
   private readonly targets = new Map<string, UpgradeTarget>();
   private readonly servers = new WeakSet<Server>();
-  private accepting: () => boolean = () => true;
 
   /** Routes upgrades for `target.path` to `target`. */
   add(target: UpgradeTarget): void {
@@ -79,9 +78,8 @@ export class WebsocketUpgrades {
     this.targets.set(target.path, target);
   }
 
-  /** Listens for upgrades on `server` (once per server); `accepting` false refuses new ones with 503. */
-  install(server: Server, accepting: () => boolean): void {
-    this.accepting = accepting;
+  /** Listens for upgrades on `server` (once per server, however many accounts call it). */
+  install(server: Server): void {
     if (this.servers.has(server)) return;
     this.servers.add(server);
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.onUpgrade(server, req, socket, head));
@@ -95,7 +93,6 @@ export class WebsocketUpgrades {
     const target = this.targets.get(path);
     // Not a WebSocket upgrade of ours (e.g. curl's `Upgrade: h2c`): an ordinary HTTP request.
     if (!target || req.headers.upgrade?.toLowerCase() !== 'websocket') return asPlainRequest(server, req, socket);
-    if (!this.accepting()) return refuseUpgrade(socket, { status: 503, code: 'shutting_down', message: 'The gateway is shutting down.' });
     target.admit(req, socket).then(
       (verdict) => {
         if ('status' in verdict) return refuseUpgrade(socket, verdict);

@@ -106,7 +106,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     this.upgrades.add(this);
     this.unsubscribe = ctx.onAccessChange((change) => this.onAccessChange(change));
     await ctx.http.register(async (app: FastifyInstance) => {
-      this.upgrades.install(app.server, () => ctx.accepting() && !this.stopped);
+      this.upgrades.install(app.server);
       // Plain HTTP requests to the path (upgrades never reach Fastify: see WebsocketUpgrades).
       app.get(this.path, async (req, reply) =>
         req.url.includes('?')
@@ -118,6 +118,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
 
   /** Checks an upgrade before the handshake: query, Origin, the Authorization header, the caps. */
   async admit(req: IncomingMessage, socket: Duplex): Promise<UpgradeRefusal | UpgradeAdmission> {
+    if (this.stopped || !this.ctx!.accepting()) return { status: 503, code: 'shutting_down', message: 'The gateway is shutting down.' };
     if ((req.url ?? '').includes('?')) return { status: 400, ...QUERY_REFUSED };
     const origin = req.headers.origin;
     if (origin !== undefined && !this.origins.has(normalizeOrigin(origin))) {
