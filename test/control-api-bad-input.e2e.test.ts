@@ -158,9 +158,12 @@ describe('control API bad input', () => {
     expect(xml.status).toBe(415);
     expect(xml.json.code).toBe('unsupported_media_type');
     const text = await api(gw, 'POST', '/api/v1/principals', { token: op, body: 'name=x', headers: { 'content-type': 'text/plain' } });
-    expect(text.status).toBe(400);
-    // Beyond the router's limit a path segment is refused before routing.
-    expect((await api(gw, 'GET', `/api/v1/principals/${'x'.repeat(1200)}`, { token: op })).status).toBe(414);
+    expect(text.status).toBe(415);
+    expect(text.json.code).toBe('unsupported_media_type');
+    // Beyond the router's limit a path segment is refused before routing, as { code, message }.
+    const long = await api(gw, 'GET', `/api/v1/principals/${'x'.repeat(1200)}`, { token: op });
+    expect(long.status).toBe(414);
+    expect(long.json).toEqual({ code: 'uri_too_long', message: expect.any(String) });
     expect(snapshot()).toEqual(before);
   });
 });

@@ -45,7 +45,9 @@ describe('quick start', () => {
     expect(endpoint.url).toBe(url);
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ ready: true, channels: { 'websocket:default': { state: 'up' } } });
+    expect(await ready.json()).toEqual({ ready: true, state: 'up' });
+    const details = await fetch(`${url}/readyz`, { headers: bearer(creds.operatorToken) });
+    expect(await details.json()).toMatchObject({ ready: true, channels: { 'websocket:default': { state: 'up' } } });
     const ws = await connectWs(`${url.replace('http', 'ws')}/ws`, { headers: bearer(creds.clientToken) });
     const turn = await chat(ws, 'q1', 'hello?');
     expect(turn.end).toMatchObject({ type: 'error', code: 'model_error' });

@@ -86,9 +86,9 @@ export function slackUrls(gw: GatewayProcess): { events: string; interactive: st
   return { events: `${gw.url}/channels/slack/${ACCOUNT}/events`, interactive: `${gw.url}/channels/slack/${ACCOUNT}/interactive` };
 }
 
-/** The Slack account's health as /readyz reports it. */
+/** The Slack account's health as /readyz reports it (details need a read token). */
 export async function slackHealth(gw: GatewayProcess): Promise<{ state: string; detail?: string }> {
-  const r = await api(gw, 'GET', '/readyz');
+  const r = await api(gw, 'GET', '/readyz', { token: gw.credentials().operatorToken });
   return r.json.channels[`slack:${ACCOUNT}`];
 }
 

@@ -92,9 +92,9 @@ export function control(gw: GatewayProcess, method: string, path: string, body?:
   return api(gw, method, `/api/v1${path}`, { token: gw.credentials().operatorToken, ...(body !== undefined ? { body } : {}) });
 }
 
-/** The Telegram channel's health as /readyz shows it. */
+/** The Telegram channel's health as /readyz shows it (details need a read token). */
 export async function readyHealth(gw: GatewayProcess): Promise<{ state: string; detail?: string }> {
-  const r = await api(gw, 'GET', '/readyz');
+  const r = await api(gw, 'GET', '/readyz', { token: gw.credentials().operatorToken });
   return r.json.channels['telegram:main'];
 }
 

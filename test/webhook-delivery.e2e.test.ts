@@ -19,7 +19,7 @@ const readDb = <T>(sql: string, ...args: unknown[]): T[] => {
     db.close();
   }
 };
-const channelHealth = async (id: string) => (await api(env.gw, 'GET', '/readyz')).json.channels[id] as { state: string; detail?: string };
+const channelHealth = async (id: string) => (await api(env.gw, 'GET', '/readyz', { token: env.gw.credentials().operatorToken })).json.channels[id] as { state: string; detail?: string };
 
 /** Polls a condition the gateway updates asynchronously (its health after a callback answer). */
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5_000): Promise<T> {

@@ -43,7 +43,7 @@ describe('bad input on the WebSocket', () => {
     expect((await notHello.waitClose(5_000)).code).toBe(1008);
     const big = await connectWs(gw.wsUrl);
     big.sendRaw(JSON.stringify({ type: 'hello', token: 'x'.repeat(70 * 1024) }));
-    expect((await big.waitClose(5_000)).code).toBe(1008);
+    expect((await big.waitClose(5_000)).code).toBe(1009);
   });
 
   it('answers malformed, unknown and invalid frames with error frames, and closes 1009 on a 2 MiB frame', async () => {

@@ -1,7 +1,20 @@
-import type { ApprovalBroker, Channel, ChannelContext, ConversationRef, InboundMessage, AcceptResult, Session, SessionKey, Storage, TurnEngine } from '@switchboard/core';
+import type { IncomingMessage } from 'node:http';
+import type {
+  AccessEvents,
+  ApprovalBroker,
+  Channel,
+  ChannelContext,
+  ConversationRef,
+  InboundMessage,
+  AcceptResult,
+  Session,
+  SessionKey,
+  Storage,
+  TurnEngine,
+} from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { addressKey, type AuthLimiter } from './auth-limiter.js';
+import type { AuthLimiter } from './auth-limiter.js';
 import type { PolicyService } from './policy.js';
 import { verifySecret } from './tokens.js';
 
@@ -17,6 +30,12 @@ export interface ChannelContextDeps {
   modelName: string;
   /** Failed-auth rate limiting, shared with the control API. */
   limiter: AuthLimiter;
+  /** The client key of a request (trusted proxies honoured, IPv6 by /64). */
+  clientAddress(req: IncomingMessage): string;
+  /** Access changes the control API announces. */
+  access: AccessEvents;
+  /** False once the gateway is shutting down. */
+  accepting(): boolean;
 }
 
 /** What the gateway offers one channel adapter (DESIGN.md §9). */
@@ -33,16 +52,21 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
       return !!t && t.kind === 'client' && !t.revokedAt && t.principalId !== null;
     },
     verifyClientToken: async (secret, address) => {
-      const key = address === undefined ? undefined : addressKey(address);
-      if (key !== undefined) {
-        const gate = d.limiter.check(key);
-        if (gate.locked) return { lockedOut: true, retryAfterSec: gate.retryAfterSec };
+      // The attempt counts as a failure from before the lookup until it is known to be right.
+      const attempt = address === undefined ? null : d.limiter.begin(address);
+      if (attempt?.locked) return { lockedOut: true, retryAfterSec: attempt.retryAfterSec };
+      let ok = false;
+      try {
+        const t = await verifySecret(storage, secret, 'client');
+        ok = !!t && t.principalId !== null;
+        return t && t.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
+      } finally {
+        attempt?.settle(ok);
       }
-      const t = await verifySecret(storage, secret, 'client');
-      if (t && t.principalId) return { principalId: t.principalId, tokenId: t.id };
-      if (key !== undefined) d.limiter.fail(key);
-      return null;
     },
+    clientAddress: d.clientAddress,
+    onAccessChange: (listener) => d.access.on(listener),
+    accepting: d.accepting,
     finalsSince: (conv, cursor) => storage.deliveries.finalsSince(conv.channel, conv.account, conv.id, cursor),
     recordDelivery: (part) => storage.deliveries.record(part),
     deliveriesOf: (turnId) => storage.deliveries.ofTurn(turnId),

@@ -22,7 +22,9 @@ export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<
   const out: Channel[] = [];
   const ws = cfg.channels.websocket;
   if (ws && Object.keys(ws.accounts).length > 0) {
-    const { WebsocketChannel } = await import('@switchboard/channel-websocket');
+    const { WebsocketChannel, WebsocketUpgrades } = await import('@switchboard/channel-websocket');
+    // One upgrade handler for every account of the channel.
+    const upgrades = new WebsocketUpgrades();
     for (const [account, a] of Object.entries(ws.accounts)) {
       out.push(
         new WebsocketChannel({
@@ -30,7 +32,10 @@ export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<
           allowedOrigins: a.allowedOrigins,
           helloTimeoutMs: a.helloTimeout,
           maxPayload: a.maxPayload,
+          maxUnauthenticatedPerAddress: a.maxUnauthenticatedPerAddress,
+          maxUnauthenticated: a.maxUnauthenticated,
           required: a.required,
+          upgrades,
         }),
       );
     }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ROLE_MODE_CEILING, hooksConfigSchema } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { permissionModeSchema, rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
+import { parseProxyRange } from './client-address.js';
 import { duration } from './duration.js';
 import { TOOL_GROUPS, TOOL_PROFILES, checkRuleText } from './registry.js';
 
@@ -25,6 +26,9 @@ const ruleLists = z.strictObject({
   deny: z.array(ruleString).default([]),
 });
 
+/** An HTTP server timeout: never 0 (which would switch the protection off). */
+const serverTimeout = duration.refine((ms) => ms >= 100, 'must be at least 100ms');
+
 const websocketAccount = z.strictObject({
   /** Browser origins allowed to connect; a client without an Origin header needs a valid token. */
   allowedOrigins: z.array(z.url().refine((u) => u !== '*', 'wildcard origins are not allowed')).default([]),
@@ -33,8 +37,11 @@ const websocketAccount = z.strictObject({
   required: z.boolean().default(false),
   /** A client that authenticates by frame must send `hello` within this time. */
   helloTimeout: duration.default(10_000),
-  /** Largest accepted frame, in bytes. */
+  /** Largest accepted frame, in bytes, on a connection whose upgrade carried a valid token (others: 64 KiB). */
   maxPayload: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  /** Open connections not yet authenticated, per client address (IPv6 by /64) and in all. */
+  maxUnauthenticatedPerAddress: z.number().int().min(1).max(10_000).default(8),
+  maxUnauthenticated: z.number().int().min(1).max(100_000).default(1000),
   /** Overrides the agent's queue mode for sessions on this account. */
   queueMode: z.enum(['followup', 'steer']).optional(),
   /** Per-sender rate limit (token bucket). */
@@ -67,8 +74,19 @@ export const configSchema = z.strictObject({
       dataDir: z.string().min(1).default('./data'),
       /** Largest accepted HTTP body, in bytes. */
       bodyLimit: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+      /** Reverse proxies (addresses or CIDRs) whose `X-Forwarded-For` names the client; none by default. */
+      trustedProxies: z.array(z.string().refine((t) => parseProxyRange(t) !== null, 'expected an IP address or CIDR range')).max(100).default([]),
+      /** A request's headers must arrive within this time (slow clients are cut off). */
+      headersTimeout: serverTimeout.default(10_000),
+      /** A whole request (headers and body) must arrive within this time. */
+      requestTimeout: serverTimeout.default(30_000),
+      /** An idle connection is closed after this time; longer than any request the gateway holds open. */
+      connectionTimeout: serverTimeout.default(120_000),
+      /** `/readyz` channel details: `token` needs a `read` operator token; `public` shows them to anyone. */
+      readyzDetails: z.enum(['token', 'public']).default('token'),
     })
-    .default({ host: '127.0.0.1', port: 7420, dataDir: './data', bodyLimit: 1024 * 1024 }),
+    .refine((g) => g.headersTimeout <= g.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than gateway.requestTimeout' })
+    .prefault({}),
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).default({ level: 'info' }),
   model: z
     .strictObject({

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import websocketPlugin from '@fastify/websocket';
 import { AnthropicModelClient, SwbError, UnconfiguredModelClient, withDefaultResultCap, type ModelClient } from '@switchboard/agent';
 import {
+  AccessEvents,
   ApprovalBroker,
   SwbErrorCode,
   TurnEngine,
@@ -27,6 +27,9 @@ import type { Config } from './config.js';
 import { controlApi, sendError } from './api/index.js';
 import { registerOpenApi } from './api/openapi.js';
 import { AuthLimiter } from './auth-limiter.js';
+import { clientAddressResolver } from './client-address.js';
+import { httpServerOptions, registerHttpEdges } from './http-edges.js';
+import { registerReadyz } from './readyz.js';
 import { CapabilityRegistry } from './registry.js';
 import { channelContext, type ChannelContextDeps } from './channel-context.js';
 import { configSecrets } from './config.js';
@@ -176,25 +179,43 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   };
 
   let stopping = false;
-  const app: FastifyInstance = Fastify({ loggerInstance: log as unknown as FastifyBaseLogger, bodyLimit: cfg.gateway.bodyLimit, trustProxy: false, disableRequestLogging: false, maxParamLength: 1000 });
+  // trustProxy stays off: the client address comes from clientAddress (gateway.trustedProxies) alone.
+  const app: FastifyInstance = Fastify({
+    loggerInstance: log as unknown as FastifyBaseLogger,
+    bodyLimit: cfg.gateway.bodyLimit,
+    trustProxy: false,
+    disableRequestLogging: false,
+    maxParamLength: 1000,
+    ...httpServerOptions(cfg.gateway),
+  });
   app.addHook('onRequest', async (_req, reply) => {
     if (stopping) return sendError(reply, 503, 'shutting_down', 'The gateway is shutting down.');
   });
-  const maxPayload = Math.max(1024 * 1024, ...Object.values(cfg.channels.websocket?.accounts ?? {}).map((a) => a.maxPayload));
-  await app.register(websocketPlugin, { options: { maxPayload } });
+  registerHttpEdges(app);
 
-  app.get('/healthz', async () => ({ ok: true, status: 'live' }));
-  app.get('/readyz', async (_req, reply) => {
-    const health = Object.fromEntries(channels.map((c) => [c.id, { ...c.health(), required: c.required }]));
-    const ready = channels.every((c) => !c.required || c.health().state === 'up');
-    return reply.code(ready ? 200 : 503).send({ ready, database: 'up', channels: health });
-  });
   const limiter = new AuthLimiter({ maxFailures: cfg.auth.maxFailures, windowMs: cfg.auth.window, lockoutMs: cfg.auth.lockout });
+  const clientAddress = clientAddressResolver(cfg.gateway.trustedProxies);
+  const access = new AccessEvents((err, change) => log.error({ err, change: change.type }, 'an access-change listener failed'));
+  app.get('/healthz', async () => ({ ok: true, status: 'live' }));
+  await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails });
   await registerOpenApi(app, VERSION);
-  await app.register(controlApi, { prefix: '/api/v1', storage, broker, boundary, channels, engine, policy: policyService, registry, limiter, agentTools: Object.fromEntries([...agents].map(([id, a]) => [id, a.tools.map((t) => t.name)])) });
+  await app.register(controlApi, { prefix: '/api/v1', storage, broker, boundary, channels, engine, policy: policyService, registry, limiter, clientAddress, access, agentTools: Object.fromEntries([...agents].map(([id, a]) => [id, a.tools.map((t) => t.name)])) });
 
-
-  const ctxDeps: ChannelContextDeps = { storage, engine, broker, policy: policyService, log, accept, sessionKey, queueMode: engineQueueMode, modelName: cfg.model.name, limiter };
+  const ctxDeps: ChannelContextDeps = {
+    storage,
+    engine,
+    broker,
+    policy: policyService,
+    log,
+    accept,
+    sessionKey,
+    queueMode: engineQueueMode,
+    modelName: cfg.model.name,
+    limiter,
+    clientAddress,
+    access,
+    accepting: () => !stopping,
+  };
   for (const ch of channels) await ch.start(channelContext(ctxDeps, ch, app));
 
   await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });

@@ -51,5 +51,5 @@ export type ServerFrame =
   | { type: 'final'; turnId: string; clientId: string | null; text: string; reason: string; cursor: number; note?: string }
   | { type: 'error'; code: string; message: string; turnId?: string; clientId?: string | null; text?: string; cursor?: number };
 
-/** Largest first frame before authentication. */
+/** Largest frame on a connection whose upgrade carried no valid token, for its whole life. */
 export const MAX_PREAUTH_BYTES = 64 * 1024;

@@ -1,4 +1,5 @@
 import type {
+  AccessChange,
   Channel,
   ChannelContext,
   ChannelHealth,
@@ -7,18 +8,27 @@ import type {
   RenderMeta,
   TurnEvent,
 } from '@switchboard/core';
-import type {} from '@fastify/websocket';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { WebSocket, RawData } from 'ws';
+import type { FastifyInstance } from 'fastify';
+import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { CLIENT_FRAME_TYPES, clientFrame, MAX_PREAUTH_BYTES, type ServerFrame } from './frames.js';
+import { UnauthenticatedCaps } from './unauthenticated-caps.js';
+import { WebsocketUpgrades, type UpgradeAdmission, type UpgradeRefusal, type UpgradeTarget } from './upgrades.js';
 
 export interface WebsocketAccountOptions {
   account: string;
   allowedOrigins: readonly string[];
   helloTimeoutMs: number;
+  /** Largest frame on a connection whose upgrade carried a valid token (others: 64 KiB). */
   maxPayload: number;
+  /** Open unauthenticated connections per client address, and in all. */
+  maxUnauthenticatedPerAddress: number;
+  maxUnauthenticated: number;
   required: boolean;
+  /** The upgrade handler shared by every account (one is made when absent). */
+  upgrades?: WebsocketUpgrades;
 }
 
 interface Auth {
@@ -33,11 +43,16 @@ interface Conn {
   buffer: ServerFrame[] | null;
   /** Highest final cursor sent on this socket. */
   sent: number;
-  /** The client's socket address, for failed-auth rate limiting. */
-  address: string | undefined;
+  /** The client's address key, for failed-auth rate limiting. */
+  address: string;
+  /** Frees this connection's unauthenticated slot (once authenticated or closed). */
+  release: () => void;
 }
 
-type AuthedRequest = FastifyRequest & { swbAuth?: Auth };
+const QUERY_REFUSED = {
+  code: 'query_not_allowed',
+  message: 'Query parameters are refused here: send the token in the Authorization header or in the hello frame.',
+};
 
 /** The URL path an account's clients connect to. */
 export function websocketPath(account: string): string {
@@ -56,7 +71,7 @@ function normalizeOrigin(o: string): string {
  * The WebSocket channel: clients chat as the principal their client token belongs to.
  * Authentication is checked before the upgrade (Authorization header) or by the first frame.
  */
-export class WebsocketChannel implements Channel {
+export class WebsocketChannel implements Channel, UpgradeTarget {
   readonly type = 'websocket';
   readonly id: string;
   readonly account: string;
@@ -66,67 +81,98 @@ export class WebsocketChannel implements Channel {
   private readonly conns = new Map<string, Set<Conn>>();
   private readonly all = new Set<Conn>();
   private readonly origins: Set<string>;
+  private readonly upgrades: WebsocketUpgrades;
+  private readonly caps: UnauthenticatedCaps;
+  private unsubscribe: (() => void) | null = null;
   private stopped = false;
+  readonly path: string;
+  readonly authenticatedServer: WebSocketServer;
+  readonly unauthenticatedServer: WebSocketServer;
 
   constructor(private readonly o: WebsocketAccountOptions) {
     this.account = o.account;
     this.id = `websocket:${o.account}`;
     this.required = o.required;
+    this.path = websocketPath(o.account);
     this.origins = new Set(o.allowedOrigins.map(normalizeOrigin));
+    this.upgrades = o.upgrades ?? new WebsocketUpgrades();
+    this.authenticatedServer = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
+    this.unauthenticatedServer = new WebSocketServer({ noServer: true, maxPayload: Math.min(MAX_PREAUTH_BYTES, o.maxPayload) });
+    this.caps = new UnauthenticatedCaps({ account: o.account, perAddress: o.maxUnauthenticatedPerAddress, total: o.maxUnauthenticated });
   }
 
   async start(ctx: ChannelContext): Promise<void> {
     this.ctx = ctx;
-    const path = websocketPath(this.account);
+    this.upgrades.add(this);
+    this.unsubscribe = ctx.onAccessChange((change) => this.onAccessChange(change));
     await ctx.http.register(async (app: FastifyInstance) => {
-      app.route({
-        method: 'GET',
-        url: path,
-        onRequest: (req, reply, done) => {
-          void this.checkUpgrade(req as AuthedRequest, reply).then(() => done(), done);
-        },
-        handler: async (_req, reply) =>
-          reply.code(426).header('upgrade', 'websocket').send({ code: 'upgrade_required', message: 'This endpoint speaks WebSocket only.' }),
-        wsHandler: (socket, req) => this.onConnection(socket, (req as AuthedRequest).swbAuth ?? null, req.socket.remoteAddress),
-      });
+      this.upgrades.install(app.server);
+      // Plain HTTP requests to the path (upgrades never reach Fastify: see WebsocketUpgrades).
+      app.get(this.path, async (req, reply) =>
+        req.url.includes('?')
+          ? reply.code(400).send(QUERY_REFUSED)
+          : reply.code(426).header('upgrade', 'websocket').send({ code: 'upgrade_required', message: 'This endpoint speaks WebSocket only.' }),
+      );
     });
   }
 
-  private async checkUpgrade(req: AuthedRequest, reply: FastifyReply): Promise<void> {
-    if (req.url.includes('?')) {
-      await reply.code(400).send({
-        code: 'query_not_allowed',
-        message: 'Query parameters are refused here: send the token in the Authorization header or in the hello frame.',
-      });
-      return;
-    }
-    if (req.headers.upgrade?.toLowerCase() !== 'websocket') return;
+  /** Checks an upgrade before the handshake: query, Origin, the Authorization header, the caps. */
+  async admit(req: IncomingMessage, socket: Duplex): Promise<UpgradeRefusal | UpgradeAdmission> {
+    if (this.stopped || !this.ctx!.accepting()) return { status: 503, code: 'shutting_down', message: 'The gateway is shutting down.' };
+    if ((req.url ?? '').includes('?')) return { status: 400, ...QUERY_REFUSED };
     const origin = req.headers.origin;
     if (origin !== undefined && !this.origins.has(normalizeOrigin(origin))) {
-      await reply.code(403).send({ code: 'origin_refused', message: 'This Origin is not allowed to connect.' });
-      return;
+      return { status: 403, code: 'origin_refused', message: 'This Origin is not allowed to connect.' };
     }
+    const address = this.ctx!.clientAddress(req);
     const header = req.headers.authorization;
-    if (header !== undefined) {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      const auth = m ? await this.ctx!.verifyClientToken(m[1]!, req.socket.remoteAddress) : null;
-      if (auth && 'lockedOut' in auth) {
-        await reply
-          .code(429)
-          .header('retry-after', String(auth.retryAfterSec))
-          .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${auth.retryAfterSec} s.` });
-        return;
-      }
-      if (!auth) {
-        await reply.code(401).send({ code: 'unauthorized', message: 'The client token is missing, wrong or revoked.' });
-        return;
-      }
-      req.swbAuth = auth;
+    if (header === undefined) {
+      // No await from here to the handshake: the reservation and the count cannot race.
+      const slot = this.caps.reserve(address);
+      if (typeof slot !== 'function') return slot;
+      socket.once('close', slot);
+      return { auth: null, address, release: slot };
+    }
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const auth = m ? await this.ctx!.verifyClientToken(m[1]!, address) : null;
+    if (auth && 'lockedOut' in auth) {
+      return {
+        status: 429,
+        code: 'too_many_failed_attempts',
+        message: `Too many failed attempts from this address; retry in ${auth.retryAfterSec} s.`,
+        headers: { 'retry-after': String(auth.retryAfterSec) },
+      };
+    }
+    if (!auth) return { status: 401, code: 'unauthorized', message: 'The client token is missing, wrong or revoked.' };
+    return { auth, address };
+  }
+
+  failed(err: unknown): void {
+    this.ctx?.log.error({ err, channel: this.id }, 'websocket upgrade failed');
+  }
+
+  /** Cuts the sockets an access change takes authority from, without waiting for their next frame. */
+  private onAccessChange(change: AccessChange): void {
+    for (const c of this.all) {
+      const a = c.auth;
+      if (!a) continue;
+      if (change.type === 'token_revoked' && a.tokenId === change.tokenId) this.cut(c, 'token revoked');
+      else if (change.type === 'principal_removed' && a.principalId === change.principalId) this.cut(c, 'principal removed');
+      else if (change.type === 'principal_demoted' && a.principalId === change.principalId) this.cut(c, 'role changed');
     }
   }
 
-  private onConnection(socket: WebSocket, auth: Auth | null, address: string | undefined): void {
-    const conn: Conn = { socket, auth, buffer: null, sent: 0, address };
+  private cut(conn: Conn, reason: string): void {
+    if (conn.auth) this.conns.get(conn.auth.principalId)?.delete(conn);
+    conn.socket.close(1008, reason);
+  }
+
+  connected(socket: WebSocket, admission: UpgradeAdmission, raw: Duplex): void {
+    this.onConnection(socket, admission.auth, admission.address, admission.release ?? (() => undefined), raw);
+  }
+
+  private onConnection(socket: WebSocket, auth: Auth | null, address: string, release: () => void, raw?: Duplex): void {
+    const conn: Conn = { socket, auth, buffer: null, sent: 0, address, release };
     this.all.add(conn);
     const log = this.ctx!.log.child({ channel: this.id, conn: randomUUID().slice(0, 8), principalId: auth?.principalId });
     let helloTimer: NodeJS.Timeout | undefined;
@@ -156,13 +202,22 @@ export class WebsocketChannel implements Channel {
     });
     socket.on('close', () => {
       if (helloTimer) clearTimeout(helloTimer);
+      conn.release();
       this.all.delete(conn);
       if (conn.auth) this.conns.get(conn.auth.principalId)?.delete(conn);
     });
-    socket.on('error', (err) => log.warn({ err }, 'websocket error'));
+    // A client breaking the protocol (too large a frame, bad framing) is the client's problem:
+    // ws has queued the close frame (1009, 1002, …). The rest of what the client sent is not
+    // read (ws would read and discard it): the connection is cut once the close frame is out.
+    socket.on('error', (err: Error & { code?: string }) => {
+      if (!String(err.code ?? '').startsWith('WS_ERR_')) return log.warn({ err }, 'websocket error');
+      log.debug({ err }, 'websocket protocol error');
+      if (raw) process.nextTick(() => raw.destroy());
+    });
   }
 
   private attach(conn: Conn, auth: Auth): void {
+    conn.release();
     conn.auth = auth;
     let set = this.conns.get(auth.principalId);
     if (!set) this.conns.set(auth.principalId, (set = new Set()));
@@ -170,18 +225,14 @@ export class WebsocketChannel implements Channel {
   }
 
   private async onFrame(conn: Conn, data: RawData, isBinary: boolean): Promise<void> {
-    const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer).byteLength;
-    if (!conn.auth && size > MAX_PREAUTH_BYTES) {
-      conn.socket.close(1008, 'first frame too large');
-      return;
-    }
-    if (size > this.o.maxPayload) {
-      conn.socket.close(1009, 'frame too large');
+    // Frame size is enforced by ws itself (close 1009): 64 KiB unless the upgrade carried a token.
+    if (isBinary) {
+      conn.socket.close(1003, 'binary frames are not accepted: send JSON text frames');
       return;
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+      raw = JSON.parse(data.toString());
     } catch {
       if (!conn.auth) return conn.socket.close(1008, 'the first frame must be a JSON hello');
       this.send(conn, { type: 'error', code: 'bad_frame', message: 'Frames must be JSON objects.' });
@@ -264,7 +315,8 @@ export class WebsocketChannel implements Channel {
     conn.buffer = [];
     try {
       const finals = await this.ctx!.finalsSince(this.conversation(auth.principalId), cursor);
-      this.send(conn, { type: 'hello_ok', principalId: auth.principalId, cursor: finals.at(-1)?.id ?? cursor });
+      // hello_ok first, then the replayed finals, then whatever arrived meanwhile.
+      this.sendNow(conn, { type: 'hello_ok', principalId: auth.principalId, cursor: finals.at(-1)?.id ?? cursor });
       for (const rec of finals) this.sendNow(conn, finalFrame(rec));
     } finally {
       const held = conn.buffer;
@@ -395,6 +447,7 @@ export class WebsocketChannel implements Channel {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.unsubscribe?.();
     for (const c of this.all) c.socket.close(1001, 'server shutting down');
   }
 }

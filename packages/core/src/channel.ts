@@ -1,6 +1,8 @@
 import type { AgentEvent } from '@switchboard/agent';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
+import type { AccessListener } from './access-events.js';
 
 /** Where a reply goes: one conversation on one channel account. */
 export interface ConversationRef {
@@ -70,10 +72,20 @@ export interface ChannelContext {
   http: { register(plugin: FastifyPluginAsync): Promise<void> };
   /**
    * Resolves a client token to its principal; null if unknown or revoked. Constant-time. With the
-   * client's socket `address`, a wrong token counts towards failed-auth rate limiting, and a
-   * locked-out address gets `{ lockedOut, retryAfterSec }` whatever the token.
+   * client's `address` (a key from {@link ChannelContext.clientAddress}), the attempt counts
+   * towards failed-auth rate limiting from before the lookup, and a locked-out address gets
+   * `{ lockedOut, retryAfterSec }` whatever the token.
    */
   verifyClientToken(secret: string, address?: string): Promise<ClientTokenCheck>;
+  /**
+   * The key of the client behind a request: its socket address, or the address a trusted proxy
+   * (`gateway.trustedProxies`) reports; IPv6 aggregated by /64. Rate limits and caps use this.
+   */
+  clientAddress(req: IncomingMessage): string;
+  /** Subscribes to access changes (token revoked, principal removed or demoted); returns the unsubscribe. */
+  onAccessChange(listener: AccessListener): () => void;
+  /** False once the gateway is shutting down: refuse new connections. */
+  accepting(): boolean;
   /** Whether a client token (by id) is still valid: revoked tokens lose their open connections. */
   clientTokenActive(tokenId: string): Promise<boolean>;
   /** Replays stored final parts of a conversation after a cursor (delivery ledger). */

@@ -11,3 +11,4 @@ export * from './boundary/policy.js';
 export * from './transcript-cache.js';
 export * from './workspaces.js';
 export * from './workspace-migration.js';
+export * from './access-events.js';

@@ -1,4 +1,5 @@
-import type { ApprovalBroker, Channel, Storage, TurnEngine } from '@switchboard/core';
+import type { IncomingMessage } from 'node:http';
+import type { AccessEvents, ApprovalBroker, Channel, Storage, TurnEngine } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuthLimiter } from '../auth-limiter.js';
 import type { BoundaryService } from '../boundary.js';
@@ -16,6 +17,10 @@ export interface ControlApiDeps {
   registry: CapabilityRegistry;
   /** Failed-auth rate limiting, shared with the WebSocket channel. */
   limiter: AuthLimiter;
+  /** The client key of a request (trusted proxies honoured, IPv6 by /64). */
+  clientAddress(req: IncomingMessage): string;
+  /** Where token revocations and principal removals or demotions are announced. */
+  access: AccessEvents;
   /** Each configured agent's tools (by name), from its profile. */
   agentTools: Readonly<Record<string, readonly string[]>>;
 }

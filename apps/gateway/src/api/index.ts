@@ -1,7 +1,6 @@
 import type { Scope, TokenRecord } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { addressKey } from '../auth-limiter.js';
 import { bearer, verifySecret } from '../tokens.js';
 import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
@@ -47,19 +46,22 @@ async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: Fa
     await sendError(reply, 401, 'unauthorized', 'An operator token is required (Authorization: Bearer <token>).');
     return;
   }
-  // Keyed on the socket address: trustProxy is off, so X-Forwarded-For cannot pick the key.
-  const address = addressKey(req.socket.remoteAddress);
-  const gate = deps.limiter.check(address);
-  if (gate.locked) {
+  // Keyed on the client address: the socket's peer, or what a trusted proxy (gateway.trustedProxies) reports.
+  const attempt = deps.limiter.begin(deps.clientAddress(req.raw));
+  if (attempt.locked) {
     await reply
-      .header('retry-after', String(gate.retryAfterSec))
+      .header('retry-after', String(attempt.retryAfterSec))
       .code(429)
-      .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${gate.retryAfterSec} s.` });
+      .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${attempt.retryAfterSec} s.` });
     return;
   }
-  const token = await verifySecret(deps.storage, secret, 'operator');
+  let token: Awaited<ReturnType<typeof verifySecret>> = null;
+  try {
+    token = await verifySecret(deps.storage, secret, 'operator');
+  } finally {
+    attempt.settle(token !== null);
+  }
   if (!token) {
-    deps.limiter.fail(address);
     await sendError(reply, 401, 'unauthorized', 'The operator token is wrong or revoked.');
     return;
   }
@@ -76,12 +78,18 @@ export async function controlApi(app: FastifyInstance, deps: ControlApiDeps): Pr
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onRequest', async (req, reply) => authenticate(deps, req, reply));
+  // Bodies are JSON only: without this parser a text/plain body gets 415, not a confusing 400.
+  app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown; code?: string }, req, reply) => {
     if (err.validation) return sendError(reply, 400, 'bad_request', err.message);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'control API error');
     // Fastify's own codes (FST_ERR_CTP_INVALID_JSON_BODY, …) are internals: clients get the HTTP meaning.
     const code = !err.code || err.code.startsWith('FST_') ? (status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'bad_request') : err.code.toLowerCase();
+    if (status === 415) {
+      const type = String(req.headers['content-type'] ?? '').slice(0, 100);
+      return sendError(reply, 415, code, `Request bodies must be JSON (Content-Type: application/json); got ${JSON.stringify(type)}.`);
+    }
     return sendError(reply, status, status === 500 ? 'internal' : code, status === 500 ? 'Internal error.' : err.message);
   });
   app.setNotFoundHandler((req, reply) => sendError(reply, 404, 'not_found', `No route ${req.method} ${req.url.split('?')[0]}.`));

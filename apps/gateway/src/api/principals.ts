@@ -1,3 +1,4 @@
+import { isDemotion } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf, idParam, nameSchema, paging, roleSchema } from './common.js';
@@ -10,7 +11,7 @@ const identityBody = z.strictObject({
 });
 
 /** Principals and their identities (scope `read` to list, `admin` to change). */
-export const principalRoutes: RouteModule = async (app, { storage }) => {
+export const principalRoutes: RouteModule = async (app, { storage, access }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['principals'];
   const refused = <T>(reply: Parameters<typeof sendError>[0], res: Outcome<T>) => (res.ok ? null : sendError(reply, res.status, res.code, res.message));
@@ -57,8 +58,10 @@ export const principalRoutes: RouteModule = async (app, { storage }) => {
       },
     },
     async (req, reply) => {
+      const before = await storage.principals.get(req.params.id);
       const res = await principalService.update(storage, req.params.id, req.body, actorOf(req));
       if (!res.ok) return refused(reply, res);
+      if (before && isDemotion(before.role, res.value.role)) access.emit({ type: 'principal_demoted', principalId: res.value.id, from: before.role, to: res.value.role });
       return { principal: await principalView(storage, res.value) };
     },
   );
@@ -66,6 +69,7 @@ export const principalRoutes: RouteModule = async (app, { storage }) => {
   r.delete('/principals/:id', { config: { scope: 'admin' }, schema: { tags, summary: 'Delete a principal (identities unlinked, tokens revoked)', params: idParam } }, async (req, reply) => {
     const res = await principalService.remove(storage, req.params.id, actorOf(req));
     if (!res.ok) return refused(reply, res);
+    access.emit({ type: 'principal_removed', principalId: req.params.id });
     return { deleted: req.params.id, unlinkedIdentities: res.value.identities, revokedTokens: res.value.tokens };
   });
 

@@ -31,7 +31,7 @@ const within = (caller: readonly Scope[], scopes: readonly Scope[]) => caller.in
  * scopes the caller has, unless the caller has `admin`; client tokens act as a person, so
  * creating or revoking one needs `admin`.
  */
-export const tokenRoutes: RouteModule = async (app, { storage }) => {
+export const tokenRoutes: RouteModule = async (app, { storage, access }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['tokens'];
 
@@ -89,6 +89,8 @@ export const tokenRoutes: RouteModule = async (app, { storage }) => {
     }
     if (token.revokedAt) return sendError(reply, 409, 'already_revoked', `Token ${token.id} was already revoked.`);
     await storage.tokens.revoke(token.id);
+    // Open connections on this token are cut now, not at their next frame.
+    access.emit({ type: 'token_revoked', tokenId: token.id });
     await auditChange(storage, req, 'token.revoke', token.id, { kind: token.kind, name: token.name });
     const after = (await storage.tokens.list()).find((t) => t.id === token.id) ?? token;
     return { token: tokenView(after) };

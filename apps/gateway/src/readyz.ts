@@ -1,0 +1,56 @@
+import type { IncomingMessage } from 'node:http';
+import type { Channel, Storage } from '@switchboard/core';
+import type { FastifyInstance } from 'fastify';
+import type { AuthLimiter } from './auth-limiter.js';
+import { bearer, verifySecret } from './tokens.js';
+
+export interface ReadyzDeps {
+  channels: readonly Channel[];
+  storage: Storage;
+  limiter: AuthLimiter;
+  clientAddress(req: IncomingMessage): string;
+  /** `token`: channel details need a `read` operator token; `public`: anyone sees them (`gateway.readyzDetails`). */
+  details: 'token' | 'public';
+}
+
+/**
+ * `/readyz`: 200 when every required channel is up, 503 otherwise. Anyone gets `{ ready, state }`
+ * (`up`, `degraded` when a channel that is not required is down, `down`); the database and each
+ * channel's state and detail (ids, connection counts) need an operator token with `read` (or
+ * `admin`), unless `gateway.readyzDetails` is `public`. A presented wrong token is a failed login.
+ */
+export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promise<void> {
+  app.get('/readyz', async (req, reply) => {
+    const health = d.channels.map((c) => ({ c, h: c.health() }));
+    const ready = health.every(({ c, h }) => !c.required || h.state === 'up');
+    const state = !ready ? 'down' : health.every(({ h }) => h.state === 'up') ? 'up' : 'degraded';
+    const status = ready ? 200 : 503;
+    let detailed = d.details === 'public';
+    const secret = bearer(req.headers.authorization);
+    if (req.headers.authorization !== undefined) {
+      // A header that is not `Bearer <token>` presents no token: a plain 401 that never counts.
+      if (!secret) return reply.code(401).send({ code: 'unauthorized', message: 'Send an operator token as Authorization: Bearer <token>.' });
+      const attempt = d.limiter.begin(d.clientAddress(req.raw));
+      if (attempt.locked) {
+        return reply
+          .code(429)
+          .header('retry-after', String(attempt.retryAfterSec))
+          .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${attempt.retryAfterSec} s.` });
+      }
+      let token: Awaited<ReturnType<typeof verifySecret>> = null;
+      try {
+        token = await verifySecret(d.storage, secret, 'operator');
+      } finally {
+        attempt.settle(token !== null);
+      }
+      if (!token) return reply.code(401).send({ code: 'unauthorized', message: 'The operator token is wrong or revoked.' });
+      if (!token.scopes.includes('read') && !token.scopes.includes('admin')) {
+        return reply.code(403).send({ code: 'forbidden', message: 'Readiness details need the "read" scope.' });
+      }
+      detailed = true;
+    }
+    if (!detailed) return reply.code(status).send({ ready, state });
+    const channels = Object.fromEntries(health.map(({ c, h }) => [c.id, { ...h, required: c.required }]));
+    return reply.code(status).send({ ready, state, database: 'up', channels });
+  });
+}
