@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { CANARY_WEBHOOK_SECRET } from '../canaries.js';
 import type { ReceivedCallback, SentRequest, WebhookMessage, WebhookPlatformOptions, WebhookSendOptions, WebhookSendResult } from './fake-webhook-types.js';
-import { signWebhookBody, verifyWebhookSignature } from './webhook-signing.js';
+import { signWebhookRequest, verifyWebhookSignature } from './webhook-signing.js';
 import { listenLoopback } from '../loopback.js';
 import { readResponse } from '../gateway-client.js';
 
@@ -65,12 +65,12 @@ class FakeWebhookPlatform implements WebhookPlatform {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    if (req.method !== 'POST' || req.url !== '/callback') {
+    if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/callback') {
       res.writeHead(404).end();
       return;
     }
     const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
-    const verified = verifyWebhookSignature(this.secret, header('x-switchboard-timestamp'), header('x-switchboard-signature'), raw);
+    const verified = verifyWebhookSignature(this.secret, header('x-switchboard-timestamp'), header('x-switchboard-signature'), req.method, (req.url ?? '').split('?')[0]!, raw);
     let body: Record<string, any> = {};
     try {
       body = JSON.parse(raw.toString('utf8')) as Record<string, any>;
@@ -136,7 +136,7 @@ class FakeWebhookPlatform implements WebhookPlatform {
     const headers: Record<string, string> = { 'content-type': opts.contentType ?? 'application/json' };
     if (!opts.unsigned) {
       headers['x-switchboard-timestamp'] = String(ts);
-      headers['x-switchboard-signature'] = opts.signature ?? signWebhookBody(opts.secret ?? this.secret, ts, signed);
+      headers['x-switchboard-signature'] = opts.signature ?? signWebhookRequest(opts.secret ?? this.secret, ts, 'POST', new URL(url).pathname, signed);
     }
     const sent: SentRequest = { url, method: 'POST', headers: { ...headers, ...(opts.headers ?? {}) }, body: opts.tamper ? opts.tamper(signed) : signed };
     this.lastRequest = sent;
