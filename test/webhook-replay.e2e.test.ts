@@ -103,4 +103,35 @@ describe('webhook signatures and replays', () => {
     expect(again.json.message).toMatch(/replay/i);
     await platform.waitFor(replyTo(m.id));
   });
+
+  it('after a restart within the window (the replay memory is gone), replays stay harmless', async () => {
+    const { fake, platform } = env;
+    const m = platform.dm('alice', 'before the restart');
+    const first = await platform.send(env.gw, m);
+    const message = platform.lastRequest!;
+    await platform.waitFor(replyTo(m.id));
+    fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'restart.txt', content: '1' }, id: 'toolu_rp4' }] }, { text: 'Written before the restart.' });
+    const w = platform.dm('alice', 'write before the restart');
+    await platform.send(env.gw, w);
+    const req = await platform.waitFor(approvalFor(w.id));
+    expect((await platform.decide(env.gw, req.body.approvalId as string, { decision: 'allow', senderId: 'alice' })).status).toBe(200);
+    const decision = platform.lastRequest!;
+    await platform.waitFor(replyTo(w.id));
+
+    const before = env.gw.url;
+    env.gw = await env.gw.restart();
+    const calls = fake.requests.length;
+    // The message id is deduped durably; the signed decision names one approval, decided once.
+    const again = await platform.replay(message, message.url.replace(before, env.gw.url));
+    expect(again.status).toBe(202);
+    expect(again.json).toMatchObject({ duplicate: true, turnId: first.json.turnId });
+    const twice = await platform.replay(decision, decision.url.replace(before, env.gw.url));
+    expect(twice.status).toBe(409);
+    expect(twice.json).toMatchObject({ outcome: 'already_decided' });
+    const next = platform.dm('alice', 'after the restart');
+    await platform.send(env.gw, next);
+    await platform.waitFor(replyTo(next.id));
+    expect(platform.callbacks.filter(replyTo(m.id))).toHaveLength(1);
+    expect(fake.requests.length).toBe(calls + 1);
+  });
 });

@@ -32,7 +32,8 @@ beforeEach(async () => {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
+  // The query is not signed: the signature covers the callback URL's path only.
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb?k=v`;
 });
 afterEach(async () => {
   await new Promise<void>((r) => server.close(() => r()));
