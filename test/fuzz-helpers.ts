@@ -88,7 +88,10 @@ export const deepJsonText: fc.Arbitrary<string> = fc
 
 /** The subset of JSON Schema the gateway's OpenAPI document (zod 4 output) uses. */
 export interface JsonSchema {
-  type?: 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
+  type?: JsonType | JsonType[];
+  nullable?: boolean;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
   enum?: unknown[];
   const?: unknown;
   pattern?: string;
@@ -108,7 +111,72 @@ export interface JsonSchema {
   default?: unknown;
 }
 
+type JsonType = 'object' | 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'null';
 const JSON_TYPES = ['string', 'number', 'boolean', 'null', 'array', 'object'] as const;
+
+/** `type: [a, b]` and `nullable` as the equivalent `anyOf`, so the generators see one type per schema. */
+function normalized(schema: JsonSchema): JsonSchema {
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  if (types.length <= 1 && !schema.nullable) return types.length === 1 ? { ...schema, type: types[0] } : schema;
+  const { type: _t, nullable: _n, ...rest } = schema;
+  const alts: JsonSchema[] = types.map((t) => ({ ...rest, type: t }));
+  if (schema.nullable && !types.includes('null')) alts.push({ type: 'null' });
+  return { anyOf: alts.length > 0 ? alts : [rest, { type: 'null' }] };
+}
+
+/** Whether `value` satisfies `schema` as far as its known keywords go (unknown keywords accept). */
+export function accepts(schema: JsonSchema, value: unknown): boolean {
+  const sc = normalized(schema);
+  const alts = sc.oneOf ?? sc.anyOf;
+  if (alts) return alts.some((a) => accepts(a, value));
+  if (sc.const !== undefined && value !== sc.const) return false;
+  if (sc.enum && !sc.enum.includes(value)) return false;
+  switch (sc.type) {
+    case 'string': {
+      if (typeof value !== 'string') return false;
+      if (sc.minLength !== undefined && value.length < sc.minLength) return false;
+      if (sc.maxLength !== undefined && value.length > sc.maxLength) return false;
+      if (sc.pattern && !new RegExp(sc.pattern).test(value)) return false;
+      if (sc.format === 'date-time' && Number.isNaN(Date.parse(value))) return false;
+      return true;
+    }
+    case 'integer':
+    case 'number': {
+      if (typeof value !== 'number' || !Number.isFinite(value)) return false;
+      if (sc.type === 'integer' && !Number.isInteger(value)) return false;
+      if (sc.minimum !== undefined && value < sc.minimum) return false;
+      if (sc.maximum !== undefined && value > sc.maximum) return false;
+      if (sc.exclusiveMinimum !== undefined && value <= sc.exclusiveMinimum) return false;
+      if (sc.exclusiveMaximum !== undefined && value >= sc.exclusiveMaximum) return false;
+      return true;
+    }
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'null':
+      return value === null;
+    case 'array': {
+      if (!Array.isArray(value)) return false;
+      if (sc.minItems !== undefined && value.length < sc.minItems) return false;
+      if (sc.maxItems !== undefined && value.length > sc.maxItems) return false;
+      return !sc.items || value.every((v) => accepts(sc.items!, v));
+    }
+    case 'object': {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+      const o = value as Record<string, unknown>;
+      const props = sc.properties ?? {};
+      for (const k of sc.required ?? []) if (!Object.hasOwn(o, k)) return false;
+      for (const k of Object.keys(o)) {
+        if (Object.hasOwn(props, k)) {
+          if (!accepts(props[k]!, o[k])) return false;
+        } else if (sc.additionalProperties === false) return false;
+        else if (typeof sc.additionalProperties === 'object' && !accepts(sc.additionalProperties, o[k])) return false;
+      }
+      return true;
+    }
+    default:
+      return true;
+  }
+}
 const sampleOfType = (t: (typeof JSON_TYPES)[number]): fc.Arbitrary<unknown> =>
   ({
     string: fc.string({ maxLength: 12 }),
@@ -121,12 +189,13 @@ const sampleOfType = (t: (typeof JSON_TYPES)[number]): fc.Arbitrary<unknown> =>
 
 /** Values of another JSON type than `schema.type` (integer and number count as one type). */
 function wrongType(schema: JsonSchema): fc.Arbitrary<unknown> {
-  const own = schema.type === 'integer' ? 'number' : schema.type;
+  const own = schema.type === 'integer' ? 'number' : (schema.type as string | undefined);
   return fc.constantFrom(...JSON_TYPES.filter((t) => t !== own)).chain(sampleOfType);
 }
 
 /** A value that `schema` accepts. */
-export function validValue(schema: JsonSchema): fc.Arbitrary<unknown> {
+export function validValue(input: JsonSchema): fc.Arbitrary<unknown> {
+  const schema = normalized(input);
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const alts = schema.oneOf ?? schema.anyOf;
@@ -180,7 +249,8 @@ function enumValues(schema: JsonSchema, into = new Set<unknown>()): Set<unknown>
  * enum, pattern or length, is missing (when required) or is an unknown key (prototype keys
  * included). `taken` are values no branch of the root accepts for an enum.
  */
-export function brokenValue(schema: JsonSchema, taken: Set<unknown> = enumValues(schema)): fc.Arbitrary<unknown> {
+export function brokenValue(input: JsonSchema, taken: Set<unknown> = enumValues(input)): fc.Arbitrary<unknown> {
+  const schema = normalized(input);
   const ways: fc.Arbitrary<unknown>[] = [wrongType(schema)];
   const alts = schema.oneOf ?? schema.anyOf;
   if (alts) return fc.oneof(...alts.map((s) => brokenValue(s, taken)));
@@ -251,8 +321,10 @@ export function brokenValue(schema: JsonSchema, taken: Set<unknown> = enumValues
 export function invalidJsonText(schema: JsonSchema): fc.Arbitrary<string> {
   const hostileTop = fc.oneof(
     fc.constantFrom('[]', 'null', '0', '"body"', 'true', '{"a":1,"a":2}', '{', '', '\u0000', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}'),
-    hostileJson.filter((v) => typeof v !== 'object' || v === null || Array.isArray(v) || Object.keys(v).some((k) => !Object.hasOwn(schema.properties ?? {}, k))).map((v) => JSON.stringify(v) ?? 'null'),
+    hostileJson.filter((v) => !accepts(schema, v) && (typeof v !== 'object' || v === null || Object.keys(v).length > 0)).map((v) => JSON.stringify(v) ?? 'null'),
     deepJsonText,
   );
-  return fc.oneof({ weight: 3, arbitrary: brokenValue(schema).map((v) => JSON.stringify(v) ?? 'null') }, { weight: 1, arbitrary: hostileTop });
+  // Checked against the schema too, so a generator slip (or a keyword it does not know) never sends a valid body.
+  const broken = brokenValue(schema).filter((v) => !accepts(schema, v));
+  return fc.oneof({ weight: 3, arbitrary: broken.map((v) => JSON.stringify(v) ?? 'null') }, { weight: 1, arbitrary: hostileTop });
 }
