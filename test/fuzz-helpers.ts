@@ -201,10 +201,15 @@ export function validValue(input: JsonSchema): fc.Arbitrary<unknown> {
   const alts = schema.oneOf ?? schema.anyOf;
   if (alts) return fc.oneof(...alts.map(validValue));
   switch (schema.type) {
-    case 'string':
+    case 'string': {
       if (schema.format === 'date-time') return fc.date({ min: new Date(0), max: new Date(4e12), noInvalidDate: true }).map((d) => d.toISOString());
-      if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= (schema.minLength ?? 0) && s.length <= (schema.maxLength ?? Infinity));
-      return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 20, 20) });
+      const plain = schema.pattern
+        ? fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= (schema.minLength ?? 0) && s.length <= (schema.maxLength ?? Infinity))
+        : fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 20, 20) });
+      // Valid strings include the prototype keys where the schema allows them (ids, names, room keys).
+      const proto = PROTO_KEYS.filter((k) => accepts(schema, k));
+      return proto.length > 0 ? fc.oneof({ weight: 3, arbitrary: plain }, { weight: 1, arbitrary: fc.constantFrom(...proto) }) : plain;
+    }
     case 'integer':
       return fc.integer({ min: Math.max(schema.minimum ?? -1e6, -1e6), max: Math.min(schema.maximum ?? 1e6, 1e6) });
     case 'number':

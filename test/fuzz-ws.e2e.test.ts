@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { connectWs, type WsClient, type WsFrame } from '@switchboard/testkit';
 import { bearer, chat, useGateway } from './helpers.js';
-import { dbChecksums, fcParams, fuzzRuns, invalidJsonText, type JsonSchema } from './fuzz-helpers.js';
+import { dbChecksums, fcParams, fuzzRuns, invalidJsonText, validValue, type JsonSchema } from './fuzz-helpers.js';
 
 // Issue 10, acceptance 1 (WebSocket half): random near-valid and hostile frames — each failing
 // validation by construction — to a live, header-authenticated socket. Every text frame is
@@ -140,6 +140,39 @@ describe('fuzz: WebSocket frames', () => {
       fcParams(CLOSING_RUNS),
     );
   }, 600_000);
+
+  it('answers valid frames with hostile ids (prototype keys as approval, turn and mode names) once each, never internal', async () => {
+    // hello, abort, approve and mode read or refuse; message, queue and new_session would change the session (not under test here).
+    const readOnly: JsonSchema = { oneOf: CLIENT_FRAME.oneOf!.filter((f) => ['hello', 'abort', 'approve', 'mode'].includes(f.properties!.type!.const as string)) };
+    await fc.assert(
+      fc.asyncProperty(fc.array(validValue(readOnly).map((f) => JSON.stringify(f)), { minLength: 10, maxLength: 10 }), async (batch) => {
+        const c = await socket();
+        const start = c.frames.length;
+        for (const f of batch) c.sendRaw(f);
+        framesSent += batch.length;
+        const id = await sentinel(c);
+        // A hello re-sends hello_ok and any finals after its cursor; every other frame gets one answer.
+        const answers = c.frames.slice(start).filter((f: WsFrame) => f.turnId !== id && f.type !== 'final');
+        if (answers.some((f) => f.code === 'internal') || answers.length !== batch.length) {
+          throw new Error(`answers ${JSON.stringify(answers).slice(0, 800)} to:\n${excerpt(batch)}`);
+        }
+        assertUnchanged(() => excerpt(batch));
+      }),
+      fcParams(Math.max(10, Math.ceil(TOTAL / 500))),
+    );
+  }, 600_000);
+
+  it('answers two hello frames sent back to back on an authenticated socket (found by this fuzz)', async () => {
+    // On the code this was written against, the second hello's replay finds conn.buffer taken by
+    // the first one's (WebsocketChannel.replay) and the socket gets `internal` error frames.
+    const c = await socket();
+    const start = c.frames.length;
+    c.send({ type: 'hello', cursor: 0 });
+    c.send({ type: 'hello', cursor: 0 });
+    const id = await sentinel(c);
+    const answers = c.frames.slice(start).filter((f: WsFrame) => f.turnId !== id && f.type !== 'final');
+    expect(answers).toEqual([expect.objectContaining({ type: 'hello_ok' }), expect.objectContaining({ type: 'hello_ok' })]);
+  });
 
   it('is still up and unchanged afterwards, and a genuine message is answered', async () => {
     expect(framesSent).toBeGreaterThanOrEqual(TOTAL);
