@@ -165,7 +165,9 @@ function query(op: Operation): fc.Arbitrary<string> {
       ? fc.tuple(valid, fc.constantFrom(...qs)).chain(([v, p]) => brokenQueryValue(p.schema).map((bad) => Object.entries({ ...v, [p.name]: bad })))
       : fc.constant([]);
   const hostileExtra = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...PROTO_KEYS, 'limit', 'offset', '__proto__[x]', 'a[b][c]'), fc.string({ maxLength: 8 })), urlHostile), { maxLength: 3 });
-  return fc.tuple(broken, hostileExtra).map(([a, b]) => {
+  // A read may also be fully valid (prototype keys included where a string is allowed).
+  const either = op.method === 'GET' ? fc.oneof(broken, valid.map((v) => Object.entries(v))) : broken;
+  return fc.tuple(either, hostileExtra).map(([a, b]) => {
     const pairs = [...a, ...b];
     return pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&')}`;
   });
