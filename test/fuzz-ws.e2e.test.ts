@@ -82,6 +82,14 @@ function assertUnchanged(what: () => string): void {
   if (changed.length > 0) throw new Error(`tables changed (${changed.join(', ')}) after ${what()}`);
 }
 
+/** One client-to-server WebSocket text frame (masked, as RFC 6455 requires), for payloads under 64 KiB. */
+function maskedTextFrame(text: string): Buffer {
+  const payload = Buffer.from(text, 'utf8');
+  const mask = Buffer.from([0x12, 0x34, 0x56, 0x78]);
+  const head = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+  return Buffer.concat([head, mask, payload.map((b, i) => b ^ mask[i % 4]!)]);
+}
+
 const excerpt = (frames: string[]) => frames.map((f) => `${f.length} chars: ${f.slice(0, 200)}`).join('\n');
 
 describe('fuzz: WebSocket frames', () => {
@@ -130,7 +138,10 @@ describe('fuzz: WebSocket frames', () => {
         const answer = await c.next(() => true, 10_000).catch(() => null);
         if (answer === null) {
           const close = await c.waitClose(10_000);
-          if (!CLEAN_CLOSES.has(close.code)) throw new Error(`closed with ${close.code} (${close.reason}) after a ${what()}`);
+          // An oversized frame is refused while the client is still writing it: the server's close
+          // frame can be lost to the TCP reset that follows (1006 on this side). Any other frame is small.
+          const clean = CLEAN_CLOSES.has(close.code) || (p.kind === 'text' && close.code === 1006);
+          if (!clean) throw new Error(`closed with ${close.code} (${close.reason}) after a ${what()}`);
         } else {
           if (answer.code === 'internal') throw new Error(`internal error frame after a ${what()}`);
           await c.close();
@@ -162,16 +173,18 @@ describe('fuzz: WebSocket frames', () => {
     );
   }, 600_000);
 
-  it('answers two hello frames sent back to back on an authenticated socket (found by this fuzz)', async () => {
-    // On the code this was written against, the second hello's replay finds conn.buffer taken by
-    // the first one's (WebsocketChannel.replay) and the socket gets `internal` error frames.
-    const c = await socket();
+  it('answers hello frames sent back to back on an authenticated socket (found by this fuzz)', async () => {
+    // On the code this was written against, a hello whose replay overlaps another's finds
+    // conn.buffer already taken (WebsocketChannel.replay) and the socket gets `internal` error frames.
+    const c = await open();
     const start = c.frames.length;
-    c.send({ type: 'hello', cursor: 0 });
-    c.send({ type: 'hello', cursor: 0 });
+    // All ten frames in one TCP write, so the server reads (and handles) them together.
+    const tcp = (c.ws as unknown as { _socket: import('node:net').Socket })._socket;
+    tcp.write(Buffer.concat(Array.from({ length: 10 }, () => maskedTextFrame(JSON.stringify({ type: 'hello', cursor: 0 })))));
     const id = await sentinel(c);
     const answers = c.frames.slice(start).filter((f: WsFrame) => f.turnId !== id && f.type !== 'final');
-    expect(answers).toEqual([expect.objectContaining({ type: 'hello_ok' }), expect.objectContaining({ type: 'hello_ok' })]);
+    expect(answers).toEqual(Array.from({ length: 10 }, () => expect.objectContaining({ type: 'hello_ok' })));
+    await c.close();
   });
 
   it('is still up and unchanged afterwards, and a genuine message is answered', async () => {
