@@ -9,17 +9,20 @@ import {
   signWebhookRequest,
   startFakeAnthropic,
   startFakeSlack,
+  startFakeTelegram,
   startGateway,
   startWebhookPlatform,
   stopAllGateways,
   type FakeAnthropic,
   type FakeSlack,
+  type FakeTelegram,
   type GatewayProcess,
   type WebhookPlatform,
 } from '@switchboard/testkit';
 import { bearer, chat } from './helpers.js';
 import { ACCOUNT as SLACK_ACCOUNT, USER as SLACK_USER, httpAccount } from './slack-helpers.js';
 import { webhookAccount } from './webhook-helpers.js';
+import { ALICE, BOT_USERNAME, TOKEN as TELEGRAM_TOKEN, telegramAccount } from './telegram-helpers.js';
 import { PROTO_KEYS, dbChecksums, fcParams, fuzzRuns, hostileJson, hostileString, invalidJsonText, validValue, type JsonSchema } from './fuzz-helpers.js';
 
 // Issue 10, acceptance 1 (HTTP half): random near-valid and hostile requests — bodies, path
@@ -36,6 +39,7 @@ const BATCH = 10;
 
 let model: FakeAnthropic;
 let slack: FakeSlack;
+let tg: FakeTelegram;
 let platform: WebhookPlatform;
 let gw: GatewayProcess;
 let operatorToken: string;
@@ -58,6 +62,7 @@ interface FuzzRequest {
 beforeAll(async () => {
   model = await startFakeAnthropic();
   slack = await startFakeSlack();
+  tg = await startFakeTelegram({ bots: [{ token: TELEGRAM_TOKEN, username: BOT_USERNAME, first_name: 'Switchboard' }] });
   platform = await startWebhookPlatform();
   gw = await startGateway({
     modelUrl: model.url,
@@ -65,6 +70,11 @@ beforeAll(async () => {
       channels: {
         webhook: { accounts: { main: webhookAccount(platform, { dmPolicy: 'allowlist', allowFrom: ['alice'] }) } },
         slack: { accounts: { [SLACK_ACCOUNT]: httpAccount(slack) } },
+        telegram: {
+          accounts: {
+            main: telegramAccount(tg, { mode: 'webhook', webhookSecret: CANARY_WEBHOOK_SECRET, webhookUrl: 'https://bot.example/telegram/main', dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] }),
+          },
+        },
       },
     },
   });
@@ -83,6 +93,7 @@ afterAll(async () => {
   await stopAllGateways();
   await platform?.close();
   await slack?.close();
+  await tg?.close();
   await model?.close();
 });
 
@@ -300,6 +311,44 @@ const slackEvents = fc.oneof({ weight: 4, arbitrary: slackEvent }, { weight: 1, 
   };
 });
 
+/** A Telegram update that can never be admitted: its sender is not Alice (the allowlist), or not a user at all. */
+const telegramUpdate = fc
+  .record(
+    {
+      update_id: fc.oneof(fc.integer({ min: 1, max: 2 ** 31 }), hostileJson),
+      message: fc.oneof(
+        fc.record(
+          {
+            message_id: fc.oneof(fc.integer({ min: 1, max: 2 ** 31 }), hostileJson),
+            from: fc.oneof(
+              fc.record({ id: fc.integer({ min: 1, max: 2 ** 40 }).filter((id) => id !== ALICE.user.id), is_bot: fc.boolean(), first_name: fc.oneof(fc.string(), hostileString) }),
+              hostileJson,
+            ),
+            chat: fc.oneof(fc.record({ id: fc.integer({ min: -(2 ** 40), max: 2 ** 40 }), type: fc.oneof(fc.constantFrom('private', 'group', 'supergroup', 'channel'), hostileString) }), hostileJson),
+            date: fc.oneof(fc.integer({ min: 0, max: 2 ** 31 }), hostileJson),
+            text: fc.oneof(fc.string(), hostileString, hostileJson),
+            entities: hostileJson,
+          },
+          { requiredKeys: [] },
+        ),
+        hostileJson,
+      ),
+      callback_query: hostileJson,
+      edited_message: hostileJson,
+    },
+    { requiredKeys: [] },
+  )
+  .map((u) => JSON.stringify(u));
+
+const telegramUpdates = fc
+  .oneof({ weight: 4, arbitrary: telegramUpdate }, { weight: 1, arbitrary: invalidJsonText({ type: 'object', additionalProperties: false, properties: {} }) })
+  .map((body): FuzzRequest => ({
+    method: 'POST',
+    path: '/channels/telegram/main/webhook',
+    headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': CANARY_WEBHOOK_SECRET },
+    body,
+  }));
+
 // ---- the properties ------------------------------------------------------------------------
 
 async function fuzzRoute(route: string, arb: fc.Arbitrary<FuzzRequest>, n: number): Promise<void> {
@@ -313,7 +362,7 @@ describe('fuzz: HTTP routes', () => {
   it('every control-API route (from the OpenAPI document) survives refused and hostile input unchanged', async () => {
     const ops = await operations();
     expect(ops.length).toBeGreaterThanOrEqual(30);
-    const n = Math.ceil(TOTAL / (ops.length + 3));
+    const n = Math.ceil(TOTAL / (ops.length + 4));
     for (const o of ops) await fuzzRoute(`${o.method} ${o.path}`, requestFor(o), n);
     for (const o of ops) {
       const route = `${o.method} ${o.path}`;
@@ -324,12 +373,13 @@ describe('fuzz: HTTP routes', () => {
     }
   }, 600_000);
 
-  it('the signed channel routes (webhook message and approval, Slack events) survive refused and hostile input unchanged', async () => {
-    const n = Math.ceil(TOTAL / ((await operations()).length + 3));
+  it('the signed channel routes (webhook message and approval, Slack events, Telegram webhook) survive refused and hostile input unchanged', async () => {
+    const n = Math.ceil(TOTAL / ((await operations()).length + 4));
     await fuzzRoute('webhook message', webhookMessage, n);
     await fuzzRoute('webhook approval', webhookDecision, n);
     await fuzzRoute('slack events', slackEvents, n);
-    for (const r of ['webhook message', 'webhook approval', 'slack events']) {
+    await fuzzRoute('telegram webhook', telegramUpdates, n);
+    for (const r of ['webhook message', 'webhook approval', 'slack events', 'telegram webhook']) {
       expect(perRoute.get(r), r).toBeGreaterThanOrEqual(Math.min(n, 100));
       // Every request was correctly signed, so each one reached the route's own validation.
       expect(seen(r, 401), r).toBe(0);
