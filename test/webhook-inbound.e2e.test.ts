@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CANARY_WEBHOOK_SECRET, signWebhookBody, tamperWebhookBody } from '@switchboard/testkit';
+import { CANARY_WEBHOOK_SECRET, signWebhookRequest, tamperWebhookBody } from '@switchboard/testkit';
 import { replyTo, useWebhookGateway } from './webhook-helpers.js';
 
 const env = useWebhookGateway({
@@ -44,8 +44,8 @@ describe('webhook inbound requests', () => {
       { timestampSkewSec: 6 * 60 },
       { tamper: tamperWebhookBody },
       { unsigned: true },
-      { signature: 'v1=zz' },
-      { signature: signWebhookBody(CANARY_WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 3600, '{}') },
+      { signature: 'v2=zz' },
+      { signature: signWebhookRequest(CANARY_WEBHOOK_SECRET, Math.floor(Date.now() / 1000) - 3600, 'POST', '/channels/webhook/main', '{}') },
     ];
     for (const [i, opts] of attempts.entries()) {
       const res = await platform.send(gw, platform.dm('alice', `forged ${i}`), opts);
@@ -99,7 +99,8 @@ describe('webhook inbound requests', () => {
     const first = await platform.send(gw, m);
     expect(first.json.duplicate).toBe(false);
     await platform.waitFor(replyTo(m.id));
-    const again = await platform.send(gw, m);
+    // Re-signed a second earlier: a new signed request with the same message id (the byte-identical replay is webhook-replay's).
+    const again = await platform.send(gw, m, { timestampSkewSec: -1 });
     expect(again.status).toBe(202);
     expect(again.json).toMatchObject({ accepted: true, duplicate: true, turnId: first.json.turnId });
     // A later message is answered, and by then a second reply to the re-sent id would have come first.

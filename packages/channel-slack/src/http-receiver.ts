@@ -62,7 +62,8 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
       } catch {
         return reply.code(400).send({ ok: false, error: 'invalid_json' });
       }
-      if (body.type === 'url_verification') return reply.send({ challenge: String(body.challenge ?? '') });
+      // Only a string challenge is echoed: String() of an object with a hostile toString throws.
+      if (body.type === 'url_verification') return reply.send({ challenge: typeof body.challenge === 'string' ? body.challenge : '' });
       if (body.type !== 'event_callback') return reply.send({ ok: true });
       const num = Number(header(req, 'x-slack-retry-num'));
       try {

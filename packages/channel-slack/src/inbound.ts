@@ -1,4 +1,5 @@
 import type { InboundMessage } from '@switchboard/core';
+import { z } from 'zod';
 
 /** Who this app is in its workspace (from `auth.test`). */
 export interface SlackSelf {
@@ -7,19 +8,36 @@ export interface SlackSelf {
   botId: string;
 }
 
+/** A string field of an event: Slack's ids, timestamps and text are strings when present. */
+const field = (max: number) => z.string().max(max).optional();
+
+/**
+ * The fields of a Slack `message` / `app_mention` event the adapter reads; others pass through
+ * unread. An event whose fields have other types is dropped before anything reads them.
+ */
+export const slackMessageEventSchema = z.looseObject({
+  type: field(64),
+  subtype: field(64),
+  channel: field(64),
+  channel_type: field(32),
+  user: field(64),
+  user_team: field(64),
+  team: field(64),
+  bot_id: field(64),
+  text: field(200_000),
+  ts: field(32),
+  thread_ts: field(32),
+});
+
 /** A Slack message or app_mention event, as far as the adapter reads it. */
-export interface SlackMessageEvent {
-  type?: string;
-  subtype?: string;
-  channel?: string;
-  channel_type?: string;
-  user?: string;
-  user_team?: string;
-  team?: string;
-  bot_id?: string;
-  text?: string;
-  ts?: string;
-  thread_ts?: string;
+export type SlackMessageEvent = z.output<typeof slackMessageEventSchema>;
+
+/** The event of an `event_callback` envelope, or why it cannot be read (wrong types, not an object). */
+export function parseMessageEvent(event: unknown): { event: SlackMessageEvent } | { drop: string } {
+  const r = slackMessageEventSchema.safeParse(event ?? {});
+  if (r.success) return { event: r.data };
+  const issue = r.error.issues[0];
+  return { drop: `malformed event (${issue ? `${issue.path.join('.') || 'event'}: ${issue.message}` : 'invalid'})` };
 }
 
 /** Message subtypes that carry something a person said; the rest (edits, joins, deletions…) are ignored. */

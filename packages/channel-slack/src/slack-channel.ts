@@ -5,7 +5,7 @@ import type { SlackAccountConfig } from './account.js';
 import { AnsweredThreads } from './answered-threads.js';
 import { ApprovalBoard } from './approval-board.js';
 import { slackHttpRoutes, slackPaths } from './http-receiver.js';
-import { mapMessageEvent, type SlackMessageEvent, type SlackSelf } from './inbound.js';
+import { mapMessageEvent, parseMessageEvent, type SlackSelf } from './inbound.js';
 import { handleBlockActions, runSlashCommand, type InteractionDeps, type SlashCommand } from './interactions.js';
 import { chunkMrkdwn, escapeMrkdwn, SLACK_CHUNK_LIMIT } from './mrkdwn.js';
 import { RecentKeys } from './recent-keys.js';
@@ -137,7 +137,12 @@ export class SlackChannel implements Channel {
 
   /** Maps and stores one event_callback; throws when the inbox refused it (the caller does not ack). */
   private async onEvent(body: Record<string, unknown>, retryNum: number | null | undefined): Promise<void> {
-    const ev = (body.event ?? {}) as SlackMessageEvent;
+    const parsed = parseMessageEvent(body.event);
+    if ('drop' in parsed) {
+      this.log.debug({ eventId: typeof body.event_id === 'string' ? body.event_id : undefined, reason: parsed.drop }, 'slack event dropped');
+      return;
+    }
+    const ev = parsed.event;
     const mapped = mapMessageEvent(ev, typeof body.team_id === 'string' ? body.team_id : '', this.account, this.self);
     if ('drop' in mapped) {
       this.log.debug({ eventId: body.event_id, reason: mapped.drop }, 'slack event dropped');

@@ -58,10 +58,13 @@ export class CallbackClient {
   private readonly stopping = new AbortController();
   /** Where logs may name the target: origin and path only (a query may hold the platform's token). */
   private readonly target: string;
+  /** The path the signature covers: the callback URL's path as fetch sends it, without the query. */
+  private readonly path: string;
 
   constructor(private readonly o: CallbackClientOptions) {
     const u = new URL(o.url);
     this.target = `${u.origin}${u.pathname}`;
+    this.path = u.pathname;
   }
 
   /** Delivers one callback; resolves when the platform answered 2xx or every attempt failed. */
@@ -104,7 +107,7 @@ export class CallbackClient {
           'user-agent': 'switchboard-webhook/1',
           'x-switchboard-delivery': deliveryId,
           [TIMESTAMP_HEADER]: String(ts),
-          [SIGNATURE_HEADER]: signatureHeader(this.o.secret, ts, body),
+          [SIGNATURE_HEADER]: signatureHeader(this.o.secret, ts, { method: 'POST', path: this.path, body }),
         },
         body,
         redirect: 'manual',

@@ -1,7 +1,8 @@
 import type { AcceptResult, ApprovalAnswer, ChannelContext, InboundMessage } from '@switchboard/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest } from './signing.js';
+import { ReplayMemory } from './replay-memory.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, pathOf, verifyRequest } from './signing.js';
 import { approvalDecisionSchema, firstIssue, inboundMessageSchema, type InboundWebhookMessage } from './wire.js';
 
 /** The URL path a platform POSTs an account's messages to. */
@@ -24,35 +25,39 @@ function sendError(reply: FastifyReply, status: number, code: string, message: s
   return reply.code(status).send({ code, message, ...extra });
 }
 
-/** Verifies the signature, then parses the JSON body with `schema`; on failure the reply is sent and null returned. */
-async function verifiedBody<T>(o: WebhookRouteOptions, req: FastifyRequest, reply: FastifyReply, schema: z.ZodType<T>): Promise<T | null> {
+type Refusal = { status: number; code: string; message: string; field?: string };
+type Verified = { mac: string; expiresAt: number };
+
+/** Verifies the signature over the request's timestamp, method, path and raw body. Synchronous, so a caller can claim the MAC before any await. */
+function verified(o: WebhookRouteOptions, req: FastifyRequest): Verified | Refusal {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-  const verdict = verifyRequest(o.secret, { timestamp: req.headers[TIMESTAMP_HEADER], signature: req.headers[SIGNATURE_HEADER] }, raw, o.replayWindowMs);
+  const signed = { method: req.method, path: pathOf(req.raw.url ?? req.url), body: raw };
+  const verdict = verifyRequest(o.secret, { timestamp: req.headers[TIMESTAMP_HEADER], signature: req.headers[SIGNATURE_HEADER] }, signed, o.replayWindowMs);
   if (!verdict.ok) {
     req.log.warn({ channel: `webhook:${o.account}`, reason: verdict.message }, 'webhook request refused: bad signature or timestamp');
-    await sendError(reply, 401, 'unauthorized', verdict.message);
-    return null;
+    return { status: 401, code: verdict.code, message: verdict.message };
   }
+  return { mac: verdict.mac, expiresAt: verdict.timestampMs + o.replayWindowMs };
+}
+
+/** Parses a verified request's JSON body with `schema`. */
+function parsed<T>(req: FastifyRequest, schema: z.ZodType<T>): { data: T } | Refusal {
   const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    await sendError(reply, 415, 'unsupported_media_type', 'Send the body as Content-Type: application/json.');
-    return null;
-  }
+  if (!/^application\/json\s*(;|$)/i.test(type)) return { status: 415, code: 'unsupported_media_type', message: 'Send the body as Content-Type: application/json.' };
   let json: unknown;
   try {
-    json = JSON.parse(raw.toString('utf8'));
+    json = JSON.parse((req.body as Buffer).toString('utf8'));
   } catch (err) {
-    await sendError(reply, 400, 'bad_json', `The body is not valid JSON: ${(err as Error).message}`);
-    return null;
+    return { status: 400, code: 'bad_json', message: `The body is not valid JSON: ${err instanceof Error ? err.message : String(err)}` };
   }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const { field, message } = firstIssue(parsed.error);
-    await sendError(reply, 400, 'bad_request', `${field}: ${message}`, { field });
-    return null;
-  }
-  return parsed.data;
+  const r = schema.safeParse(json);
+  if (r.success) return { data: r.data };
+  const { field, message } = firstIssue(r.error);
+  return { status: 400, code: 'bad_request', message: `${field}: ${message}`, field };
 }
+
+const isRefusal = (v: object): v is Refusal => 'status' in v;
+const refuse = (reply: FastifyReply, r: Refusal) => sendError(reply, r.status, r.code, r.message, r.field !== undefined ? { field: r.field } : {});
 
 function toInbound(account: string, m: InboundWebhookMessage): InboundMessage {
   const conversation = { channel: 'webhook', account, id: m.conversation.id, kind: m.conversation.kind, ...(m.conversation.thread ? { thread: m.conversation.thread } : {}) };
@@ -69,6 +74,9 @@ function toInbound(account: string, m: InboundWebhookMessage): InboundMessage {
     receivedAt: new Date(),
   };
 }
+
+/** The body of a taken message request (202, and 200 for a replay of it). */
+type MessageAnswer = { accepted: true; gate: string; duplicate: boolean; turnId: string | null };
 
 const APPROVAL_STATUS: Record<ApprovalAnswer['outcome'], number> = { decided: 200, already_decided: 409, forbidden: 403, not_found: 404 };
 
@@ -89,21 +97,52 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
       return sendError(reply, 500, 'internal', 'The gateway could not take this request; send it again (the message id makes a retry safe).');
     });
 
+    // Signed requests taken within the replay window (see ReplayMemory): a message's answer, an approval decision's claim.
+    const messages = new ReplayMemory<Promise<MessageAnswer>>();
+    const decisions = new ReplayMemory<true>();
+
     app.post(webhookPath(o.account), async (req, reply) => {
-      const m = await verifiedBody(o, req, reply, inboundMessageSchema);
-      if (!m) return reply;
-      const res: AcceptResult = await o.ctx.accept(toInbound(o.account, m));
-      return reply.code(202).send({ accepted: true, gate: res.gate ?? 'admitted', duplicate: res.duplicate, turnId: res.turnId });
+      const v = verified(o, req);
+      if (isRefusal(v)) return refuse(reply, v);
+      const earlier = messages.get(v.mac);
+      if (earlier) {
+        // The same signed request again (an honest retry, or a replay): the original answer, nothing new queued.
+        const answer = await earlier.catch(() => null);
+        if (answer) return reply.code(200).send(answer);
+      }
+      const p = parsed(req, inboundMessageSchema);
+      if (isRefusal(p)) return refuse(reply, p);
+      const answer = o.ctx.accept(toInbound(o.account, p.data)).then((res: AcceptResult): MessageAnswer => ({ accepted: true, gate: res.gate ?? 'admitted', duplicate: res.duplicate, turnId: res.turnId }));
+      messages.set(v.mac, answer, v.expiresAt);
+      try {
+        return reply.code(202).send(await answer);
+      } catch (err) {
+        messages.forget(v.mac, answer);
+        throw err;
+      }
     });
 
     app.post<{ Params: { id: string } }>(`${webhookPath(o.account)}/approvals/:id`, async (req, reply) => {
-      const d = await verifiedBody(o, req, reply, approvalDecisionSchema);
-      if (!d) return reply;
+      const v = verified(o, req);
+      if (isRefusal(v)) return refuse(reply, v);
+      if (decisions.get(v.mac)) {
+        return sendError(reply, 409, 'replayed', 'This signed decision was already received (a replay); sign each decision with a fresh timestamp.');
+      }
+      const d = parsed(req, approvalDecisionSchema);
+      if (isRefusal(d)) return refuse(reply, d);
       if (!APPROVAL_ID.test(req.params.id)) return sendError(reply, 404, 'not_found', 'No such approval.');
-      const who = await o.ctx.principalFor(`webhook:${d.senderId}`);
-      if (!who) return sendError(reply, 403, 'forbidden', `Sender ${d.senderId} is not a known person on this gateway.`);
-      const r = await o.ctx.decideApproval(req.params.id, d.decision, d.always ?? false, { principalId: who.principalId });
-      return reply.code(APPROVAL_STATUS[r.outcome]).send({ approvalId: req.params.id, ...r });
+      // Claimed before the first await, so two copies arriving together cannot both act.
+      decisions.set(v.mac, true, v.expiresAt);
+      try {
+        const who = await o.ctx.principalFor(`webhook:${d.data.senderId}`);
+        if (!who) return sendError(reply, 403, 'forbidden', `Sender ${d.data.senderId} is not a known person on this gateway.`);
+        const r = await o.ctx.decideApproval(req.params.id, d.data.decision, d.data.always ?? false, { principalId: who.principalId });
+        return reply.code(APPROVAL_STATUS[r.outcome]).send({ approvalId: req.params.id, ...r });
+      } catch (err) {
+        // Nothing was decided: the platform's retry of the same request may run.
+        decisions.forget(v.mac, true);
+        throw err;
+      }
     });
   };
 }

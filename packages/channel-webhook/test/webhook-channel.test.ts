@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChannelContext, ChannelFactoryDeps, ConversationRef, DeliveryRecord, NewDelivery, TurnEvent } from '@switchboard/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import { ReplayMemory } from '../src/replay-memory.js';
 import { hmacHex, verifyRequest } from '../src/signing.js';
 import { WebhookChannel } from '../src/webhook-channel.js';
 
@@ -23,13 +25,15 @@ beforeEach(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
-      const v = verifyRequest(SECRET, { timestamp: req.headers['x-switchboard-timestamp'], signature: req.headers['x-switchboard-signature'] }, raw, 60_000);
+      const signed = { method: req.method ?? '', path: (req.url ?? '').split('?')[0]!, body: raw };
+      const v = verifyRequest(SECRET, { timestamp: req.headers['x-switchboard-timestamp'], signature: req.headers['x-switchboard-signature'] }, signed, 60_000);
       received.push({ body: JSON.parse(raw.toString('utf8')), ok: v.ok });
       res.writeHead(statuses.shift() ?? 200, { 'content-type': 'application/json' }).end('{"messageId":"pm-1"}');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb`;
+  // The query is not signed: the signature covers the callback URL's path only.
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cb?k=v`;
 });
 afterEach(async () => {
   await new Promise<void>((r) => server.close(() => r()));
@@ -123,21 +127,53 @@ describe('WebhookChannel.render', () => {
 
 describe('verifyRequest', () => {
   const body = Buffer.from('{"id":"1"}');
+  const path = '/channels/webhook/main/approvals/a1';
+  const req = (b: Buffer = body, p: string = path, method = 'POST') => ({ method, path: p, body: b });
   const now = 1_700_000_000_000;
-  const sig = (ts: number, b: Buffer = body) => `v1=${hmacHex(SECRET, ts, b)}`;
+  const sig = (ts: number, r = req()) => `v2=${hmacHex(SECRET, ts, r)}`;
 
-  it('accepts a genuine request and refuses other bodies, secrets and malformed signatures', () => {
+  it('accepts a genuine request and refuses other bodies, paths, methods, secrets and malformed signatures', () => {
     const ts = now / 1000;
-    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts) }, body, 300_000, now)).toEqual({ ok: true });
-    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts) }, Buffer.from('{"id":"2"}'), 300_000, now).ok).toBe(false);
-    expect(verifyRequest('another-secret', { timestamp: String(ts), signature: sig(ts) }, body, 300_000, now).ok).toBe(false);
-    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: 'v1=abc' }, body, 300_000, now).ok).toBe(false);
-    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: undefined }, body, 300_000, now).ok).toBe(false);
+    const ok = verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts) }, req(), 300_000, now);
+    expect(ok).toEqual({ ok: true, mac: hmacHex(SECRET, ts, req()), timestampMs: now });
+    // The same MAC whatever the case of its hex digits: the replay memory keys on the verified value.
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts).toUpperCase().replace('V2=', 'v2=') }, req(), 300_000, now)).toEqual(ok);
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts) }, req(Buffer.from('{"id":"2"}')), 300_000, now).ok).toBe(false);
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts) }, req(body, '/channels/webhook/main/approvals/a2'), 300_000, now).ok).toBe(false);
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts) }, req(body, path, 'PUT'), 300_000, now).ok).toBe(false);
+    expect(verifyRequest('another-secret', { timestamp: String(ts), signature: sig(ts) }, req(), 300_000, now).ok).toBe(false);
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: 'v2=abc' }, req(), 300_000, now)).toMatchObject({ ok: false, code: 'unauthorized' });
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: undefined }, req(), 300_000, now).ok).toBe(false);
+  });
+
+  it('refuses v1 (and any other version) with signature_version, even when its MAC is right', () => {
+    const ts = now / 1000;
+    const v1 = `v1=${createHmac('sha256', SECRET).update(`${ts}.`).update(body).digest('hex')}`;
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: v1 }, req(), 300_000, now)).toMatchObject({ ok: false, code: 'signature_version' });
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts).replace('v2=', 'v3=') }, req(), 300_000, now)).toMatchObject({ ok: false, code: 'signature_version' });
   });
 
   it('enforces the replay window in both directions', () => {
-    for (const skew of [-300, 300]) expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, body, 300_000, now).ok).toBe(true);
-    for (const skew of [-301, 301]) expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, body, 300_000, now).ok).toBe(false);
-    expect(verifyRequest(SECRET, { timestamp: '1e9', signature: sig(now / 1000) }, body, 300_000, now).ok).toBe(false);
+    for (const skew of [-300, 300]) expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, req(), 300_000, now).ok).toBe(true);
+    for (const skew of [-301, 301]) expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, req(), 300_000, now).ok).toBe(false);
+    expect(verifyRequest(SECRET, { timestamp: '1e9', signature: sig(now / 1000) }, req(), 300_000, now).ok).toBe(false);
+  });
+});
+
+describe('ReplayMemory', () => {
+  it('remembers until the window passes, forgets a failed attempt, and stays bounded', () => {
+    const m = new ReplayMemory<string>(10);
+    m.set('a', 'A', 1_000, 0);
+    expect(m.get('a', 999)).toBe('A');
+    expect(m.get('a', 1_001)).toBeUndefined();
+    m.set('b', 'B', 1_000, 0);
+    m.forget('b', 'other');
+    expect(m.get('b', 0)).toBe('B');
+    m.forget('b', 'B');
+    expect(m.get('b', 0)).toBeUndefined();
+    for (let i = 0; i < 100; i++) m.set(`k${i}`, String(i), 10_000, 0);
+    expect(m.size).toBeLessThanOrEqual(10);
+    expect(m.get('k99', 0)).toBe('99');
+    expect(m.get('k0', 0)).toBeUndefined();
   });
 });

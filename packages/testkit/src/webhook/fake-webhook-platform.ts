@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { CANARY_WEBHOOK_SECRET } from '../canaries.js';
-import type { ReceivedCallback, WebhookMessage, WebhookPlatformOptions, WebhookSendOptions, WebhookSendResult } from './fake-webhook-types.js';
-import { signWebhookBody, verifyWebhookSignature } from './webhook-signing.js';
+import type { ReceivedCallback, SentRequest, WebhookMessage, WebhookPlatformOptions, WebhookSendOptions, WebhookSendResult } from './fake-webhook-types.js';
+import { signWebhookRequest, verifyWebhookSignature } from './webhook-signing.js';
 import { listenLoopback } from '../loopback.js';
 import { readResponse } from '../gateway-client.js';
 
@@ -24,6 +24,10 @@ export interface WebhookPlatform {
   send(gw: { url: string }, message: WebhookMessage | Record<string, unknown>, opts?: WebhookSendOptions): Promise<WebhookSendResult>;
   /** Signs and POSTs an approval decision to `<gw>/channels/webhook/<account>/approvals/<id>`. */
   decide(gw: { url: string }, approvalId: string, body: Record<string, unknown>, opts?: WebhookSendOptions): Promise<WebhookSendResult>;
+  /** The last request `send` or `decide` made, exactly as sent (what an eavesdropper could capture). */
+  readonly lastRequest: SentRequest | null;
+  /** Sends a captured request again, byte for byte (headers and body), to `url` (default: its own URL). */
+  replay(req: SentRequest, url?: string): Promise<WebhookSendResult>;
   close(): Promise<void>;
 }
 
@@ -47,6 +51,7 @@ class FakeWebhookPlatform implements WebhookPlatform {
   private failures: { n: number; status: number } = { n: 0, status: 500 };
   private seq = 0;
   private msgSeq = 0;
+  lastRequest: SentRequest | null = null;
   readonly server = createServer((req, res) => void this.handle(req, res).catch(() => res.destroy()));
 
   constructor(opts: WebhookPlatformOptions) {
@@ -60,12 +65,12 @@ class FakeWebhookPlatform implements WebhookPlatform {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    if (req.method !== 'POST' || req.url !== '/callback') {
+    if (req.method !== 'POST' || (req.url ?? '').split('?')[0] !== '/callback') {
       res.writeHead(404).end();
       return;
     }
     const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
-    const verified = verifyWebhookSignature(this.secret, header('x-switchboard-timestamp'), header('x-switchboard-signature'), raw);
+    const verified = verifyWebhookSignature(this.secret, header('x-switchboard-timestamp'), header('x-switchboard-signature'), req.method, (req.url ?? '').split('?')[0]!, raw);
     let body: Record<string, any> = {};
     try {
       body = JSON.parse(raw.toString('utf8')) as Record<string, any>;
@@ -131,9 +136,15 @@ class FakeWebhookPlatform implements WebhookPlatform {
     const headers: Record<string, string> = { 'content-type': opts.contentType ?? 'application/json' };
     if (!opts.unsigned) {
       headers['x-switchboard-timestamp'] = String(ts);
-      headers['x-switchboard-signature'] = opts.signature ?? signWebhookBody(opts.secret ?? this.secret, ts, signed);
+      headers['x-switchboard-signature'] = opts.signature ?? signWebhookRequest(opts.secret ?? this.secret, ts, 'POST', new URL(url).pathname, signed);
     }
-    const res = await fetch(url, { method: 'POST', headers: { ...headers, ...(opts.headers ?? {}) }, body: opts.tamper ? opts.tamper(signed) : signed });
+    const sent: SentRequest = { url, method: 'POST', headers: { ...headers, ...(opts.headers ?? {}) }, body: opts.tamper ? opts.tamper(signed) : signed };
+    this.lastRequest = sent;
+    return this.replay(sent);
+  }
+
+  async replay(req: SentRequest, url: string = req.url): Promise<WebhookSendResult> {
+    const res = await fetch(url, { method: req.method, headers: req.headers, body: req.body });
     return { status: res.status, ...(await readResponse(res)) };
   }
 

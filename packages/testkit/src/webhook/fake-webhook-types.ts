@@ -55,3 +55,11 @@ export interface WebhookPlatformOptions {
   /** The gateway account this platform talks to (default `main`). */
   account?: string;
 }
+
+/** One request the platform sent to the gateway, as it went over the wire. */
+export interface SentRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+}
