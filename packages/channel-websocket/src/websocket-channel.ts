@@ -41,6 +41,8 @@ interface Conn {
   auth: Auth | null;
   /** Frames wait here while a replay is sent, so a final is never sent twice or out of order. */
   buffer: ServerFrame[] | null;
+  /** Replays run one at a time per connection (back-to-back hellos share the buffer otherwise). */
+  replays: Promise<void>;
   /** Highest final cursor sent on this socket. */
   sent: number;
   /** The client's address key, for failed-auth rate limiting. */
@@ -172,7 +174,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
   }
 
   private onConnection(socket: WebSocket, auth: Auth | null, address: string, release: () => void, raw?: Duplex): void {
-    const conn: Conn = { socket, auth, buffer: null, sent: 0, address, release };
+    const conn: Conn = { socket, auth, buffer: null, replays: Promise.resolve(), sent: 0, address, release };
     this.all.add(conn);
     const log = this.ctx!.log.child({ channel: this.id, conn: randomUUID().slice(0, 8), principalId: auth?.principalId });
     let helloTimer: NodeJS.Timeout | undefined;
@@ -310,7 +312,13 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     return { channel: 'websocket', account: this.account, id: principalId, kind: 'dm' };
   }
 
-  private async replay(conn: Conn, cursor: number): Promise<void> {
+  private replay(conn: Conn, cursor: number): Promise<void> {
+    const run = conn.replays.then(() => this.replayNow(conn, cursor));
+    conn.replays = run.catch(() => undefined);
+    return run;
+  }
+
+  private async replayNow(conn: Conn, cursor: number): Promise<void> {
     const auth = conn.auth!;
     conn.buffer = [];
     try {
