@@ -41,8 +41,10 @@ interface Conn {
   auth: Auth | null;
   /** Frames wait here while a replay is sent, so a final is never sent twice or out of order. */
   buffer: ServerFrame[] | null;
-  /** Replays run one at a time per connection (back-to-back hellos share the buffer otherwise). */
-  replays: Promise<void>;
+  /** Frames are handled one at a time, in the order they arrived: the tail of that chain. */
+  frames: Promise<void>;
+  /** Frames received and not yet handled. */
+  pending: number;
   /** Highest final cursor sent on this socket. */
   sent: number;
   /** The client's address key, for failed-auth rate limiting. */
@@ -174,7 +176,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
   }
 
   private onConnection(socket: WebSocket, auth: Auth | null, address: string, release: () => void, raw?: Duplex): void {
-    const conn: Conn = { socket, auth, buffer: null, replays: Promise.resolve(), sent: 0, address, release };
+    const conn: Conn = { socket, auth, buffer: null, frames: Promise.resolve(), pending: 0, sent: 0, address, release };
     this.all.add(conn);
     const log = this.ctx!.log.child({ channel: this.id, conn: randomUUID().slice(0, 8), principalId: auth?.principalId });
     let helloTimer: NodeJS.Timeout | undefined;
@@ -185,7 +187,17 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       helloTimer = setTimeout(() => socket.close(1008, 'hello timeout'), this.o.helloTimeoutMs);
     }
     socket.on('message', (data: RawData, isBinary: boolean) => {
-      void this.onFrame(conn, data, isBinary)
+      // One frame at a time per connection: answers come in the order the frames were sent, a
+      // frame after `hello` sees the connection authenticated, and replays never overlap.
+      if (++conn.pending > MAX_PENDING_FRAMES) {
+        socket.close(1008, `more than ${MAX_PENDING_FRAMES} frames waiting: wait for answers before sending more`);
+        return;
+      }
+      conn.frames = conn.frames
+        .then(() => (socket.readyState === socket.OPEN ? this.onFrame(conn, data, isBinary) : undefined))
+        .finally(() => {
+          conn.pending--;
+        })
         .then(() => {
           if (conn.auth && helloTimer) {
             clearTimeout(helloTimer);
@@ -312,13 +324,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     return { channel: 'websocket', account: this.account, id: principalId, kind: 'dm' };
   }
 
-  private replay(conn: Conn, cursor: number): Promise<void> {
-    const run = conn.replays.then(() => this.replayNow(conn, cursor));
-    conn.replays = run.catch(() => undefined);
-    return run;
-  }
-
-  private async replayNow(conn: Conn, cursor: number): Promise<void> {
+  private async replay(conn: Conn, cursor: number): Promise<void> {
     const auth = conn.auth!;
     conn.buffer = [];
     try {
@@ -459,6 +465,9 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     for (const c of this.all) c.socket.close(1001, 'server shutting down');
   }
 }
+
+/** Frames one connection may have waiting to be handled; past it the client is not reading answers. */
+const MAX_PENDING_FRAMES = 256;
 
 /** The frame that ends a turn, from its ledger record (live and on replay alike). */
 export function finalFrame(rec: DeliveryRecord): ServerFrame {
