@@ -150,6 +150,10 @@ export const configSchema = z.strictObject({
       /** Sessions whose transcripts stay in memory, and transcript entries kept over all of them. */
       transcriptCacheSessions: z.number().int().min(1).max(100_000).default(256),
       transcriptCacheEntries: z.number().int().min(100).max(10_000_000).default(50_000),
+      /** Longest regular expression accepted from the model (search_files) or the config, in characters. */
+      regexMaxLength: z.number().int().min(16).max(100_000).default(1000),
+      /** Longest one file's regex matching may run in search_files' worker before it is terminated. */
+      regexDeadline: duration.refine((v) => v >= 10, { message: 'must be at least 10ms' }).default(1000),
     })
     .default({
       modelRequestTimeout: 60_000,
@@ -164,6 +168,8 @@ export const configSchema = z.strictObject({
       mcpConnectTimeout: 15_000,
       transcriptCacheSessions: 256,
       transcriptCacheEntries: 50_000,
+      regexMaxLength: 1000,
+      regexDeadline: 1000,
     }),
 });
 

@@ -78,7 +78,12 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
           connectTimeoutMs: cfg.limits.mcpConnectTimeout,
         });
   const channels: Channel[] = await loadChannels(cfg, log);
-  const registry = new CapabilityRegistry({ tools: [...createFileTools(), ...mcp.tools], mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
+  const fileTools = createFileTools({
+    regexMaxLength: cfg.limits.regexMaxLength,
+    regexDeadlineMs: cfg.limits.regexDeadline,
+    onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
+  });
+  const registry = new CapabilityRegistry({ tools: [...fileTools, ...mcp.tools], mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
   const agents = new Map<string, AgentRuntime>();
   for (const [id, a] of Object.entries(cfg.agents)) {
     const workspace = join(cfg.gateway.dataDir, 'workspaces', id);

@@ -6,3 +6,5 @@ export * from './model.js';
 export * from './anthropic-model.js';
 export * from './tool-exec.js';
 export * from './query.js';
+export * from './safe-regex.js';
+export * from './regex-worker.js';
