@@ -191,7 +191,7 @@ const SECRET_KEYS = /(apikey|token|secret|password)$/i;
 export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string[] = []): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (_m, name: string, hasDefault?: string, def?: string) => {
-      const v = env[name];
+      const v = Object.hasOwn(env, name) ? env[name] : undefined;
       if (v !== undefined && v !== '') return v;
       if (hasDefault !== undefined) return def ?? '';
       throw new ConfigError(`${path.join('.') || '(root)'}: environment variable ${name} is not set (use \${${name}:-default} for an optional value)`);

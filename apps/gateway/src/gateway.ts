@@ -14,6 +14,7 @@ import {
   type SessionKey,
   type Storage,
 } from '@switchboard/core';
+import { ownValue } from '@switchboard/core';
 import { openSqliteStorage } from '@switchboard/store';
 import { createFileTools, type McpServerConfig } from '@switchboard/tools';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -46,8 +47,8 @@ const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.
 /** The queue mode a channel account's config sets, if any. */
 function accountQueueMode(cfg: Readonly<Config>, channelId: string): 'followup' | 'steer' | undefined {
   const [type, account] = channelId.split(':');
-  const section = (cfg.channels as Record<string, { accounts: Record<string, { queueMode?: 'followup' | 'steer' }> } | undefined>)[type ?? ''];
-  return account ? section?.accounts[account]?.queueMode : undefined;
+  const section = ownValue(cfg.channels as Record<string, { accounts: Record<string, { queueMode?: 'followup' | 'steer' }> } | undefined>, type ?? '');
+  return account ? ownValue(section?.accounts, account)?.queueMode : undefined;
 }
 
 function modelClient(cfg: Config): ModelClient {
@@ -113,7 +114,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   policy = new PolicyService({ cfg, storage, broker, log: log.child({ component: 'policy' }), scrub, configFile: opts.configFile, databaseFile, expandRule: (r) => registry.expandRule(r) });
   const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>
-    session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';
+    session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? ownValue(cfg.agents, session.agentId)?.queueMode ?? 'followup';
   const engine = new TurnEngine({
     storage,
     log: log.child({ component: 'engine' }),

@@ -22,6 +22,7 @@ import {
   type TurnPolicy,
   type TurnPolicyContext,
 } from '@switchboard/core';
+import { ownValue } from '@switchboard/core';
 import type { AnyTool, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -88,7 +89,7 @@ export class PolicyService {
   modeFor(session: Session, role: string, channelId: string): PermissionMode {
     const settings: ModeSetting[] = [];
     if (this.d.cfg.permissions.mode) settings.push({ scope: { kind: 'gateway' }, mode: this.d.cfg.permissions.mode });
-    const agentMode = this.d.cfg.agents[session.agentId]?.mode;
+    const agentMode = ownValue(this.d.cfg.agents, session.agentId)?.mode;
     if (agentMode) settings.push({ scope: { kind: 'agent', id: session.agentId }, mode: agentMode });
     if (session.settings.mode && isPermissionMode(session.settings.mode)) {
       settings.push({ scope: { kind: 'session', id: session.id }, mode: session.settings.mode });

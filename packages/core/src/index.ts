@@ -9,3 +9,4 @@ export * from './permissions/index.js';
 export * from './approvals/broker.js';
 export * from './boundary/policy.js';
 export * from './transcript-cache.js';
+export * from './own.js';
