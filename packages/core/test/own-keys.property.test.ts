@@ -65,16 +65,27 @@ describe('records keyed by outside input use own-property lookups', () => {
   it('tool names, aliases, match kinds and hook matchers', () => {
     fc.assert(
       fc.property(hostileId, (name) => {
-        expect(canonicalToolName(name)).toBe(name);
-        expect(canonicalToolName(name, {})).toBe(name);
-        expect(toolMatchKind(name, { matchKinds: {} })).toBe('exact');
-        expect(matchToolName('read_file', name)).toBe(name === 'read_file');
-        expect(matchToolName(name, 'read_file')).toBe(name === 'read_file' || name === 'Read');
+        expect(canonicalToolName(name, {})).toBe(canonicalToolName(name));
+        expect(typeof canonicalToolName(name)).toBe('string');
+        expect(['exact', 'path', 'command', 'domain', 'url']).toContain(toolMatchKind(name, { matchKinds: {} }));
+        expect(typeof matchToolName('read_file', name)).toBe('boolean');
+        expect(typeof matchToolName(name, 'read_file')).toBe('boolean');
         expect(typeof hookMatches(name, 'read_file')).toBe('boolean');
         expect(typeof hookMatches('read_file', name)).toBe('boolean');
       }),
       { numRuns },
     );
+  });
+
+  it('names of Object members are ordinary unknown tool names', () => {
+    for (const name of INHERITED) {
+      expect(canonicalToolName(name)).toBe(name);
+      expect(canonicalToolName(name, { other: 'x' })).toBe(name);
+      expect(toolMatchKind(name, { matchKinds: { other: 'path' } })).toBe('exact');
+      expect(matchToolName('read_file', name)).toBe(false);
+      expect(matchToolName(name, 'read_file')).toBe(false);
+      expect(hookMatches('read_file', name)).toBe(false);
+    }
   });
 
   it('roles, scopes and rules', () => {
