@@ -72,6 +72,11 @@ export function compileSafeRegex(source: string, opts: SafeRegexOptions = {}): S
   return { source, engine: { source: engineSource, flags }, test: (input) => re.test(input) };
 }
 
+/** `s` with every regular-expression metacharacter escaped, to match it literally inside a pattern. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 // JavaScript's \uXXXX and \u{X} become RE2's \x{X}; an escaped backslash before them is left alone.
 function translateEscapes(source: string): string {
   return source.replace(/(\\+)u(?:\{([0-9A-Fa-f]{1,6})\}|([0-9A-Fa-f]{4}))/g, (whole, slashes: string, braced?: string, four?: string) =>

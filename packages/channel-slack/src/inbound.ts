@@ -1,3 +1,4 @@
+import { escapeRegExp } from '@switchboard/agent';
 import type { InboundMessage } from '@switchboard/core';
 
 /** Who this app is in its workspace (from `auth.test`). */
@@ -80,9 +81,4 @@ export function mapMessageEvent(ev: SlackMessageEvent, envelopeTeam: string, acc
       receivedAt: now,
     },
   };
-}
-
-// The bot's user id comes from Slack (auth.test); it is matched literally, whatever it contains.
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,4 +1,4 @@
-import { compileSafeRegex, DEFAULT_REGEX_MAX_LENGTH, SafeRegexError, type SafeRegex } from '@switchboard/agent';
+import { compileSafeRegex, DEFAULT_REGEX_MAX_LENGTH, escapeRegExp, SafeRegexError, type SafeRegex } from '@switchboard/agent';
 import { FileToolError } from './errors.js';
 
 /**
@@ -27,7 +27,7 @@ export function compileNameGlob(glob: string, maxLength = DEFAULT_REGEX_MAX_LENG
       source += ')';
       depth--;
     } else if (ch === ',' && depth > 0) source += '|';
-    else source += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else source += escapeRegExp(ch);
   }
   if (depth > 0) throw new FileToolError('SWB_E_TOOL_INPUT', `glob ${glob} has an unclosed "{"`);
   try {

@@ -1,4 +1,4 @@
-import { compileSafeRegex, type SafeRegex } from '@switchboard/agent';
+import { compileSafeRegex, escapeRegExp, type SafeRegex } from '@switchboard/agent';
 import { canonicalToolName } from './aliases.js';
 import { RuleSyntaxError } from './errors.js';
 import { compilePathGlob, matchPath } from './path-glob.js';
@@ -197,8 +197,4 @@ function toolNamePattern(p: string): SafeRegex {
   if (toolNameCache.size >= 1000) toolNameCache.clear();
   toolNameCache.set(p, re);
   return re;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 }
