@@ -456,7 +456,7 @@ export class TurnEngine {
 }
 
 /** Adds one loop event's usage facts to the turn's usage record. */
-function countUsage(u: TurnUsage, ev: AgentEvent): void {
+export function countUsage(u: TurnUsage, ev: AgentEvent): void {
   if (ev.type === 'usage') {
     u.inputTokens += ev.usage.inputTokens;
     u.outputTokens += ev.usage.outputTokens;

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   canonicalToolName,
+  countUsage,
   decideGate,
   evaluateRules,
   hookMatches,
@@ -13,6 +14,7 @@ import {
   validateRuleSet,
   type BoundaryPolicy,
   type RuleSet,
+  type TurnUsage,
 } from '../src/index.js';
 
 // Names every plain object inherits, plus random strings: ids from outside (rooms, senders, tools,
@@ -99,6 +101,25 @@ describe('records keyed by outside input use own-property lookups', () => {
         expect(evaluateRules(rules, tool, undefined, scopes).behavior).toBe('none');
         const bad = validateRuleSet([{ scope: { kind: 'gateway' }, behavior: id as never, rule: 'read_file', source: 'config' }]);
         expect(bad.length).toBe(['allow', 'ask', 'deny'].includes(id) ? 0 : 1);
+      }),
+      { numRuns },
+    );
+  });
+});
+
+describe('usage records keyed by the model name the API answered with', () => {
+  it('count a model named like an Object member as its own entry, never on Object.prototype', () => {
+    fc.assert(
+      fc.property(hostileId, fc.nat(1000), (model, tokens) => {
+        const u: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, models: {}, retries: 0, fallbackUsed: false };
+        const usage = { inputTokens: tokens, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+        countUsage(u, { type: 'usage', model, usage });
+        countUsage(u, { type: 'usage', model, usage });
+        expect(Object.hasOwn(u.models, model)).toBe(true);
+        expect(u.models[model]).toEqual({ calls: 2, inputTokens: 2 * tokens, outputTokens: 2 });
+        expect(Object.getPrototypeOf(u.models)).toBe(Object.prototype);
+        expect(JSON.parse(JSON.stringify(u.models))).toEqual({ [model]: { calls: 2, inputTokens: 2 * tokens, outputTokens: 2 } });
+        expect(({} as Record<string, unknown>).calls).toBeUndefined();
       }),
       { numRuns },
     );
