@@ -7,6 +7,7 @@ const HOSTILE_IDS = ['toString', '__proto__', 'constructor', 'hasOwnProperty', '
 
 const env = useWebhookGateway({
   main: { dmPolicy: 'allowlist', allowFrom: ['alice'], groupPolicy: 'allowlist', groups: { 'room-1': { requireMention: false } } },
+  open: { dmPolicy: 'allowlist', allowFrom: ['alice'], groupPolicy: 'open', requireMention: false },
 });
 
 describe('room and sender ids that name Object.prototype members', () => {
@@ -28,6 +29,18 @@ describe('room and sender ids that name Object.prototype members', () => {
     expect(ok.status).toBe(202);
     expect(ok.json.gate).toBe('admitted');
     expect((await platform.waitFor(replyTo('room-ok'))).body).toMatchObject({ text: 'echo: still there?' });
+  });
+
+  it('in an open account answers rooms with such ids like any other room, each its own conversation', async () => {
+    const { gw } = env;
+    const platform = env.platforms.open!;
+    for (const [i, id] of HOSTILE_IDS.entries()) {
+      const res = await platform.send(gw, { id: `open-room-${i}`, sender: { id: 'alice' }, conversation: { id, kind: 'room' }, text: `open ${id}` });
+      expect(res.status, `room ${id}: ${res.text}`).toBe(202);
+      expect(res.json.gate, `room ${id}`).toBe('admitted');
+      const reply = await platform.waitFor(replyTo(`open-room-${i}`));
+      expect(reply.body).toMatchObject({ text: `echo: open ${id}`, conversation: { id, kind: 'room' } });
+    }
   });
 
   it('treats such sender ids as strangers in DMs and threads, never a 500', async () => {
