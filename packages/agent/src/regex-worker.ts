@@ -125,6 +125,10 @@ export class RegexLineMatcher {
     });
     w.unref();
     this.worker = w;
+    // Always listened to: an 'error' with no listener (out of memory, say) would crash the gateway.
+    w.on('error', () => {
+      if (this.worker === w) this.stop('crashed');
+    });
     this.ready = new Promise<void>((resolve) => {
       const onReady = (m: { ready?: boolean }) => {
         if (!m.ready) return;

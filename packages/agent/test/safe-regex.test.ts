@@ -84,6 +84,15 @@ describe('RegexLineMatcher', () => {
     await expect(m.matchLines('a', 1)).rejects.toBeInstanceOf(RegexWorkerStopped);
   });
 
+  it('reports a worker that fails (here: cannot compile what it was given) as crashed, without an uncaught error', async () => {
+    const stops: string[] = [];
+    const broken = { source: '(', engine: { source: '(', flags: 0 }, test: () => false };
+    const m = new RegexLineMatcher(broken, { deadlineMs: 60_000, onTerminated: (why) => stops.push(why) });
+    const err = await m.matchLines('x', 10).catch((e: unknown) => e);
+    expect(err).toMatchObject({ why: 'crashed' });
+    expect(stops).toEqual(['crashed']);
+  });
+
   it('terminates the worker when the signal aborts', async () => {
     const ac = new AbortController();
     const stops: string[] = [];
