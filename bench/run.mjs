@@ -184,6 +184,44 @@ async function startBaseline(systemText, maxTokens) {
   );
 }
 
+/**
+ * One search_files turn per case while /healthz is polled back to back until the turn ends:
+ * `backtracking` is `(a+)+$` over lines that make a backtracking engine run for ages; `deadline` is
+ * a pattern RE2 runs in linear but large time on 600 kB, stopped at limits.regexDeadline (1 s).
+ */
+async function regexStall(gw, conn) {
+  const dir = join(gw.dataDir, 'workspaces', 'default');
+  writeFileSync(join(dir, 'bench-redos.txt'), `${'a'.repeat(48)}!\n`.repeat(2000));
+  let x = 12345;
+  let hard = '';
+  for (let i = 0; i < 600_000; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    hard += x & 65536 ? 'a' : 'b';
+  }
+  writeFileSync(join(dir, 'bench-hard.txt'), `${hard}\n`);
+  const cases = { backtracking: { pattern: '(a+)+$', path: 'bench-redos.txt' }, deadline: { pattern: '(a|b)*a(a|b){900}$', path: 'bench-hard.txt' } };
+  const out = {};
+  for (const [key, input] of Object.entries(cases)) {
+    fake.setHandler((rec) => {
+      const last = rec.body.messages?.at(-1);
+      const answered = last?.role === 'user' && Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
+      return answered ? { text: 'searched' } : { toolUses: [{ name: 'search_files', input }] };
+    });
+    const polls = [];
+    let done = false;
+    const turn = conn.turn(`regex-${key}`, 'search', PLAN.turnTimeoutMs).finally(() => (done = true));
+    while (!done) {
+      const t0 = performance.now();
+      await (await fetch(`${gw.url}/healthz`)).arrayBuffer();
+      polls.push(performance.now() - t0);
+    }
+    const t = await turn;
+    out[key] = { pattern: input.pattern, turnOk: t.ok, turnMs: round(t.ms, 1), healthzPolls: polls.length, healthzP50Ms: round(median(polls), 2), healthzMaxMs: round(Math.max(0, ...polls), 2) };
+  }
+  fake.setHandler(undefined);
+  return out;
+}
+
 const describeLoad = (r) =>
   `${r.name}: ${r.turnsCompleted} turns in ${(r.wallMs / 1000).toFixed(2)}s = ${r.turnsPerSec.toFixed(0)}/s, ` +
   `p50 ${r.latencyMs.p50?.toFixed(2)} ms, p99 ${r.latencyMs.p99?.toFixed(2)} ms` +
@@ -355,6 +393,10 @@ try {
   }
   fake.setHandler(undefined);
 
+  // --- /healthz while a catastrophic search_files runs (regexes on RE2, matched in a worker) ----
+  results.gateway.regexStall = await regexStall(gw, pool[0]);
+  log(`regex stall: ${Object.entries(results.gateway.regexStall).map(([k, r]) => `${k} ${r.pattern}: turn ${r.turnMs} ms, /healthz p50 ${r.healthzP50Ms} ms max ${r.healthzMaxMs} ms over ${r.healthzPolls} polls`).join('; ')}`);
+
   // --- the bare baseline (the gateway stays up, idle, meanwhile) ------------------------------
   const base = await startBaseline(systemText, maxTokens);
   await sleep(500);
@@ -509,6 +551,9 @@ function buildTable(r) {
     row(`read_file x${c}${h(t)}: p99 latency`, 'ms', t?.latencyMs.p99, null, null, 'lower');
     row(`read_file x${c}${h(t)}: throughput`, 'turns/s', t?.turnsPerSec, null, null, 'higher');
     row(`read_file x${c}${h(t)}: server CPU per turn`, 'ms', t?.serverCpuMsPerTurn, null, null, 'lower');
+  }
+  for (const [k, rs] of Object.entries(g.regexStall ?? {})) {
+    row(`/healthz while search_files ${rs.pattern} runs (${k}): max poll latency`, 'ms', rs.healthzMaxMs, null, null, 'lower');
   }
   const share = g.text?.[32] && b.text?.[32] ? g.text[32].turnsPerSec / b.text[32].turnsPerSec : null;
   row('text x32 throughput as a share of the baseline', 'ratio', share, null, TARGETS.baselineShareAt32, 'higher');

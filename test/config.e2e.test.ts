@@ -23,6 +23,21 @@ describe('invalid config', () => {
     expect(r.stderr + r.stdout).not.toContain(CANARY_ANTHROPIC_KEY);
   });
 
+  it('exits 78 naming a mentionPatterns entry that needs backtracking, and a pattern limit out of range', async () => {
+    const tg = (pattern: string) =>
+      `{ gateway: { port: 0 }, channels: { telegram: { accounts: { main: { token: "123:abc", mentionPatterns: [${JSON.stringify(pattern)}] } } } } }`;
+    const back = await start(tg('(hey)\\s+\\1'));
+    expect(back.code).toBe(78);
+    expect(back.stderr).toMatch(/channels\.telegram\.accounts\.main\.mentionPatterns\.0: backreferences/);
+    const look = await start(tg('^(?!no)bot'));
+    expect(look.code).toBe(78);
+    expect(look.stderr).toMatch(/mentionPatterns\.0: lookahead/);
+    const limit = await start(`{ gateway: { port: 0 }, limits: { regexMaxLength: 1, regexDeadline: "1ms" } }`);
+    expect(limit.code).toBe(78);
+    expect(limit.stderr).toContain('limits.regexMaxLength');
+    expect(limit.stderr).toContain('limits.regexDeadline');
+  });
+
   it('exits 78 naming a bad port', async () => {
     const r = await start(`{ gateway: { port: 70000 }, model: { apiKey: "${CANARY_ANTHROPIC_KEY}" } }`);
     expect(r.code).toBe(78);

@@ -14,6 +14,7 @@ import {
   type Scope,
   type Storage,
 } from '@switchboard/core';
+import { ownValue } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { approvalRefusal, combineHeld, span } from './pairing-rules.js';
@@ -31,8 +32,8 @@ export interface FieldView {
 /** The base (config) policy of a channel account. */
 function configPolicy(cfg: Readonly<Config>, channelId: string): BoundaryPolicy | null {
   const [type, account] = channelId.split(':') as [string, string];
-  const section = (cfg.channels as Record<string, { accounts: Record<string, Partial<BoundaryPolicy>> } | undefined>)[type];
-  const a = section?.accounts[account];
+  const section = ownValue(cfg.channels as Record<string, { accounts: Record<string, Partial<BoundaryPolicy>> } | undefined>, type);
+  const a = ownValue(section?.accounts, account);
   if (!a) return null;
   return {
     dmPolicy: a.dmPolicy ?? 'pairing',

@@ -1,4 +1,5 @@
 import type { Channel, ChannelFactory } from '@switchboard/core';
+import { ownValue } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 
@@ -41,7 +42,7 @@ export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<
     }
   }
   for (const type of Object.keys(ADAPTERS)) {
-    const section = (cfg.channels as Record<string, { accounts: Record<string, unknown> } | undefined>)[type];
+    const section = ownValue(cfg.channels as Record<string, { accounts: Record<string, unknown> } | undefined>, type);
     if (!section || Object.keys(section.accounts).length === 0) continue;
     const create = await loadFactory(type);
     out.push(...create(section.accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: type }) }));

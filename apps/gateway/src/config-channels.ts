@@ -1,3 +1,4 @@
+import { compileSafeRegex, SafeRegexError } from '@switchboard/agent';
 import { z } from 'zod';
 import { duration } from './duration.js';
 import { checkRuleText } from './registry.js';
@@ -86,7 +87,7 @@ export const telegramAccountSchema = z
     chatSendInterval: duration.default(1_000),
     maxRetryAttempts: z.number().int().min(0).max(10).default(3),
     maxInboundMediaBytes: z.number().int().min(0).default(20 * 1024 * 1024),
-    /** Extra patterns that count as a mention in groups (case-insensitive regex sources). */
+    /** Extra patterns that count as a mention in groups (case-insensitive, RE2 syntax: linear time, no backreferences or lookaround). */
     mentionPatterns: z.array(z.string().min(1).max(200)).default([]),
   })
   .superRefine(refineBoundary)
@@ -101,9 +102,9 @@ export const telegramAccountSchema = z
     }
     for (const [i, p] of v.mentionPatterns.entries()) {
       try {
-        new RegExp(p, 'i');
-      } catch {
-        ctx.addIssue({ code: 'custom', path: ['mentionPatterns', i], message: 'not a valid regular expression' });
+        compileSafeRegex(p, { caseInsensitive: true });
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['mentionPatterns', i], message: err instanceof SafeRegexError ? err.message : String(err) });
       }
     }
   });

@@ -202,6 +202,10 @@ export const configSchema = z.strictObject({
       transcriptCacheEntries: z.number().int().min(100).max(10_000_000).default(50_000),
       /** Tool results longer than this are cut for the model (kept whole in the store), for every tool without its own cap. */
       toolResultMaxChars: z.number().int().min(100).max(10_000_000).default(50_000),
+      /** Longest regular expression accepted from the model (search_files) or the config, in characters. */
+      regexMaxLength: z.number().int().min(16).max(100_000).default(1000),
+      /** Longest one file's regex matching may run in search_files' worker before it is terminated. */
+      regexDeadline: duration.refine((v) => v >= 10, { message: 'must be at least 10ms' }).default(1000),
     })
     .default({
       modelRequestTimeout: 60_000,
@@ -217,6 +221,8 @@ export const configSchema = z.strictObject({
       transcriptCacheSessions: 256,
       transcriptCacheEntries: 50_000,
       toolResultMaxChars: 50_000,
+      regexMaxLength: 1000,
+      regexDeadline: 1000,
     }),
 });
 
@@ -238,7 +244,7 @@ const SECRET_KEYS = /(apikey|token|secret|password)$/i;
 export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string[] = []): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (_m, name: string, hasDefault?: string, def?: string) => {
-      const v = env[name];
+      const v = Object.hasOwn(env, name) ? env[name] : undefined;
       if (v !== undefined && v !== '') return v;
       if (hasDefault !== undefined) return def ?? '';
       throw new ConfigError(`${path.join('.') || '(root)'}: environment variable ${name} is not set (use \${${name}:-default} for an optional value)`);

@@ -17,6 +17,7 @@ import {
   type SessionKey,
   type Storage,
 } from '@switchboard/core';
+import { ownValue } from '@switchboard/core';
 import { openSqliteStorage } from '@switchboard/store';
 import { createFileTools, type McpServerConfig } from '@switchboard/tools';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -52,8 +53,8 @@ const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.
 /** The queue mode a channel account's config sets, if any. */
 function accountQueueMode(cfg: Readonly<Config>, channelId: string): 'followup' | 'steer' | undefined {
   const [type, account] = channelId.split(':');
-  const section = (cfg.channels as Record<string, { accounts: Record<string, { queueMode?: 'followup' | 'steer' }> } | undefined>)[type ?? ''];
-  return account ? section?.accounts[account]?.queueMode : undefined;
+  const section = ownValue(cfg.channels as Record<string, { accounts: Record<string, { queueMode?: 'followup' | 'steer' }> } | undefined>, type ?? '');
+  return account ? ownValue(section?.accounts, account)?.queueMode : undefined;
 }
 
 function modelClient(cfg: Config): ModelClient {
@@ -86,7 +87,13 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const channels: Channel[] = await loadChannels(cfg, log);
   // Every tool's results are capped: the file tools by the same limit, any other tool (MCP) by default.
   const resultCap = cfg.limits.toolResultMaxChars;
-  const tools = [...createFileTools({ maxResultChars: resultCap }), ...mcp.tools].map((t) => withDefaultResultCap(t, resultCap));
+  const fileTools = createFileTools({
+    maxResultChars: resultCap,
+    regexMaxLength: cfg.limits.regexMaxLength,
+    regexDeadlineMs: cfg.limits.regexDeadline,
+    onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
+  });
+  const tools = [...fileTools, ...mcp.tools].map((t) => withDefaultResultCap(t, resultCap));
   const registry = new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
   const agents = new Map<string, AgentRuntime>();
   const workspacesRoot = cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
@@ -141,7 +148,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   await policy.grants.start();
   const policyService = policy;
   const engineQueueMode = (session: Session, channelId: string) =>
-    session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? cfg.agents[session.agentId]?.queueMode ?? 'followup';
+    session.settings.queueMode ?? accountQueueMode(cfg, channelId) ?? ownValue(cfg.agents, session.agentId)?.queueMode ?? 'followup';
   const engine = new TurnEngine({
     storage,
     log: log.child({ component: 'engine' }),

@@ -30,6 +30,7 @@ import {
   type TurnPolicyContext,
   type WorkspaceDirectories,
 } from '@switchboard/core';
+import { ownValue } from '@switchboard/core';
 import type { AnyTool, AskSource, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -168,7 +169,7 @@ export class PolicyService {
   private async room(channelId: string, conversation: ModeContext['conversation']): Promise<BoundaryPolicy['groups'][string] | undefined> {
     if (conversation.kind !== 'room') return undefined;
     const policy = await this.d.boundaryPolicy?.(channelId);
-    return policy && Object.hasOwn(policy.groups, conversation.id) ? policy.groups[conversation.id] : undefined;
+    return policy ? ownValue(policy.groups, conversation.id) : undefined;
   }
 
   /**

@@ -7,3 +7,5 @@ export * from './anthropic-model.js';
 export * from './tool-exec.js';
 export * from './query.js';
 export * from './real-path.js';
+export * from './safe-regex.js';
+export * from './regex-worker.js';

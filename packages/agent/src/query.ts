@@ -140,7 +140,7 @@ export async function* query(p: QueryParams): AsyncGenerator<AgentEvent, QueryRe
       }
       await Promise.all(
         runnable.map(async (b) => {
-          const timeout = p.toolTimeouts?.[b.tool!.name] ?? p.toolTimeoutMs;
+          const timeout = (p.toolTimeouts && Object.hasOwn(p.toolTimeouts, b.tool!.name) ? p.toolTimeouts[b.tool!.name] : undefined) ?? p.toolTimeoutMs;
           const ctx = { ...p.toolContext, signal: p.signal, toolUseId: b.use.id };
           const outcome = await runTool(b.tool!, b.input, ctx, timeout);
           const extra = p.afterTool ? await p.afterTool({ tool: b.tool!, input: b.input, result: outcome.result, ctx }) : undefined;

@@ -1,3 +1,4 @@
+import { escapeRegExp } from '@switchboard/agent';
 import type { InboundMessage } from '@switchboard/core';
 import { z } from 'zod';
 
@@ -46,7 +47,7 @@ const PERSON_SUBTYPES = new Set([undefined, 'thread_broadcast', 'file_share', 'm
 /** Slack markup → plain text for the model: our own mention removed, links and entities spelled out. */
 export function slackToPlain(text: string, botUserId: string | null): string {
   let s = text;
-  if (botUserId) s = s.replace(new RegExp(`<@${botUserId}(?:\\|[^>]*)?>\\s*`, 'g'), '');
+  if (botUserId) s = s.replace(new RegExp(`<@${escapeRegExp(botUserId)}(?:\\|[^>]*)?>\\s*`, 'g'), '');
   s = s
     .replace(/<@([A-Z0-9]+)\|([^>]+)>/g, '@$2')
     .replace(/<@([A-Z0-9]+)>/g, '@$1')
@@ -79,7 +80,7 @@ export function mapMessageEvent(ev: SlackMessageEvent, envelopeTeam: string, acc
   const isDm = ev.channel_type === 'im' || (ev.channel_type === undefined && ev.type === 'message' && ev.channel.startsWith('D'));
   const kind = isDm ? 'dm' : 'room';
   const raw = ev.text ?? '';
-  const mentioned = isDm || ev.type === 'app_mention' || (self !== null && new RegExp(`<@${self.botUserId}(?:\\|[^>]*)?>`).test(raw));
+  const mentioned = isDm || ev.type === 'app_mention' || (self !== null && new RegExp(`<@${escapeRegExp(self.botUserId)}(?:\\|[^>]*)?>`).test(raw));
   const text = slackToPlain(raw, self?.botUserId ?? null);
   if (text === '') return { drop: 'no text' };
   const thread = isDm ? ev.thread_ts : (ev.thread_ts ?? ev.ts);

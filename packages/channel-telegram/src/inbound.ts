@@ -52,7 +52,7 @@ export function parseCommand(m: TgMessage): { name: string; target?: string; arg
  * Whether a group message addresses the bot: an @mention (or text mention) of it, a command
  * aimed at it, a reply to one of its messages, or a configured pattern.
  */
-export function isMentioned(m: TgMessage, bot: BotIdentity, patterns: readonly RegExp[]): boolean {
+export function isMentioned(m: TgMessage, bot: BotIdentity, patterns: readonly Pick<RegExp, 'test'>[]): boolean {
   if (m.chat.type === 'private') return true;
   const text = m.text ?? m.caption ?? '';
   const me = `@${bot.username}`.toLowerCase();
@@ -80,7 +80,7 @@ export function inboundText(m: TgMessage, bot: BotIdentity): string {
 }
 
 /** Maps one Telegram message to the gateway's InboundMessage (dedupe key = update_id). */
-export function toInbound(updateId: number, m: TgMessage & { from: TgUser }, account: string, bot: BotIdentity, patterns: readonly RegExp[]): InboundMessage {
+export function toInbound(updateId: number, m: TgMessage & { from: TgUser }, account: string, bot: BotIdentity, patterns: readonly Pick<RegExp, 'test'>[]): InboundMessage {
   const conversation = conversationOf(account, m);
   return {
     dedupeKey: String(updateId),

@@ -1,3 +1,4 @@
+import { compileSafeRegex, type SafeRegex } from '@switchboard/agent';
 import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConversationRef, RenderMeta, TurnEvent } from '@switchboard/core';
 import type { Logger } from 'pino';
 import { createApis, type TelegramApis } from './api.js';
@@ -32,7 +33,7 @@ export class TelegramChannel implements Channel {
   private readonly apis: TelegramApis;
   private readonly sender: Sender;
   private readonly approvals: ApprovalMessages;
-  private readonly patterns: RegExp[];
+  private readonly patterns: SafeRegex[];
   private readonly poller: Poller | null = null;
   private readonly inflight = new Set<Promise<void>>();
   private webhookProblem: string | null = null;
@@ -49,7 +50,7 @@ export class TelegramChannel implements Channel {
     this.apis = createApis(cfg);
     this.sender = new Sender(this.apis.api, cfg.token, this.log);
     this.approvals = new ApprovalMessages(() => this.context(), this.sender, this.log, cfg.token);
-    this.patterns = cfg.mentionPatterns.map((p) => new RegExp(p, 'i'));
+    this.patterns = cfg.mentionPatterns.map((p) => compileSafeRegex(p, { caseInsensitive: true }));
     if (cfg.mode === 'polling') {
       this.poller = new Poller({
         api: this.apis.pollApi,

@@ -17,6 +17,7 @@ import type { AcceptResult, Channel, ConversationRef, InboundMessage, TurnEvent 
 import type { SessionKey } from './session-key.js';
 import type { Entry, NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { rebuildMessages, turnText, type ToolStartPayload } from './transcript.js';
+import { ownValue } from './own.js';
 import { TranscriptCache } from './transcript-cache.js';
 
 /** What one agent runs with. */
@@ -477,13 +478,18 @@ function canSteer(run: Running, message: InboundMessage): boolean {
 }
 
 /** Adds one loop event's usage facts to the turn's usage record. */
-function countUsage(u: TurnUsage, ev: AgentEvent): void {
+export function countUsage(u: TurnUsage, ev: AgentEvent): void {
   if (ev.type === 'usage') {
     u.inputTokens += ev.usage.inputTokens;
     u.outputTokens += ev.usage.outputTokens;
     u.cacheReadInputTokens += ev.usage.cacheReadInputTokens;
     u.cacheCreationInputTokens += ev.usage.cacheCreationInputTokens;
-    const m = (u.models[ev.model] ??= { calls: 0, inputTokens: 0, outputTokens: 0 });
+    let m = ownValue(u.models, ev.model);
+    if (!m) {
+      m = { calls: 0, inputTokens: 0, outputTokens: 0 };
+      // defineProperty: a model named "__proto__" becomes an entry, not the record's prototype.
+      Object.defineProperty(u.models, ev.model, { value: m, enumerable: true, writable: true, configurable: true });
+    }
     m.calls++;
     m.inputTokens += ev.usage.inputTokens;
     m.outputTokens += ev.usage.outputTokens;

@@ -1,11 +1,17 @@
+import { compileSafeRegex, DEFAULT_REGEX_MAX_LENGTH, escapeRegExp, SafeRegexError, type SafeRegex } from '@switchboard/agent';
 import { FileToolError } from './errors.js';
 
 /**
  * Compiles a simple file-name glob: `*` (any run of characters), `?` (one character) and
  * `{a,b}` (alternatives), e.g. `*.ts` or `*.{md,txt}`. Everything else matches literally.
- * Throws a {@link FileToolError} for a glob with `/` (it matches names, not paths) or unbalanced braces.
+ * Throws a {@link FileToolError} for a glob with `/` (it matches names, not paths), unbalanced braces
+ * or more than `maxLength` characters. The glob runs on the linear-time engine (a backtracking
+ * `*a*a*a…b` glob would take minutes on one long name).
  */
-export function compileNameGlob(glob: string): RegExp {
+export function compileNameGlob(glob: string, maxLength = DEFAULT_REGEX_MAX_LENGTH): SafeRegex {
+  if (glob.length > maxLength) {
+    throw new FileToolError('SWB_E_TOOL_INPUT', `glob is ${glob.length} characters long; the limit is ${maxLength} (limits.regexMaxLength)`);
+  }
   if (glob.includes('/')) {
     throw new FileToolError('SWB_E_TOOL_INPUT', `glob matches file names only (like *.ts); use path to choose a directory`);
   }
@@ -21,8 +27,12 @@ export function compileNameGlob(glob: string): RegExp {
       source += ')';
       depth--;
     } else if (ch === ',' && depth > 0) source += '|';
-    else source += ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else source += escapeRegExp(ch);
   }
   if (depth > 0) throw new FileToolError('SWB_E_TOOL_INPUT', `glob ${glob} has an unclosed "{"`);
-  return new RegExp(`^${source}$`, 'su');
+  try {
+    return compileSafeRegex(`^${source}$`, { dotAll: true, maxLength: Infinity });
+  } catch (err) {
+    throw new FileToolError('SWB_E_TOOL_INPUT', `glob ${glob}: ${err instanceof SafeRegexError ? err.message : String(err)}`);
+  }
 }

@@ -28,4 +28,10 @@ export interface FileToolsOptions {
   maxSearchMatches?: number;
   /** Characters of a matching line search_files shows. Default 300. */
   maxLineChars?: number;
+  /** Longest search_files pattern, in characters (config `limits.regexMaxLength`). Default 1000. */
+  regexMaxLength?: number;
+  /** Longest one file's matching may take in search_files' worker (config `limits.regexDeadline`). Default 1 s. */
+  regexDeadlineMs?: number;
+  /** Told when search_files terminates its regex worker (deadline, abort, crash). Must not throw. */
+  onRegexWorkerTerminated?: (info: { why: 'deadline' | 'aborted' | 'crashed'; toolUseId: string }) => void;
 }

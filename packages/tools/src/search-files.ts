@@ -1,6 +1,15 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Tool } from '@switchboard/agent';
+import {
+  compileSafeRegex,
+  DEFAULT_REGEX_DEADLINE_MS,
+  DEFAULT_REGEX_MAX_LENGTH,
+  RegexLineMatcher,
+  RegexWorkerStopped,
+  SafeRegexError,
+  type SafeRegex,
+  type Tool,
+} from '@switchboard/agent';
 import { z } from 'zod';
 import { FileToolError, fsError } from './errors.js';
 import { compileNameGlob } from './glob.js';
@@ -16,7 +25,12 @@ import { walk, withheldNote, type WalkEntry } from './walk.js';
 import { readOnlyDirectoryTool, resolveInWorkspace } from './workspace-path.js';
 
 const searchFilesInput = z.strictObject({
-  pattern: z.string().min(1).describe('JavaScript regular expression source to look for in each line, e.g. "TODO|FIXME" or "^import ".'),
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      'Regular expression (RE2 syntax, like JavaScript without backreferences or lookaround) to look for in each line, e.g. "TODO|FIXME" or "^import ".',
+    ),
   path: z.string().min(1).default('.').describe('File or directory to search, relative to the workspace. Default: the whole workspace (".").'),
   glob: z.string().min(1).optional().describe('Only search files whose name matches this glob, e.g. "*.ts" or "*.{md,txt}".'),
   caseInsensitive: z.boolean().default(false).describe('Match regardless of letter case. Default: false.'),
@@ -25,7 +39,10 @@ const searchFilesInput = z.strictObject({
 /** Input of search_files. */
 export type SearchFilesInput = z.output<typeof searchFilesInput>;
 
-type SearchOptions = Pick<FileToolsOptions, 'maxFileBytes' | 'maxSearchMatches' | 'maxLineChars' | 'maxResultChars'>;
+type SearchOptions = Pick<
+  FileToolsOptions,
+  'maxFileBytes' | 'maxSearchMatches' | 'maxLineChars' | 'maxResultChars' | 'regexMaxLength' | 'regexDeadlineMs' | 'onRegexWorkerTerminated'
+>;
 
 /** Creates `search_files`: a line-by-line regex search over the workspace's text files. */
 export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFilesInput> {
@@ -36,12 +53,13 @@ export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFile
     name: 'search_files',
     description:
       'Search the text files under a workspace path for lines matching a regular expression. ' +
-      'Returns "path:line: text" per match. Skips binary and very large files; symbolic links are not followed.',
+      'Returns "path:line: text" per match. Skips binary and very large files; symbolic links are not followed. ' +
+      'Patterns run on a linear-time engine: backreferences and lookahead/lookbehind are not supported.',
     input: searchFilesInput,
     ...readOnlyDirectoryTool<SearchFilesInput>(opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS),
     async call(input, ctx) {
-      const regex = compilePattern(input.pattern, input.caseInsensitive ?? false);
-      const nameGlob = input.glob === undefined ? undefined : compileNameGlob(input.glob);
+      const regex = compilePattern(input.pattern, input.caseInsensitive ?? false, opts.regexMaxLength ?? DEFAULT_REGEX_MAX_LENGTH);
+      const nameGlob = input.glob === undefined ? undefined : compileNameGlob(input.glob, opts.regexMaxLength ?? DEFAULT_REGEX_MAX_LENGTH);
       const root = await resolveInWorkspace(ctx.workspace, input.path ?? '.');
       const rootStat = await stat(root.real).catch((err: unknown) => {
         throw fsError(err, root.relative);
@@ -54,6 +72,14 @@ export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFile
       const out: string[] = [];
       const skipped = { binary: 0, large: 0, unreadable: 0 };
       let cut = false;
+      const deadlineMs = opts.regexDeadlineMs ?? DEFAULT_REGEX_DEADLINE_MS;
+      // The worker starts with the first file to match; it is terminated here after the walk, at once when
+      // ctx.signal aborts (the walk's only throw once files are being read), or by a failed matchLines.
+      const matcher = new RegexLineMatcher(regex, {
+        deadlineMs,
+        signal: ctx.signal,
+        ...(opts.onRegexWorkerTerminated ? { onTerminated: (why) => opts.onRegexWorkerTerminated?.({ why, toolUseId: ctx.toolUseId }) } : {}),
+      });
       search: for await (const entry of files) {
         if (entry.type === 'dir' && entry.unreadable) skipped.unreadable++;
         if (entry.type !== 'file' || (nameGlob && !nameGlob.test(path.posix.basename(entry.relative)))) continue;
@@ -64,10 +90,13 @@ export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFile
           else skipped.unreadable++;
           continue;
         }
+        const hits = await matcher.matchLines(loaded.text, maxMatches - out.length + 1).catch((err: unknown) => {
+          throw stoppedError(err, entry.relative, deadlineMs);
+        });
+        if (hits.length === 0) continue;
         const lines = loaded.text.split('\n');
-        for (let i = 0; i < lines.length; i++) {
+        for (const i of hits) {
           const line = (lines[i] ?? '').replace(/\r$/, '');
-          if (!regex.test(line)) continue;
           if (out.length === maxMatches) {
             cut = true;
             break search;
@@ -75,6 +104,7 @@ export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFile
           out.push(`${entry.relative}:${i + 1}: ${line.length > maxLine ? `${line.slice(0, maxLine)}…` : line}`);
         }
       }
+      await matcher.close();
 
       const notes: string[] = [];
       if (cut) notes.push(`[stopped after ${maxMatches} matches; narrow the pattern, path or glob to see the rest]`);
@@ -88,13 +118,26 @@ export function createSearchFilesTool(opts: SearchOptions = {}): Tool<SearchFile
   };
 }
 
-function compilePattern(pattern: string, caseInsensitive: boolean): RegExp {
+function compilePattern(pattern: string, caseInsensitive: boolean, maxLength: number): SafeRegex {
   try {
-    return new RegExp(pattern, caseInsensitive ? 'i' : '');
+    return compileSafeRegex(pattern, { caseInsensitive, maxLength, maxLengthKey: 'limits.regexMaxLength' });
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    throw new FileToolError('SWB_E_TOOL_INPUT', `pattern is not a valid JavaScript regular expression (${why})`);
+    const why = err instanceof SafeRegexError ? err.message : String(err);
+    throw new FileToolError('SWB_E_TOOL_INPUT', `pattern: ${why}`);
   }
+}
+
+// A terminated worker becomes an answer the model can act on; anything else passes through.
+function stoppedError(err: unknown, file: string, deadlineMs: number): unknown {
+  if (!(err instanceof RegexWorkerStopped)) return err;
+  if (err.why === 'deadline') {
+    return new FileToolError(
+      'SWB_E_TOOL_INPUT',
+      `search stopped: the pattern took longer than limits.regexDeadline (${deadlineMs} ms) on ${file}; use a simpler pattern, or narrow path or glob`,
+    );
+  }
+  if (err.why === 'aborted') return new FileToolError('SWB_E_ABORTED', 'search_files was stopped before it finished');
+  return new FileToolError('SWB_E_TOOL_INPUT', `search stopped on ${file}: ${err.message}`);
 }
 
 function describeSkips(s: { binary: number; large: number; unreadable: number }, maxBytes: number): string | undefined {

@@ -60,7 +60,22 @@ describe('search_files', () => {
   it('refuses an invalid regular expression clearly', async () => {
     const s = sandbox();
     const err = await fails(tool, { pattern: '(unclosed' }, s.ctx());
-    expect(err).toMatchObject({ code: 'SWB_E_TOOL_INPUT', message: expect.stringContaining('pattern is not a valid JavaScript regular expression') });
+    expect(err).toMatchObject({ code: 'SWB_E_TOOL_INPUT', message: expect.stringContaining('pattern: not a valid regular expression') });
+  });
+
+  it('runs catastrophic-backtracking patterns and globs in linear time, and names unsupported syntax', async () => {
+    const s = sandbox();
+    s.put('redos.txt', `${'a'.repeat(60)}!\nthe quick brown fox\n`);
+    s.put(`${'a'.repeat(200)}.txt`, 'hit\n');
+    expect(await run(tool, { pattern: '(a+)+$', path: 'redos.txt' }, s.ctx())).toBe('No matches for /(a+)+$/ in redos.txt');
+    expect(await run(tool, { pattern: '^(\\w+\\s?)*$', path: 'redos.txt' }, s.ctx())).toContain('redos.txt:2: the quick brown fox');
+    // A many-star glob against a long name backtracks for minutes in a JavaScript RegExp.
+    expect(await run(tool, { pattern: 'hit', glob: `${'*a'.repeat(14)}*b` }, s.ctx())).toBe('No matches for /hit/ in .');
+    expect(await fails(tool, { pattern: '(a)\\1' }, s.ctx())).toMatchObject({ code: 'SWB_E_TOOL_INPUT', message: expect.stringContaining('backreferences') });
+    expect(await fails(tool, { pattern: 'a(?<=b)' }, s.ctx())).toMatchObject({ message: expect.stringContaining('lookbehind') });
+    const short = createSearchFilesTool({ regexMaxLength: 20 });
+    expect(await fails(short, { pattern: 'x'.repeat(21) }, s.ctx())).toMatchObject({ message: expect.stringContaining('limits.regexMaxLength') });
+    expect(await fails(short, { pattern: 'x', glob: '*'.repeat(21) }, s.ctx())).toMatchObject({ message: expect.stringContaining('limits.regexMaxLength') });
   });
 
   it('skips binary and oversized files and says how many', async () => {

@@ -1,4 +1,5 @@
 import type { PermissionMode } from '../permissions/modes.js';
+import { ownValue } from '../own.js';
 
 /** One room's settings: boundary (mention, senders) and its conversation-scope permissions. */
 export interface RoomPolicy {
@@ -57,7 +58,7 @@ export function decideGate(p: BoundaryPolicy, m: GateInput): GateDecision {
   const listed = (list: string[]) => list.includes('*') || list.includes(m.externalId);
   if (m.kind === 'room') {
     if (p.groupPolicy === 'disabled') return { decision: 'ignored', reason: 'rooms are disabled on this account' };
-    const room = p.groups[m.conversationId];
+    const room = ownValue(p.groups, m.conversationId);
     if (!room && p.groupPolicy === 'allowlist') return { decision: 'ignored', reason: 'this room is not on the allowlist' };
     const requireMention = room ? room.requireMention : p.requireMention;
     if (requireMention && !m.mentioned) return { decision: 'ignored', reason: 'not mentioned' };

@@ -153,7 +153,7 @@ export async function runHooks(
   log: HookLog,
   opts: RunHooksOptions = {},
 ): Promise<HookRunResult> {
-  const selected = (hooks[event] ?? []).filter(
+  const selected = ((Object.hasOwn(hooks, event) ? hooks[event] : undefined) ?? []).filter(
     (h) => !TOOL_HOOK_EVENTS.has(event) || hookMatches(h.matcher, payload.toolName, opts.aliases),
   );
   if (selected.length === 0) return { status: 'ok', opinions: [], failures: [] };

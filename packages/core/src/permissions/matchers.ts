@@ -1,3 +1,4 @@
+import { compileSafeRegex, escapeRegExp, type SafeRegex } from '@switchboard/agent';
 import { canonicalToolName } from './aliases.js';
 import { RuleSyntaxError } from './errors.js';
 import { literalOf, matchLiteral } from './literal.js';
@@ -58,7 +59,7 @@ export function matchToolName(pattern: string, toolName: string, aliases?: Reado
   const t = canonicalToolName(toolName, aliases);
   if (p === t || p === toolName) return true;
   if (p.includes('*')) {
-    const re = new RegExp(`^${p.split('*').map(escapeRegExp).join('.*')}$`, 'su');
+    const re = toolNamePattern(p);
     return re.test(t) || re.test(toolName);
   }
   const server = p.startsWith('mcp__') ? p.slice('mcp__'.length) : undefined;
@@ -195,6 +196,14 @@ export function validateContentPattern(kind: MatchKind, pattern: string, ruleTex
   }
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+const toolNameCache = new Map<string, SafeRegex>();
+
+// A `*` tool-name pattern on the linear-time engine, so `a*a*a*…` cannot backtrack on a long tool name.
+function toolNamePattern(p: string): SafeRegex {
+  const hit = toolNameCache.get(p);
+  if (hit) return hit;
+  const re = compileSafeRegex(`^${p.split('*').map(escapeRegExp).join('.*')}$`, { dotAll: true, maxLength: Infinity });
+  if (toolNameCache.size >= 1000) toolNameCache.clear();
+  toolNameCache.set(p, re);
+  return re;
 }

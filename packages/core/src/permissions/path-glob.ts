@@ -1,11 +1,13 @@
 import path from 'node:path';
+import { compileSafeRegex, type SafeRegex } from '@switchboard/agent';
 import { RuleSyntaxError } from './errors.js';
 
-const cache = new Map<string, RegExp>();
+const cache = new Map<string, SafeRegex>();
 const CACHE_LIMIT = 1000;
 
 /**
- * Compiles a workspace path glob to an anchored RegExp:
+ * Compiles a workspace path glob to an anchored pattern on the linear-time engine (RE2: a rule
+ * with several `**` or `*` cannot make a long model-chosen path backtrack):
  * `*` = any run of characters within one segment (dotfiles included), `?` = one character
  * except `/`, `{a,b}` = alternatives, `**` as a whole segment = any number of segments
  * (`**\/*.env` matches `.env` and `a/b/x.env`). A trailing `/**` or `/` also matches the
@@ -14,10 +16,10 @@ const CACHE_LIMIT = 1000;
  *
  * @throws {RuleSyntaxError} for an empty pattern, a leading `/`, a `..` segment or unbalanced braces.
  */
-export function compilePathGlob(pattern: string): RegExp {
+export function compilePathGlob(pattern: string): SafeRegex {
   const hit = cache.get(pattern);
   if (hit) return hit;
-  const re = new RegExp(`^${globSource(pattern)}$`, 'su');
+  const re = compileRule(pattern, `^${globSource(pattern)}$`);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(pattern, re);
   return re;
@@ -102,4 +104,13 @@ export function matchPath(pattern: string, p: string, workspace?: string): boole
   const rel = toWorkspaceRelative(p, workspace);
   if (rel === undefined) return false;
   return compilePathGlob(pattern).test(rel);
+}
+
+// Rule patterns are bounded by the rule grammar, not limits.regexMaxLength; RE2's own size limit still applies.
+function compileRule(pattern: string, source: string): SafeRegex {
+  try {
+    return compileSafeRegex(source, { dotAll: true, maxLength: Infinity });
+  } catch (err) {
+    throw new RuleSyntaxError(pattern, `the path pattern cannot be compiled (${err instanceof Error ? err.message : String(err)})`);
+  }
 }

@@ -176,7 +176,7 @@ export function validateRuleSet(ruleSet: RuleSet, opts: Pick<MatchOptions, 'alia
     const problem = (message: string) => problems.push({ index, entry, message });
     if (!SCOPE_ORDER.includes(entry.scope.kind)) return problem(`unknown scope kind ${JSON.stringify(entry.scope.kind)}`);
     if (entry.scope.kind === 'gateway' && entry.scope.id !== undefined) return problem('the gateway scope takes no id');
-    if (!(entry.behavior in STRENGTH)) return problem(`unknown behavior ${JSON.stringify(entry.behavior)}`);
+    if (typeof entry.behavior !== 'string' || !Object.hasOwn(STRENGTH, entry.behavior)) return problem(`unknown behavior ${JSON.stringify(entry.behavior)}`);
     try {
       const rule = parseRule(entry.rule);
       if (rule.content !== undefined) validateContentPattern(toolMatchKind(rule.tool, opts), rule.content, entry.rule);
