@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WsFrame } from '@switchboard/testkit';
-import { collectTurn, useGateway } from './helpers.js';
+import { collectTurn, personWorkspace, useGateway } from './helpers.js';
 
 // Classic catastrophic-backtracking patterns, each with a line that makes a backtracking engine
 // take longer than the age of the universe (the cost doubles with every character).
@@ -61,7 +61,7 @@ const env = useGateway({
 
 let workspace: string;
 beforeAll(() => {
-  workspace = join(env.gw.dataDir, 'workspaces', 'default');
+  workspace = personWorkspace(env.gw);
   writeFileSync(join(workspace, 'redos.txt'), REDOS_TEXT);
 });
 
