@@ -135,3 +135,17 @@ export function findInWorkspaces(gw: GatewayProcess, relPath: string): string | 
   }
   return undefined;
 }
+
+/** A `tool_result` block as the model was sent it. */
+export type ToolResultBlock = { type: string; tool_use_id?: string; content?: string; is_error?: boolean };
+
+/** The tool_result the model was sent for tool_use `id` (the newest request that carries it). */
+export function toolResultFor(fake: FakeAnthropic, id: string): ToolResultBlock {
+  for (const r of [...fake.requests].reverse()) {
+    for (const m of (r.body as { messages: Array<{ content: ToolResultBlock[] | string }> }).messages) {
+      const hit = Array.isArray(m.content) ? m.content.find((b) => b.type === 'tool_result' && b.tool_use_id === id) : undefined;
+      if (hit) return hit;
+    }
+  }
+  throw new Error(`no tool_result for ${id}`);
+}

@@ -2,7 +2,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { WsFrame } from '@switchboard/testkit';
-import { chat, collectTurn, isEnd, useGateway } from './helpers.js';
+import { chat, collectTurn, isEnd, useGateway, toolResultFor } from './helpers.js';
 
 // Bypass mode: nothing is asked except what the safety checks and ask rules insist on.
 const env = useGateway({
@@ -14,19 +14,7 @@ const env = useGateway({
 });
 let workspace: string;
 
-type Block = { type: string; tool_use_id?: string; content?: string; is_error?: boolean };
-type Body = { messages: Array<{ role: string; content: Block[] }> };
-
-/** The tool_result the model was sent for `id` (searched over every request so far). */
-function resultFor(id: string): Block {
-  for (const r of [...env.fake.requests].reverse()) {
-    for (const m of (r.body as Body).messages) {
-      const hit = Array.isArray(m.content) ? m.content.find((b) => b.type === 'tool_result' && b.tool_use_id === id) : undefined;
-      if (hit) return hit;
-    }
-  }
-  throw new Error(`no tool_result for ${id}`);
-}
+const resultFor = (id: string) => toolResultFor(env.fake, id);
 
 /** Finds the directory (under the data dir's workspaces) that holds `name`. */
 function findDirHolding(root: string, name: string): string | undefined {

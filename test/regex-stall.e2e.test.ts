@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WsFrame } from '@switchboard/testkit';
+import { hardRegexText } from '@switchboard/testkit';
 import { collectTurn, personWorkspace, useGateway } from './helpers.js';
 
 // Classic catastrophic-backtracking patterns, each with a line that makes a backtracking engine
@@ -135,14 +136,4 @@ describe('search_files with catastrophic patterns', () => {
   });
 });
 
-// 600 000 pseudo-random a/b characters (fixed seed): RE2's automaton for (a|b)*a(a|b){900}$ cannot
-// settle into a few states on it, so matching costs input length × pattern size.
-function hardText(): string {
-  let x = 12345;
-  let s = '';
-  for (let i = 0; i < 600_000; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    s += x & 65536 ? 'a' : 'b';
-  }
-  return s;
-}
+const hardText = () => hardRegexText();

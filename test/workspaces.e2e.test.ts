@@ -3,24 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectWs, runCli, startGateway, type WsClient } from '@switchboard/testkit';
-import { bearer, chat, useGateway } from './helpers.js';
+import { bearer, chat, useGateway, toolResultFor } from './helpers.js';
 
 // File edits inside one's own workspace run without asking: the point here is whose workspace.
 const env = useGateway({ config: { agents: { default: { mode: 'acceptEdits' } } }, client: true });
 
-type Block = { type: string; tool_use_id?: string; content?: string; is_error?: boolean };
-type Body = { messages: Array<{ role: string; content: Block[] }> };
-
-/** The tool_result the model was sent for `id` (searched over every request so far). */
-function resultFor(id: string): Block {
-  for (const r of [...env.fake.requests].reverse()) {
-    for (const m of (r.body as Body).messages) {
-      const hit = Array.isArray(m.content) ? m.content.find((b) => b.type === 'tool_result' && b.tool_use_id === id) : undefined;
-      if (hit) return hit;
-    }
-  }
-  throw new Error(`no tool_result for ${id}`);
-}
+const resultFor = (id: string) => toolResultFor(env.fake, id);
 
 async function person(name: string, role: string): Promise<{ ws: WsClient; principalId: string }> {
   const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as { secret: string; principalId: string };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileSafeRegex, RegexLineMatcher, RegexWorkerStopped, SafeRegexError } from '../src/index.js';
+import { hardRegexText } from '@switchboard/testkit';
 
 const CATASTROPHIC = ['(a+)+$', '(.*.*)*~~~', '(a|aa)+$', '([a-zA-Z]+)*$', '^(\\w+\\s?)*$', '(x+x+)+y', '(\\d+|\\w+)*!!', '(a*)*b', '(.*a){20}$'];
 
@@ -105,14 +106,4 @@ describe('RegexLineMatcher', () => {
   });
 });
 
-// 600 000 pseudo-random a/b characters (fixed seed): RE2's automaton for (a|b)*a(a|b){900}$ cannot
-// settle into a few states on it, so matching costs input length × pattern size.
-function hardText(): string {
-  let x = 12345;
-  let s = '';
-  for (let i = 0; i < 600_000; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    s += x & 65536 ? 'a' : 'b';
-  }
-  return s;
-}
+const hardText = () => hardRegexText();
