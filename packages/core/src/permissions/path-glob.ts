@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { compileSafeRegex, type SafeRegex } from '@switchboard/agent';
+import { compileSafeRegex, escapeRegExp, type SafeRegex } from '@switchboard/agent';
 import { RuleSyntaxError } from './errors.js';
 
 const cache = new Map<string, SafeRegex>();
@@ -69,7 +69,7 @@ function segmentSource(seg: string, pattern: string): string {
       depth--;
       out += ')';
     } else if (ch === ',' && depth > 0) out += '|';
-    else out += ch.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+    else out += escapeRegExp(ch);
   }
   if (depth > 0) throw new RuleSyntaxError(pattern, 'a "{" is never closed');
   return out;
