@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ChatConnection, runLoad } from './lib/load.mjs';
 import { loadAvg1, memOf } from './lib/proc.mjs';
-import { GATEWAY_CONFIG, WORKSPACE_FILE, WORKSPACE_TEXT, checkEcho, checkTool, createClientToken, gatewayStats, mapLimit, raiseRateLimit, sleep, toolHandler, waitReady, within } from './lib/common.mjs';
+import { GATEWAY_CONFIG, WORKSPACE_FILE, WORKSPACE_TEXT, checkEcho, checkTool, createClientToken, gatewayStats, mapLimit, personWorkspace, raiseRateLimit, sleep, toolHandler, waitReady, within } from './lib/common.mjs';
 import { median, round } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -190,15 +190,9 @@ async function startBaseline(systemText, maxTokens) {
  * a pattern RE2 runs in linear but large time on 600 kB, stopped at limits.regexDeadline (1 s).
  */
 async function regexStall(gw, conn) {
-  const dir = join(gw.dataDir, 'workspaces', 'default');
+  const dir = personWorkspace(gw, conn);
   writeFileSync(join(dir, 'bench-redos.txt'), `${'a'.repeat(48)}!\n`.repeat(2000));
-  let x = 12345;
-  let hard = '';
-  for (let i = 0; i < 600_000; i++) {
-    x = (x * 1103515245 + 12345) % 2147483648;
-    hard += x & 65536 ? 'a' : 'b';
-  }
-  writeFileSync(join(dir, 'bench-hard.txt'), `${hard}\n`);
+  writeFileSync(join(dir, 'bench-hard.txt'), `${tk.hardRegexText()}\n`);
   const cases = { backtracking: { pattern: '(a+)+$', path: 'bench-redos.txt' }, deadline: { pattern: '(a|b)*a(a|b){900}$', path: 'bench-hard.txt' } };
   const out = {};
   for (const [key, input] of Object.entries(cases)) {
@@ -310,7 +304,6 @@ try {
   const idle = memOf(gw.pid);
   results.gateway.idleRss = { atReadyMB: round(rssAtReady, 1), after1sMB: round(idle.rssMB, 1), method: '/proc/<pid>/status VmRSS, no connection yet' };
   log(`gateway pid ${gw.pid}: idle RSS ${idle.rssMB.toFixed(1)} MB`);
-  writeFileSync(join(gw.dataDir, 'workspaces', 'default', WORKSPACE_FILE), WORKSPACE_TEXT);
   // The gateway's own event-loop delay (GET /api/v1/stats), reset when a load's measured part
   // starts and read when it ends; null on a gateway without the route.
   const hasStats = (await gatewayStats(tk, gw)) !== null;
@@ -329,6 +322,8 @@ try {
   const tokens = await within(150_000, 'token creation', mapLimit(names, 2, (n) => createClientToken(tk, gw, n)));
   const pool = await openPool(gw.wsUrl, tokens, 's');
   log(`${pool.length} sessions connected`);
+  // The read_file load reads this file in each person's own workspace.
+  for (const c of pool) writeFileSync(join(personWorkspace(gw, c), WORKSPACE_FILE), WORKSPACE_TEXT);
 
   // --- bytes of a first "hi": the first turn of a fresh session ------------------------------
   let hiReq;

@@ -1,4 +1,6 @@
 // Pieces shared by bench/run.mjs and bench/profile.mjs.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * The gateway config for the bench, deep-merged over the testkit's base test config (loopback,
@@ -116,4 +118,15 @@ export async function gatewayStats(tk, gw, reset = false) {
   if (res.status === 404) return null;
   if (res.status !== 200) throw new Error(`GET /api/v1/stats: HTTP ${res.status} ${res.text.slice(0, 200)}`);
   return res.json;
+}
+
+/**
+ * The workspace directory of the person a bench connection chats as (per-person workspaces are the
+ * default: `<dataDir>/workspaces/default/people/<principalId>/`), created if missing.
+ */
+export function personWorkspace(gw, conn) {
+  if (!conn.principalId) throw new Error(`${conn.label ?? 'connection'}: no principalId from hello_ok`);
+  const dir = join(gw.dataDir, 'workspaces', 'default', 'people', conn.principalId);
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }

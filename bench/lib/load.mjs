@@ -62,6 +62,8 @@ export class ChatConnection {
     }
     switch (f.type) {
       case 'hello_ok':
+        // The principal this connection chats as (its files live in its own workspace).
+        if (typeof f.principalId === 'string') this.principalId = f.principalId;
         this.onHello?.();
         this.onHello = undefined;
         return;
