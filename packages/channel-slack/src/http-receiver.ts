@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { verifySlackSignature } from './signature.js';
+import { messageOf } from './slack-faults.js';
 
 /** What the HTTP receiver hands to its channel. */
 export interface HttpReceiverDeps {
@@ -69,8 +70,13 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
       try {
         await d.onEvent(body, { num: Number.isFinite(num) ? num : null, reason: header(req, 'x-slack-retry-reason') ?? null });
       } catch (err) {
-        const shutting = (err as { code?: string }).code === 'SWB_E_SHUTTING_DOWN';
-        log.error({ err, eventId: body.event_id }, 'slack event not stored; Slack will retry');
+        let shutting = false;
+        try {
+          shutting = (err as { code?: unknown } | null | undefined)?.code === 'SWB_E_SHUTTING_DOWN';
+        } catch {
+          // A hostile thrown value reads as "not shutting down".
+        }
+        log.error({ message: messageOf(err), eventId: typeof body.event_id === 'string' ? body.event_id : undefined }, 'slack event not stored; Slack will retry');
         return reply.code(shutting ? 503 : 500).send({ ok: false, error: shutting ? 'shutting_down' : 'internal' });
       }
       return reply.send({ ok: true });

@@ -7,7 +7,7 @@ import { AnsweredThreads } from './answered-threads.js';
 import { ApprovalBoard } from './approval-board.js';
 import { slackHttpRoutes, slackPaths } from './http-receiver.js';
 import { mapMessageEvent, parseMessageEvent, type SlackSelf } from './inbound.js';
-import { handleBlockActions, runSlashCommand, type InteractionDeps, type SlashCommand } from './interactions.js';
+import { handleBlockActions, runSlashCommand, type InteractionDeps } from './interactions.js';
 import { chunkMrkdwn, escapeMrkdwn, SLACK_CHUNK_LIMIT } from './mrkdwn.js';
 import { RecentKeys } from './recent-keys.js';
 import { SocketModeConnection, type SocketEnvelope } from './socket-connection.js';
@@ -224,7 +224,7 @@ export class SlackChannel implements Channel {
         await env.ack();
         this.track(this.onInteraction(env.body), 'interaction');
       } else if (env.type === 'slash_commands') {
-        const text = await runSlashCommand(this.interactionDeps(), env.body as SlashCommand);
+        const text = await runSlashCommand(this.interactionDeps(), env.body);
         await env.ack({ response_type: 'ephemeral', text });
       } else {
         await env.ack();
