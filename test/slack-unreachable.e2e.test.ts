@@ -3,6 +3,7 @@ import {
   CANARY_SLACK_APP_TOKEN,
   CANARY_SLACK_BOT_TOKEN,
   CANARY_SLACK_SIGNING_SECRET,
+  CANARY_TELEGRAM_TOKEN,
   closedPort,
   startBlackhole,
   startFakeAnthropic,
@@ -166,5 +167,28 @@ describe('Slack refuses the token', () => {
     expect(h.detail).toContain(`channels.slack.accounts.${ACCOUNT}.botToken`);
     expect(slack.calls.filter((c) => c.method === 'auth.test').length - before).toBe(1);
     await expectCleanStop(gw);
+  });
+});
+
+describe('every platform unreachable', () => {
+  it('Telegram and Slack at a closed port and at a port that never answers: /healthz answers, SIGTERM exits 0 with the stopped line', async () => {
+    const closed = await closedPort();
+    const dead = `http://127.0.0.1:${closed}`;
+    const silent = `http://127.0.0.1:${hole.port}`;
+    const tg = (apiRoot: string) => ({ token: CANARY_TELEGRAM_TOKEN, apiRoot, pollTimeout: '1s', pollStallTimeout: '2s', maxRetryAttempts: 1 });
+    const gw = await startGateway({
+      modelUrl: model.url,
+      config: {
+        limits: { shutdownGrace: '2s' },
+        channels: {
+          telegram: { accounts: { closed: tg(dead), silent: tg(silent) } },
+          slack: { accounts: { closed: unreachableAccount('http', `${dead}/api/`), silent: unreachableAccount('socket', `${silent}/api/`) } },
+        },
+      },
+    });
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+    await gw.waitForLog((l) => l.includes('"slack unreachable"') && l.includes(`127.0.0.1:${hole.port}`), 15_000);
+    await expectCleanStop(gw);
+    expect(leakedCanaries(gw)).toBe(0);
   });
 });

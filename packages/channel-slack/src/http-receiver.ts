@@ -70,14 +70,16 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
       try {
         await d.onEvent(body, { num: Number.isFinite(num) ? num : null, reason: header(req, 'x-slack-retry-reason') ?? null });
       } catch (err) {
-        let shutting = false;
+        let code: unknown;
         try {
-          shutting = (err as { code?: unknown } | null | undefined)?.code === 'SWB_E_SHUTTING_DOWN';
+          code = (err as { code?: unknown } | null | undefined)?.code;
         } catch {
-          // A hostile thrown value reads as "not shutting down".
+          // A hostile thrown value reads as an internal error.
         }
+        // Not stored because the gateway is stopping or the account is not identified yet: 503, Slack redelivers.
+        const unavailable = code === 'SWB_E_SHUTTING_DOWN' || code === 'SWB_E_NOT_READY';
         log.error({ message: messageOf(err), eventId: typeof body.event_id === 'string' ? body.event_id : undefined }, 'slack event not stored; Slack will retry');
-        return reply.code(shutting ? 503 : 500).send({ ok: false, error: shutting ? 'shutting_down' : 'internal' });
+        return reply.code(unavailable ? 503 : 500).send({ ok: false, error: code === 'SWB_E_NOT_READY' ? 'starting' : unavailable ? 'shutting_down' : 'internal' });
       }
       return reply.send({ ok: true });
     });

@@ -41,6 +41,9 @@ export class SlackChannel implements Channel {
   private refused: Refusal | null = null;
   private readonly abort = new AbortController();
   private connecting: Promise<void> | null = null;
+  private markIdentified: () => void = () => undefined;
+  /** Resolves once auth.test said who the bot is (events need it to see mentions and the bot's own messages). */
+  private readonly identified = new Promise<void>((r) => (this.markIdentified = r));
   private readonly faults: SlackFaults;
   private readonly source: (path: readonly string[]) => ConfigSource;
   private socket: SocketModeConnection | null = null;
@@ -122,6 +125,7 @@ export class SlackChannel implements Channel {
         this.self = { teamId: r.team_id ?? '', botUserId: r.user_id ?? '', botId: r.bot_id ?? '' };
         this.identity = { ok: true, detail: `team ${this.self.teamId}, bot user ${this.self.botUserId}` };
         this.refused = null;
+        this.markIdentified();
         this.log.info({ account: this.account, team: this.self.teamId, attempt }, 'slack account identified');
         break;
       } catch (err) {
@@ -182,6 +186,7 @@ export class SlackChannel implements Channel {
 
   /** Maps and stores one event_callback; throws when the inbox refused it (the caller does not ack). */
   private async onEvent(body: Record<string, unknown>, retryNum: number | null | undefined): Promise<void> {
+    if (!this.self) await this.waitIdentified();
     const parsed = parseMessageEvent(body.event);
     if ('drop' in parsed) {
       this.log.debug({ eventId: typeof body.event_id === 'string' ? body.event_id : undefined, reason: parsed.drop }, 'slack event dropped');
@@ -208,6 +213,15 @@ export class SlackChannel implements Channel {
       this.log.info({ eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum, gate: res.gate, duplicate: res.duplicate, turnId: res.turnId }, 'slack event accepted');
     });
     if (!ran) this.log.debug({ eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum }, 'slack event folded into its first delivery');
+  }
+
+  /** Waits up to `apiTimeout` for auth.test; throws (so the event is not acknowledged and Slack redelivers it) when the account is not identified. */
+  private async waitIdentified(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((r) => (timer = setTimeout(r, this.cfg.apiTimeout ?? DEFAULT_API_TIMEOUT_MS)));
+    await Promise.race([this.identified, limit]);
+    clearTimeout(timer);
+    if (!this.self) throw Object.assign(new Error(`slack account ${this.account} is not identified yet (${this.health().detail ?? 'starting'}); event left for redelivery`), { code: 'SWB_E_NOT_READY' });
   }
 
   private async onInteraction(payload: Record<string, unknown>): Promise<void> {

@@ -91,7 +91,8 @@ export function webClientOptions(spec: WebClientSpec) {
       minTimeout: RETRY_BASE_MS,
       maxTimeout: RETRY_MAX_MS,
       onFailedAttempt: (err: unknown) => {
-        if (spec.signal.aborted || !String((err as { message?: unknown })?.message).startsWith('A rate limit was exceeded')) throw err;
+        // The SDK signals "waited out a 429, try again" with a request error wrapping this message.
+        if (spec.signal.aborted || !String((err as { message?: unknown })?.message).includes('A rate limit was exceeded (url:')) throw err;
       },
     },
     timeout: 0,
