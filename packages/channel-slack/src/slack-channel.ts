@@ -252,7 +252,16 @@ export class SlackChannel implements Channel {
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, _meta: RenderMeta): Promise<void> {
     if (to.kind === 'room' && to.thread) this.threads?.add(to.id, to.thread);
     const r = new TurnRender(
-      { ctx: this.ctx!, api: this.api!, drafts: this.drafts!, account: this.account, editIntervalMs: this.cfg.editInterval, board: this.board, log: this.log },
+      {
+        ctx: this.ctx!,
+        api: this.api!,
+        drafts: this.drafts!,
+        account: this.account,
+        editIntervalMs: this.cfg.editInterval,
+        board: this.board,
+        log: this.log,
+        fault: (task, err) => this.faults.record(task, to.id, err),
+      },
       to,
       turnId,
     );
