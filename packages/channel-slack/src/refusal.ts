@@ -13,6 +13,6 @@ export interface Refusal {
 export function refusal(account: string, source: ConfigSource, code: string, retryInMs: number): Refusal {
   const variable = source.variables.length > 0 ? source.variables.join(', ') : undefined;
   const from = variable ? ` (set from \${${source.variables.join('}, ${')}})` : '';
-  const detail = `account ${account}: Slack refused the token at ${source.key}${from}: ${code}; fix the token and restart, next try in ${Math.round(retryInMs / 1000)} s`;
+  const detail = `account ${account}: Slack refused the token at ${source.key}${from}: ${code}; fix the token (it is tried again in ${Math.round(retryInMs / 1000)} s, or restart the gateway)`;
   return { detail, fields: { account, key: source.key, ...(variable ? { variable } : {}), code, retryInMs } };
 }

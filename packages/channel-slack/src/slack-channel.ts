@@ -21,6 +21,8 @@ import { createWebClient } from './web.js';
 const DEFAULT_API_TIMEOUT_MS = 15_000;
 /** How long stop waits for in-flight work after cancelling it, so the gateway stays within its shutdown grace. */
 const STOP_WAIT_MS = 1000;
+/** Longest an event waits for auth.test before it is refused for redelivery (Slack gives up after 3 s). */
+const IDENTIFY_WAIT_MS = 2500;
 
 /**
  * One Slack workspace app: Events API over the gateway's HTTP server or Socket Mode, inbound
@@ -215,10 +217,13 @@ export class SlackChannel implements Channel {
     if (!ran) this.log.debug({ eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum }, 'slack event folded into its first delivery');
   }
 
-  /** Waits up to `apiTimeout` for auth.test; throws (so the event is not acknowledged and Slack redelivers it) when the account is not identified. */
+  /**
+   * Waits for auth.test, at most `apiTimeout` and never past Slack's 3-second delivery limit;
+   * throws (so the event is not acknowledged and Slack redelivers it) when the account is not identified.
+   */
   private async waitIdentified(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((r) => (timer = setTimeout(r, this.cfg.apiTimeout ?? DEFAULT_API_TIMEOUT_MS)));
+    const limit = new Promise<void>((r) => (timer = setTimeout(r, Math.min(IDENTIFY_WAIT_MS, this.cfg.apiTimeout ?? DEFAULT_API_TIMEOUT_MS))));
     await Promise.race([this.identified, limit]);
     clearTimeout(timer);
     if (!this.self) throw Object.assign(new Error(`slack account ${this.account} is not identified yet (${this.health().detail ?? 'starting'}); event left for redelivery`), { code: 'SWB_E_NOT_READY' });
