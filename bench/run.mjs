@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ChatConnection, runLoad } from './lib/load.mjs';
 import { loadAvg1, memOf } from './lib/proc.mjs';
+import { measureUnreachableStop } from './lib/unreachable-stop.mjs';
 import { GATEWAY_CONFIG, WORKSPACE_FILE, WORKSPACE_TEXT, checkEcho, checkTool, createClientToken, gatewayStats, mapLimit, personWorkspace, raiseRateLimit, sleep, toolHandler, waitReady, within } from './lib/common.mjs';
 import { median, round } from './lib/stats.mjs';
 
@@ -54,6 +55,8 @@ const TARGETS = {
   baselineShareAt32: 0.25,
   rssGrowthMB: 30,
   hiBytes: 12 * 1024,
+  // shutdownGrace (2 s) + 2 s
+  unreachableStopMs: 4000,
 };
 
 const compiledTestkit = join(repo, 'packages', 'testkit', 'dist', 'index.js');
@@ -296,6 +299,15 @@ try {
   };
   log(`cold start: fresh data dir median ${results.gateway.coldStart.freshDataDir.medianMs} ms, reused ${results.gateway.coldStart.reusedDataDir.medianMs} ms`);
 
+  // --- SIGTERM with every platform unreachable ------------------------------------------------
+  results.gateway.unreachableStop = {};
+  for (const withTelegram of [false, true]) {
+    const key = withTelegram ? 'telegramAndSlack' : 'slackOnly';
+    const r = await within(45_000, 'unreachable stop', measureUnreachableStop(tk, fake.url, { withTelegram }));
+    results.gateway.unreachableStop[key] = r;
+    log(`SIGTERM with unreachable platforms (${key}): ${r.timedOut ? `no exit within ${r.capMs} ms` : `${r.ms} ms, exit ${r.exitCode}`}`);
+  }
+
   // --- the measured gateway ------------------------------------------------------------------
   const gw = await tk.startGateway({ config: GATEWAY_CONFIG, modelUrl: fake.url, startTimeoutMs: 20_000 });
   await waitReady(gw.url);
@@ -478,6 +490,7 @@ try {
   await closePool(pool);
   await within(15_000, 'gateway stop', gw.stop(5_000));
 
+
   clearInterval(dropRecorded);
 } catch (err) {
   exitCode = 1;
@@ -563,6 +576,12 @@ function buildTable(r) {
   row(`soak x${PLAN.soakConcurrency}${h(g.soak)}: server CPU per turn`, 'ms', g.soak?.serverCpuMsPerTurn, null, null, 'lower');
   if (typeof g.eventLoopDelayP99Ms === 'number') row(`text x32${h(g.text?.[32])}: event-loop delay p99 (gateway stats)`, 'ms', g.eventLoopDelayP99Ms, null, null, 'lower');
   else rows.push({ metric: 'event-loop delay p99 during text x32', unit: 'ms', gateway: 'n/a', baseline: null, ratio: null, target: null, better: 'lower', ok: null });
+  const us = g.unreachableStop ?? {};
+  for (const [key, label] of [['slackOnly', 'Slack'], ['telegramAndSlack', 'Telegram + Slack']]) {
+    const u = us[key];
+    if (u?.timedOut) rows.push({ metric: `SIGTERM with unreachable platforms (${label}, grace 2 s)`, unit: 'ms', gateway: `>${u.capMs}`, baseline: null, ratio: null, target: TARGETS.unreachableStopMs, better: 'lower', ok: false });
+    else row(`SIGTERM with unreachable platforms (${label}, grace 2 s)`, 'ms', u?.ms, null, TARGETS.unreachableStopMs, 'lower');
+  }
   row('request bytes for a first "hi" (default tools)', 'bytes', g.hiRequest?.bodyBytes, null, TARGETS.hiBytes, 'lower');
   return rows;
 }

@@ -1,7 +1,7 @@
 import type { Channel, ChannelFactory } from '@switchboard/core';
 import { ownValue } from '@switchboard/core';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { configVariables, type Config } from './config.js';
 
 /** The package that implements each configurable channel type. */
 const ADAPTERS: Record<string, string> = {
@@ -45,7 +45,12 @@ export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<
     const section = ownValue(cfg.channels as Record<string, { accounts: Record<string, unknown> } | undefined>, type);
     if (!section || Object.keys(section.accounts).length === 0) continue;
     const create = await loadFactory(type);
-    out.push(...create(section.accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: type }) }));
+    const vars = configVariables(cfg);
+    const configSource = (account: string, path: readonly string[]) => {
+      const key = ['channels', type, 'accounts', account, ...path].join('.');
+      return { key, variables: vars.get(key) ?? [] };
+    };
+    out.push(...create(section.accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: type }), configSource }));
   }
   return out;
 }

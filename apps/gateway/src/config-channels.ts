@@ -122,10 +122,13 @@ export const slackAccountSchema = z
     livenessTimeout: duration.default(60_000),
     clientPingTimeout: duration.default(15_000),
     reconnectBackoffMax: duration.default(30_000),
+    /** Retries of one Web API call after a network error or 5xx (429: Retry-After); 401/403 and refused tokens are never retried. */
     maxRetries: z.number().int().min(0).max(10).default(3),
     editInterval: duration.default(1_000),
     /** Time limit of one Web API request (retries come on top). */
     apiTimeout: duration.default(15_000),
+    /** After Slack refused a token (invalid_auth, token_revoked, 401…): the account is down until this much later, then tried again. */
+    refusedRetryInterval: duration.default(600_000),
   })
   .superRefine(refineBoundary)
   .superRefine((v, ctx) => {

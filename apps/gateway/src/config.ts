@@ -241,18 +241,19 @@ export class ConfigError extends Error {
 const SECRET_KEYS = /(apikey|token|secret|password)$/i;
 
 /** Expands `${VAR}` and `${VAR:-default}` in every string of the parsed config. */
-export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string[] = []): unknown {
+export function interpolate(value: unknown, env: NodeJS.ProcessEnv, path: string[] = [], vars?: Map<string, string[]>): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}/g, (_m, name: string, hasDefault?: string, def?: string) => {
+      if (vars) vars.set(path.join('.'), [...(vars.get(path.join('.')) ?? []), name]);
       const v = Object.hasOwn(env, name) ? env[name] : undefined;
       if (v !== undefined && v !== '') return v;
       if (hasDefault !== undefined) return def ?? '';
       throw new ConfigError(`${path.join('.') || '(root)'}: environment variable ${name} is not set (use \${${name}:-default} for an optional value)`);
     });
   }
-  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, [...path, String(i)]));
+  if (Array.isArray(value)) return value.map((v, i) => interpolate(v, env, [...path, String(i)], vars));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, [...path, k])]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, [...path, k], vars)]));
   }
   return value;
 }
@@ -282,7 +283,8 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
     throw new ConfigError(`the config is not valid JSON5: ${(err as Error).message}`);
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('the config must be an object');
-  const expanded = interpolate(raw, env) as Record<string, any>;
+  const vars = new Map<string, string[]>();
+  const expanded = interpolate(raw, env, [], vars) as Record<string, any>;
   const gw = (expanded.gateway ??= {});
   if (env.SWITCHBOARD_HOST) gw.host = env.SWITCHBOARD_HOST;
   if (env.SWITCHBOARD_PORT !== undefined && env.SWITCHBOARD_PORT !== '') {
@@ -310,7 +312,16 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   const cfg = parsed.data;
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
-  return deepFreeze(cfg);
+  const frozen = deepFreeze(cfg);
+  CONFIG_VARIABLES.set(frozen, vars);
+  return frozen;
+}
+
+const CONFIG_VARIABLES = new WeakMap<object, ReadonlyMap<string, readonly string[]>>();
+
+/** The `${VAR}` names each dotted config key was read from (`channels.slack.accounts.team.botToken` → `['SLACK_BOT_TOKEN']`). */
+export function configVariables(cfg: Readonly<Config>): ReadonlyMap<string, readonly string[]> {
+  return CONFIG_VARIABLES.get(cfg) ?? new Map();
 }
 
 /** Reads and parses a config file. */

@@ -17,10 +17,12 @@ export interface SlackAccountConfig {
   clientPingTimeout: number;
   /** Socket Mode: the longest wait between reconnect attempts. */
   reconnectBackoffMax: number;
-  /** Web API retries (429 honours Retry-After; 5xx and network errors back off). */
+  /** Web API retries of one call (429 honours Retry-After; 5xx and network errors back off; 401/403 never). */
   maxRetries: number;
   /** Minimum time between edits of a streamed draft. */
   editInterval: number;
+  /** After Slack refused a token (invalid_auth, 401…): how long until it is tried again. */
+  refusedRetryInterval: number;
   /** Time limit of one Web API request. */
   apiTimeout?: number | undefined;
   /** When true, /readyz answers 503 while this account is down. */

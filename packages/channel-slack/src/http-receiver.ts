@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { verifySlackSignature } from './signature.js';
+import { messageOf } from './slack-faults.js';
 
 /** What the HTTP receiver hands to its channel. */
 export interface HttpReceiverDeps {
@@ -69,9 +70,16 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
       try {
         await d.onEvent(body, { num: Number.isFinite(num) ? num : null, reason: header(req, 'x-slack-retry-reason') ?? null });
       } catch (err) {
-        const shutting = (err as { code?: string }).code === 'SWB_E_SHUTTING_DOWN';
-        log.error({ err, eventId: body.event_id }, 'slack event not stored; Slack will retry');
-        return reply.code(shutting ? 503 : 500).send({ ok: false, error: shutting ? 'shutting_down' : 'internal' });
+        let code: unknown;
+        try {
+          code = (err as { code?: unknown } | null | undefined)?.code;
+        } catch {
+          // A hostile thrown value reads as an internal error.
+        }
+        // Not stored because the gateway is stopping or the account is not identified yet: 503, Slack redelivers.
+        const unavailable = code === 'SWB_E_SHUTTING_DOWN' || code === 'SWB_E_NOT_READY';
+        log.error({ message: messageOf(err), eventId: typeof body.event_id === 'string' ? body.event_id : undefined }, 'slack event not stored; Slack will retry');
+        return reply.code(unavailable ? 503 : 500).send({ ok: false, error: code === 'SWB_E_NOT_READY' ? 'starting' : unavailable ? 'shutting_down' : 'internal' });
       }
       return reply.send({ ok: true });
     });

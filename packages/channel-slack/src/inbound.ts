@@ -35,7 +35,12 @@ export type SlackMessageEvent = z.output<typeof slackMessageEventSchema>;
 
 /** The event of an `event_callback` envelope, or why it cannot be read (wrong types, not an object). */
 export function parseMessageEvent(event: unknown): { event: SlackMessageEvent } | { drop: string } {
-  const r = slackMessageEventSchema.safeParse(event ?? {});
+  let r: ReturnType<typeof slackMessageEventSchema.safeParse>;
+  try {
+    r = slackMessageEventSchema.safeParse(event ?? {});
+  } catch {
+    return { drop: 'malformed event (unreadable)' };
+  }
   if (r.success) return { event: r.data };
   const issue = r.error.issues[0];
   return { drop: `malformed event (${issue ? `${issue.path.join('.') || 'event'}: ${issue.message}` : 'invalid'})` };

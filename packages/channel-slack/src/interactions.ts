@@ -3,6 +3,7 @@ import type { ChannelContext, ConversationRef } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalBoard } from './approval-board.js';
 import { approvalDoneMessage, parseApprovalAction, refusalText } from './approvals.js';
+import { blockActionsSchema, parseWith, slashCommandSchema } from './interaction-schemas.js';
 import { escapeMrkdwn } from './mrkdwn.js';
 import { slackErrorCode } from './web.js';
 
@@ -15,15 +16,6 @@ export interface InteractionDeps {
   log: Logger;
 }
 
-interface BlockActionsPayload {
-  type?: string;
-  user?: { id?: string; team_id?: string };
-  team?: { id?: string } | null;
-  channel?: { id?: string };
-  container?: { channel_id?: string; message_ts?: string; thread_ts?: string };
-  message?: { ts?: string; thread_ts?: string };
-  actions?: Array<{ action_id?: string }>;
-}
 
 const NOT_KNOWN = 'This assistant does not know you yet, so it cannot take this from you. Send it a direct message first.';
 
@@ -32,7 +24,10 @@ const NOT_KNOWN = 'This assistant does not know you yet, so it cannot take this 
  * (checked and claimed atomically by the gateway); the message then shows the outcome and who
  * decided, and a press that decides nothing gets an ephemeral explanation. Never throws.
  */
-export async function handleBlockActions(d: InteractionDeps, p: BlockActionsPayload): Promise<void> {
+export async function handleBlockActions(d: InteractionDeps, raw: unknown): Promise<void> {
+  const parsed = parseWith(blockActionsSchema, raw);
+  if (!parsed.ok) return void d.log.warn({ problem: parsed.problem }, 'slack interaction dropped: malformed payload');
+  const p = parsed.value;
   const action = p.actions?.map((a) => parseApprovalAction(a.action_id ?? '')).find((a) => a !== null);
   const user = p.user?.id;
   const channel = p.container?.channel_id ?? p.channel?.id;
@@ -68,14 +63,7 @@ export async function handleBlockActions(d: InteractionDeps, p: BlockActionsPayl
   }
 }
 
-/** A slash command's fields (form-encoded over HTTP, the envelope payload in Socket Mode). */
-export interface SlashCommand {
-  command?: string;
-  text?: string;
-  user_id?: string;
-  team_id?: string;
-  channel_id?: string;
-}
+export type { SlashCommand } from './interaction-schemas.js';
 
 const usage = (command = '/switchboard') =>
   `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <plan|dontAsk|default|acceptEdits|bypassPermissions>\`.`;
@@ -85,7 +73,10 @@ const usage = (command = '/switchboard') =>
  * (in channels every thread is its own conversation, so the commands would have nothing to act on).
  * Returns the ephemeral answer; never throws.
  */
-export async function runSlashCommand(d: InteractionDeps, c: SlashCommand): Promise<string> {
+export async function runSlashCommand(d: InteractionDeps, raw: unknown): Promise<string> {
+  const parsed = parseWith(slashCommandSchema, raw);
+  if (!parsed.ok) return `This command could not be read (${parsed.problem}).`;
+  const c = parsed.value;
   const [sub = '', ...args] = (c.text ?? '').trim().split(/\s+/).filter(Boolean);
   if (!c.user_id || !c.channel_id) return 'This command needs a user and a channel.';
   if (!c.channel_id.startsWith('D')) return 'Use these commands in your direct message with the assistant: in channels, every thread is its own conversation.';

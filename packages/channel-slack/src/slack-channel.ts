@@ -1,20 +1,28 @@
 import type { WebClient } from '@slack/web-api';
-import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConversationRef, RenderMeta, TurnEvent } from '@switchboard/core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConfigSource, ConversationRef, RenderMeta, TurnEvent } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { SlackAccountConfig } from './account.js';
 import { AnsweredThreads } from './answered-threads.js';
 import { ApprovalBoard } from './approval-board.js';
 import { slackHttpRoutes, slackPaths } from './http-receiver.js';
 import { mapMessageEvent, parseMessageEvent, type SlackSelf } from './inbound.js';
-import { handleBlockActions, runSlashCommand, type InteractionDeps, type SlashCommand } from './interactions.js';
+import { handleBlockActions, runSlashCommand, type InteractionDeps } from './interactions.js';
 import { chunkMrkdwn, escapeMrkdwn, SLACK_CHUNK_LIMIT } from './mrkdwn.js';
 import { RecentKeys } from './recent-keys.js';
 import { SocketModeConnection, type SocketEnvelope } from './socket-connection.js';
 import { TurnRender } from './turn-render.js';
 import { UserNames } from './user-names.js';
-import { createWebClient, slackErrorCode } from './web.js';
+import { refusal, type Refusal } from './refusal.js';
+import { describeSlackError, hostOf } from './slack-errors.js';
+import { SlackFaults } from './slack-faults.js';
+import { createWebClient } from './web.js';
 
 const DEFAULT_API_TIMEOUT_MS = 15_000;
+/** How long stop waits for in-flight work after cancelling it, so the gateway stays within its shutdown grace. */
+const STOP_WAIT_MS = 1000;
+/** Longest an event waits for auth.test before it is refused for redelivery (Slack gives up after 3 s). */
+const IDENTIFY_WAIT_MS = 2500;
 
 /**
  * One Slack workspace app: Events API over the gateway's HTTP server or Socket Mode, inbound
@@ -31,13 +39,20 @@ export class SlackChannel implements Channel {
   private drafts: WebClient | null = null;
   private names: UserNames | null = null;
   private self: SlackSelf | null = null;
-  private identity: { ok: boolean; detail: string } = { ok: false, detail: 'not started' };
+  private identity: { ok: boolean; detail: string } = { ok: false, detail: 'auth.test: connecting' };
+  private refused: Refusal | null = null;
+  private readonly abort = new AbortController();
+  private connecting: Promise<void> | null = null;
+  private markIdentified: () => void = () => undefined;
+  /** Resolves once auth.test said who the bot is (events need it to see mentions and the bot's own messages). */
+  private readonly identified = new Promise<void>((r) => (this.markIdentified = r));
+  private readonly faults: SlackFaults;
+  private readonly source: (path: readonly string[]) => ConfigSource;
   private socket: SocketModeConnection | null = null;
   private readonly board = new ApprovalBoard();
   private readonly recent = new RecentKeys();
   private threads: AnsweredThreads | null = null;
   private readonly inflight = new Set<Promise<unknown>>();
-  private identifyTimer: NodeJS.Timeout | undefined;
   private started = false;
   private stopped = false;
   private readonly log: Logger;
@@ -50,6 +65,8 @@ export class SlackChannel implements Channel {
     this.id = `slack:${account}`;
     this.required = cfg.required;
     this.log = deps.log.child({ channel: this.id });
+    this.faults = new SlackFaults(this.log, account);
+    this.source = (path) => deps.configSource?.(account, path) ?? { key: ['channels', 'slack', 'accounts', account, ...path].join('.'), variables: [] };
   }
 
   async start(ctx: ChannelContext): Promise<void> {
@@ -57,12 +74,29 @@ export class SlackChannel implements Channel {
     this.started = true;
     this.ctx = ctx;
     const timeoutMs = this.cfg.apiTimeout ?? DEFAULT_API_TIMEOUT_MS;
-    const spec = { apiUrl: this.cfg.apiUrl, retries: this.cfg.maxRetries, timeoutMs, log: this.log };
+    const spec = { apiUrl: this.cfg.apiUrl, retries: this.cfg.maxRetries, timeoutMs, log: this.log, signal: this.abort.signal };
     this.api = createWebClient(this.cfg.botToken, spec);
     this.drafts = createWebClient(this.cfg.botToken, { ...spec, retries: 0, rejectRateLimitedCalls: true });
     this.names = new UserNames(createWebClient(this.cfg.botToken, { ...spec, retries: 0, timeoutMs: 1000 }));
     this.threads = new AnsweredThreads((channel) => ctx.finalsSince({ channel: 'slack', account: this.account, id: channel, kind: 'room' }, 0));
-    await this.identify(0);
+    if (this.cfg.mode === 'socket') {
+      this.socket = new SocketModeConnection({
+        appToken: this.cfg.appToken ?? '',
+        apiUrl: this.cfg.apiUrl,
+        clientPingTimeout: this.cfg.clientPingTimeout,
+        livenessTimeout: this.cfg.livenessTimeout,
+        reconnectBackoffMax: this.cfg.reconnectBackoffMax,
+        apiTimeout: timeoutMs,
+        refusedRetryInterval: this.cfg.refusedRetryInterval,
+        refused: (code, retryInMs) => refusal(this.account, this.source(['appToken']), code, retryInMs),
+        signal: this.abort.signal,
+        log: this.log.child({ receiver: 'socket' }),
+        onEnvelope: (env) => this.onEnvelope(env),
+      });
+    }
+    // Slack is reached in the background: start never waits on the network, so the gateway listens at once.
+    const authClient = createWebClient(this.cfg.botToken, { ...spec, retries: 0 });
+    this.connecting = this.connect(authClient, timeoutMs).catch((err: unknown) => this.faults.record('connect', undefined, err));
     if (this.cfg.mode === 'http') {
       await ctx.http.register(
         slackHttpRoutes({
@@ -70,65 +104,82 @@ export class SlackChannel implements Channel {
           signingSecret: this.cfg.signingSecret ?? '',
           log: this.log,
           onEvent: (body, retry) => this.onEvent(body, retry.num),
-          onInteraction: (payload) => this.track(this.onInteraction(payload)),
+          onInteraction: (payload) => this.track(this.onInteraction(payload), 'interaction'),
           onCommand: (fields) => runSlashCommand(this.interactionDeps(), fields),
         }),
       );
       this.log.info({ paths: slackPaths(this.account) }, 'slack events endpoint mounted');
-      return;
     }
-    this.socket = new SocketModeConnection({
-      appToken: this.cfg.appToken ?? '',
-      apiUrl: this.cfg.apiUrl,
-      clientPingTimeout: this.cfg.clientPingTimeout,
-      livenessTimeout: this.cfg.livenessTimeout,
-      reconnectBackoffMax: this.cfg.reconnectBackoffMax,
-      maxRetries: this.cfg.maxRetries,
-      apiTimeout: timeoutMs,
-      log: this.log.child({ receiver: 'socket' }),
-      onEnvelope: (env) => this.onEnvelope(env),
-    });
-    await this.socket.start();
   }
 
-  /** `auth.test`: who the bot is (for mentions and ignoring itself). Retried in the background with backoff. */
-  private async identify(attempt: number): Promise<void> {
-    if (this.stopped) return;
-    try {
-      const r = await this.api!.auth.test();
-      this.self = { teamId: r.team_id ?? '', botUserId: r.user_id ?? '', botId: r.bot_id ?? '' };
-      this.identity = { ok: true, detail: `team ${this.self.teamId}, bot user ${this.self.botUserId}` };
-    } catch (err) {
-      const code = slackErrorCode(err);
-      this.identity = { ok: false, detail: `auth.test failed: ${code}` };
-      this.log.error({ code, attempt }, 'slack auth.test failed');
-      const delay = Math.min(this.cfg.reconnectBackoffMax, 1000 * 2 ** attempt);
-      this.identifyTimer = setTimeout(() => void this.identify(attempt + 1), delay);
-      this.identifyTimer.unref();
+  /**
+   * `auth.test` (who the bot is, for mentions and ignoring itself), then the socket in Socket Mode.
+   * Network errors and 5xx: one warn line per backoff step naming host and cause, capped at
+   * `reconnectBackoffMax`. A refused token: the account is down naming the config key, and is
+   * tried again after `refusedRetryInterval`.
+   */
+  private async connect(client: WebClient, timeoutMs: number): Promise<void> {
+    const signal = this.abort.signal;
+    const host = hostOf(this.cfg.apiUrl);
+    for (let attempt = 1; !signal.aborted; attempt++) {
+      try {
+        const r = await client.auth.test();
+        this.self = { teamId: r.team_id ?? '', botUserId: r.user_id ?? '', botId: r.bot_id ?? '' };
+        this.identity = { ok: true, detail: `team ${this.self.teamId}, bot user ${this.self.botUserId}` };
+        this.refused = null;
+        this.markIdentified();
+        this.log.info({ account: this.account, team: this.self.teamId, attempt }, 'slack account identified');
+        break;
+      } catch (err) {
+        if (signal.aborted) return;
+        const d = describeSlackError(err, timeoutMs);
+        let delay: number;
+        if (d.kind === 'permanent') {
+          delay = this.cfg.refusedRetryInterval;
+          this.refused = refusal(this.account, this.source(['botToken']), d.code, delay);
+          this.log.error({ call: 'auth.test', ...this.refused.fields }, 'slack account down');
+          attempt = 0;
+        } else {
+          delay = Math.min(this.cfg.reconnectBackoffMax, 1000 * 2 ** (attempt - 1));
+          const cause = d.cause ?? d.code;
+          this.identity = { ok: false, detail: `auth.test: ${cause} (${host}); retry ${attempt} in ${delay} ms` };
+          if (d.kind === 'network' || d.kind === 'server') this.log.warn({ call: 'auth.test', host, cause, attempt, retryInMs: delay }, 'slack unreachable');
+          else this.log.warn({ call: 'auth.test', code: d.code, attempt, retryInMs: delay }, 'slack auth.test failed');
+        }
+        await sleep(delay, undefined, { signal, ref: false }).catch(() => undefined);
+      }
     }
+    if (!signal.aborted) this.socket?.start();
   }
 
   health(): ChannelHealth {
     if (this.stopped) return { state: 'down', detail: 'stopped' };
     if (!this.started) return { state: 'down', detail: 'not started' };
-    if (this.socket) {
-      const s = this.socket.status();
-      return this.identity.ok ? s : { state: s.state === 'up' ? 'degraded' : s.state, detail: `${s.detail}; ${this.identity.detail}` };
-    }
-    return this.identity.ok ? { state: 'up', detail: `http: ${slackPaths(this.account).events}` } : { state: 'degraded', detail: this.identity.detail };
+    const faults = this.faults.summary();
+    const withFaults = (h: ChannelHealth): ChannelHealth => (faults ? { ...h, detail: `${h.detail ?? h.state}; ${faults}` } : h);
+    if (this.refused) return withFaults({ state: 'down', detail: this.refused.detail });
+    if (!this.identity.ok) return withFaults({ state: 'starting', detail: this.identity.detail });
+    if (this.socket) return withFaults(this.socket.status());
+    return withFaults({ state: 'up', detail: `http: ${slackPaths(this.account).events}` });
   }
 
+  /** Cancels pending retries, reconnects and in-flight calls, then waits briefly for the rest to settle. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    clearTimeout(this.identifyTimer);
-    await this.socket?.stop();
-    await Promise.allSettled([...this.inflight]);
+    this.abort.abort();
+    const settled = Promise.allSettled([this.socket?.stop(), this.connecting, ...this.inflight]);
+    let timer: NodeJS.Timeout | undefined;
+    const late = await Promise.race([settled.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), STOP_WAIT_MS)))]);
+    clearTimeout(timer);
+    if (late) this.log.warn({ account: this.account, pending: this.inflight.size }, 'slack stop: work still pending after cancel; abandoned');
   }
 
-  private track(p: Promise<unknown>): void {
-    this.inflight.add(p);
-    void p.finally(() => this.inflight.delete(p));
+  /** Runs `p` inside the fault boundary: a failure is recorded for `task` in `conversation`, never rethrown. */
+  private track(p: Promise<unknown>, task = 'task', conversation?: string): void {
+    const guarded = p.catch((err: unknown) => this.faults.record(task, conversation, err));
+    this.inflight.add(guarded);
+    void guarded.finally(() => this.inflight.delete(guarded));
   }
 
   private interactionDeps(): InteractionDeps {
@@ -137,6 +188,7 @@ export class SlackChannel implements Channel {
 
   /** Maps and stores one event_callback; throws when the inbox refused it (the caller does not ack). */
   private async onEvent(body: Record<string, unknown>, retryNum: number | null | undefined): Promise<void> {
+    if (!this.self) await this.waitIdentified();
     const parsed = parseMessageEvent(body.event);
     if ('drop' in parsed) {
       this.log.debug({ eventId: typeof body.event_id === 'string' ? body.event_id : undefined, reason: parsed.drop }, 'slack event dropped');
@@ -165,6 +217,18 @@ export class SlackChannel implements Channel {
     if (!ran) this.log.debug({ eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum }, 'slack event folded into its first delivery');
   }
 
+  /**
+   * Waits for auth.test, at most `apiTimeout` and never past Slack's 3-second delivery limit;
+   * throws (so the event is not acknowledged and Slack redelivers it) when the account is not identified.
+   */
+  private async waitIdentified(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((r) => (timer = setTimeout(r, Math.min(IDENTIFY_WAIT_MS, this.cfg.apiTimeout ?? DEFAULT_API_TIMEOUT_MS))));
+    await Promise.race([this.identified, limit]);
+    clearTimeout(timer);
+    if (!this.self) throw Object.assign(new Error(`slack account ${this.account} is not identified yet (${this.health().detail ?? 'starting'}); event left for redelivery`), { code: 'SWB_E_NOT_READY' });
+  }
+
   private async onInteraction(payload: Record<string, unknown>): Promise<void> {
     if (payload.type === 'block_actions') await handleBlockActions(this.interactionDeps(), payload);
   }
@@ -177,22 +241,32 @@ export class SlackChannel implements Channel {
         await env.ack();
       } else if (env.type === 'interactive') {
         await env.ack();
-        this.track(this.onInteraction(env.body));
+        this.track(this.onInteraction(env.body), 'interaction');
       } else if (env.type === 'slash_commands') {
-        const text = await runSlashCommand(this.interactionDeps(), env.body as SlashCommand);
+        const text = await runSlashCommand(this.interactionDeps(), env.body);
         await env.ack({ response_type: 'ephemeral', text });
       } else {
         await env.ack();
       }
     } catch (err) {
-      this.log.error({ err, envelopeId: env.envelopeId, type: env.type }, 'slack envelope not stored; left unacknowledged for redelivery');
+      this.faults.record(`envelope ${env.type}`, undefined, err);
+      this.log.error({ envelopeId: env.envelopeId, type: env.type }, 'slack envelope not stored; left unacknowledged for redelivery');
     }
   }
 
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, _meta: RenderMeta): Promise<void> {
     if (to.kind === 'room' && to.thread) this.threads?.add(to.id, to.thread);
     const r = new TurnRender(
-      { ctx: this.ctx!, api: this.api!, drafts: this.drafts!, account: this.account, editIntervalMs: this.cfg.editInterval, board: this.board, log: this.log },
+      {
+        ctx: this.ctx!,
+        api: this.api!,
+        drafts: this.drafts!,
+        account: this.account,
+        editIntervalMs: this.cfg.editInterval,
+        board: this.board,
+        log: this.log,
+        fault: (task, err) => this.faults.record(task, to.id, err),
+      },
       to,
       turnId,
     );
@@ -200,13 +274,13 @@ export class SlackChannel implements Channel {
       try {
         await r.load();
       } catch (err) {
-        this.log.error({ err, turnId }, 'slack delivery ledger unreadable; rendering without it');
+        this.faults.record('delivery ledger', to.id, err);
       }
       for await (const ev of turn) await r.on(ev);
       await r.close();
     })();
-    this.track(done);
-    await done.catch((err: unknown) => this.log.error({ err, turnId }, 'slack render failed'));
+    this.track(done, `render ${turnId}`, to.id);
+    await done.catch(() => undefined);
   }
 
   async notify(to: ConversationRef, text: string): Promise<void> {
@@ -216,7 +290,7 @@ export class SlackChannel implements Channel {
         await this.api!.chat.postMessage({ channel: to.id, text: part, ...(to.thread ? { thread_ts: to.thread } : {}), unfurl_links: false, unfurl_media: false });
       }
     })();
-    this.track(send);
-    await send.catch((err: unknown) => this.log.warn({ code: slackErrorCode(err), conversation: to.id }, 'slack notice not delivered'));
+    this.track(send, 'notice', to.id);
+    await send.catch(() => undefined);
   }
 }

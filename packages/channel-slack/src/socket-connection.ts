@@ -2,7 +2,9 @@ import diagnostics from 'node:diagnostics_channel';
 import { SocketModeClient } from '@slack/socket-mode';
 import type { ChannelHealth } from '@switchboard/core';
 import type { Logger } from 'pino';
-import { slackErrorCode, slackLogger } from './web.js';
+import { describeSlackError, hostOf, type SlackFailure } from './slack-errors.js';
+import type { Refusal } from './refusal.js';
+import { slackLogger, webClientOptions } from './web.js';
 
 /** One Socket Mode envelope (events_api, interactive, slash_commands). */
 export interface SocketEnvelope {
@@ -21,8 +23,13 @@ export interface SocketConnectionOptions {
   clientPingTimeout: number;
   livenessTimeout: number;
   reconnectBackoffMax: number;
-  maxRetries: number;
   apiTimeout: number;
+  /** After Slack refused the app token (invalid_auth…): wait this long before trying again. */
+  refusedRetryInterval: number;
+  /** The health detail and log fields for a refused app token (names the config key and its variable). */
+  refused(code: string, retryInMs: number): Refusal;
+  /** Aborted on stop: cancels apps.connections.open in flight and its retries. */
+  signal: AbortSignal;
   log: Logger;
   /** Handles one envelope; acks are the handler's job (after the inbox write). Must not throw. */
   onEnvelope(env: SocketEnvelope): Promise<void>;
@@ -37,7 +44,7 @@ interface SdkEvent {
 }
 
 /** How one connection ended; `lastedMs` counts from hello. */
-type Outcome = { connected: boolean; reason: string; lastedMs: number };
+type Outcome = { connected: boolean; reason: string; lastedMs: number; failure?: SlackFailure };
 
 const pingChannel = diagnostics.channel('undici:websocket:ping');
 const pongChannel = diagnostics.channel('undici:websocket:pong');
@@ -57,14 +64,14 @@ function socketOf(client: SocketModeClient | null): object | null {
 export class SocketModeConnection {
   private stopped = false;
   private client: SocketModeClient | null = null;
-  private health: ChannelHealth = { state: 'down', detail: 'socket mode: not started' };
+  private health: ChannelHealth = { state: 'starting', detail: 'socket mode: not started' };
+  private everUp = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private endSession: ((reason: string) => void) | null = null;
   private lastAlive = 0;
   private serverPinged = false;
   private connections = 0;
-  private firstSettled: (() => void) | null = null;
   private readonly onPing = (m: unknown) => this.pinged(m, true);
   private readonly onPong = (m: unknown) => this.pinged(m, false);
 
@@ -74,15 +81,12 @@ export class SocketModeConnection {
     return this.stopped ? { state: 'down', detail: 'stopped' } : this.health;
   }
 
-  /** Starts connecting; resolves after the first attempt settled (or a few seconds), reconnecting in the background. */
-  async start(): Promise<void> {
+  /** Starts connecting in the background (never waits for Slack); health says `starting` until the first hello. */
+  start(): void {
+    if (this.loop || this.stopped) return;
     pingChannel.subscribe(this.onPing);
     pongChannel.subscribe(this.onPong);
-    const settled = new Promise<void>((r) => (this.firstSettled = r));
     this.loop = this.run();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([settled, new Promise<void>((r) => (timer = setTimeout(r, Math.min(this.o.livenessTimeout, 10_000))))]);
-    clearTimeout(timer);
   }
 
   /** Closes the socket and stops reconnecting; idempotent. */
@@ -97,20 +101,33 @@ export class SocketModeConnection {
   }
 
   private set(state: ChannelHealth['state'], detail: string): void {
-    this.health = { state, detail };
+    // Until the first hello the account is starting, however often it retries.
+    this.health = { state: state === 'down' && !this.everUp ? 'starting' : state, detail };
   }
 
   private async run(): Promise<void> {
     let failures = 0;
     while (!this.stopped) {
-      const outcome = await this.session().catch((err: unknown): Outcome => ({ connected: false, reason: `failed: ${slackErrorCode(err)}`, lastedMs: 0 }));
-      this.firstSettled?.();
+      const outcome = await this.session().catch((err: unknown): Outcome => {
+        const failure = describeSlackError(err, this.o.apiTimeout);
+        return { connected: false, reason: `failed: ${failure.cause ?? failure.code}`, lastedMs: 0, failure };
+      });
       if (this.stopped) break;
       // A socket that is dropped right after hello counts as a failure too, so a flapping peer backs off.
       failures = outcome.connected && outcome.lastedMs >= this.o.livenessTimeout ? 0 : failures + 1;
-      const delay = this.backoff(failures);
-      this.set('down', `socket mode: ${outcome.reason}; reconnecting in ${delay} ms`);
-      this.o.log.warn({ reason: outcome.reason, delayMs: delay, failures }, 'slack socket closed; reconnecting');
+      let delay = this.backoff(failures);
+      if (outcome.failure?.kind === 'permanent') {
+        delay = this.o.refusedRetryInterval;
+        const r = this.o.refused(outcome.failure.code, delay);
+        this.health = { state: 'down', detail: r.detail };
+        this.o.log.error({ call: 'apps.connections.open', ...r.fields }, 'slack account down');
+      } else if (outcome.failure?.kind === 'network') {
+        this.set('down', `socket mode: apps.connections.open: ${outcome.failure.cause} (${hostOf(this.o.apiUrl)}); retry ${failures} in ${delay} ms`);
+        this.o.log.warn({ call: 'apps.connections.open', host: hostOf(this.o.apiUrl), cause: outcome.failure.cause, attempt: failures, retryInMs: delay }, 'slack unreachable');
+      } else {
+        this.set('down', `socket mode: ${outcome.reason}; reconnecting in ${delay} ms`);
+        this.o.log.warn({ reason: outcome.reason, delayMs: delay, failures }, 'slack socket closed; reconnecting');
+      }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, delay);
         this.wake = () => (clearTimeout(t), resolve());
@@ -135,7 +152,8 @@ export class SocketModeConnection {
       autoReconnectEnabled: false,
       clientPingTimeout: o.clientPingTimeout,
       // Always explicit: the SDK would otherwise set (and mutate our options to) 100 retries.
-      clientOptions: { slackApiUrl: o.apiUrl, retryConfig: { retries: o.maxRetries, factor: 2, minTimeout: 500, maxTimeout: 10_000 }, timeout: o.apiTimeout },
+      // The outbound policy of every Web API call: bounded retries, host and cause logged, cancelled on stop.
+      clientOptions: (({ logger: _l, ...rest }) => rest)(webClientOptions({ apiUrl: o.apiUrl, retries: 0, timeoutMs: o.apiTimeout, log: o.log, signal: o.signal })),
     });
     this.client = client;
     let abandoned = false;
@@ -157,15 +175,20 @@ export class SocketModeConnection {
       this.connections++;
       this.lastAlive = Date.now();
       this.serverPinged = false;
+      this.everUp = true;
       this.set('up', `socket mode: connected (connection ${this.connections})`);
-      this.firstSettled?.();
       o.log.info({ connection: this.connections }, 'slack socket connected');
     });
     client.on('ws_message', () => (this.lastAlive = Date.now()));
     client.on('slack_event', (e: SdkEvent) => void this.dispatch(e));
+    let openFailure: SlackFailure | undefined;
     const started = client.start().then(
       () => null,
-      (err: unknown) => (err === undefined ? 'connection closed before hello' : `apps.connections.open failed: ${slackErrorCode(err)}`),
+      (err: unknown) => {
+        if (err === undefined) return 'connection closed before hello';
+        openFailure = describeSlackError(err, o.apiTimeout);
+        return `apps.connections.open failed: ${openFailure.cause ?? openFailure.code}`;
+      },
     );
     let watchdog: NodeJS.Timeout | undefined;
     let helloTimer: NodeJS.Timeout | undefined;
@@ -174,7 +197,7 @@ export class SocketModeConnection {
         client.on('connecting', () => (helloTimer = setTimeout(() => resolve('no hello in time'), o.livenessTimeout)));
       });
       const first = await Promise.race([started, ended, hello]);
-      if (first !== null || this.stopped) return { connected: false, reason: first ?? 'stopping', lastedMs: 0 };
+      if (first !== null || this.stopped) return { connected: false, reason: first ?? 'stopping', lastedMs: 0, ...(openFailure ? { failure: openFailure } : {}) };
       const every = Math.max(200, Math.min(1000, Math.floor(o.livenessTimeout / 4)));
       watchdog = setInterval(() => {
         const silent = Date.now() - this.lastAlive;
@@ -202,11 +225,12 @@ export class SocketModeConnection {
     void client.disconnect().catch(() => undefined);
     const force = setTimeout(() => void client.disconnect().catch(() => undefined), 1000);
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), 30_000)));
+    // Stopping waits briefly: the process is about to exit and must stay within its shutdown grace.
+    const timedOut = new Promise<boolean>((r) => (timer = setTimeout(() => r(true), this.stopped ? 1000 : 30_000)));
     const late = await Promise.race([Promise.all([gone, started]).then(() => false), timedOut]);
     clearTimeout(force);
     clearTimeout(timer);
-    if (late) this.o.log.error('slack socket did not close within 30 s');
+    if (late) this.o.log.error(this.stopped ? 'slack socket did not close within 1 s of stop; abandoned' : 'slack socket did not close within 30 s');
   }
 
   private pinged(m: unknown, fromServer: boolean): void {

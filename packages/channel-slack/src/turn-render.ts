@@ -18,6 +18,8 @@ export interface RenderDeps {
   editIntervalMs: number;
   board: ApprovalBoard;
   log: Logger;
+  /** The channel's fault boundary: a failed step is recorded there (logged with the conversation, counted in health). */
+  fault?(task: string, err: unknown): void;
 }
 
 type TurnEnd = Extract<TurnEvent, { type: 'turn_end' }>;
@@ -114,7 +116,8 @@ export class TurnRender {
           return;
       }
     } catch (err) {
-      this.log.error({ err, event: ev.type, code: slackErrorCode(err) }, 'slack render step failed');
+      if (this.d.fault) this.d.fault(`render ${ev.type}`, err);
+      else this.log.error({ code: slackErrorCode(err), event: ev.type }, 'slack render step failed');
     }
   }
 

@@ -141,7 +141,8 @@ export interface ChannelCapabilities {
 }
 
 export interface ChannelHealth {
-  state: 'up' | 'degraded' | 'down';
+  /** `starting`: not up yet and never was since start (still connecting, or retrying an unreachable platform). */
+  state: 'starting' | 'up' | 'degraded' | 'down';
   detail?: string;
 }
 
@@ -198,6 +199,18 @@ export interface DeliveryRecord extends NewDelivery {
 export interface ChannelFactoryDeps {
   dataDir: string;
   log: Logger;
+  /**
+   * Where a config value came from, for messages: its key (`channels.slack.accounts.team.botToken`)
+   * and the `${VAR}` names the config file used for it (never the value). `path` is relative to the
+   * account (`['botToken']`).
+   */
+  configSource?(account: string, path: readonly string[]): ConfigSource;
+}
+
+/** The config key of a value and the environment variables it was read from (see {@link ChannelFactoryDeps.configSource}). */
+export interface ConfigSource {
+  key: string;
+  variables: readonly string[];
 }
 
 /**

@@ -17,3 +17,4 @@ export * from './ws-client.js';
 export * from './mcp/index.js';
 export * from './webhook/index.js';
 export * from './regex-fixtures.js';
+export * from './unreachable.js';

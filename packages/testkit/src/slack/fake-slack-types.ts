@@ -35,7 +35,7 @@ export interface FakeSlackOptions {
 /** Injected failure for the next call of a Web API method (`*` matches any method). */
 export type SlackFault =
   | { status: 429; retryAfter: number; delayMs?: number }
-  | { status: 500 | 502 | 503; delayMs?: number }
+  | { status: 401 | 403 | 500 | 502 | 503; delayMs?: number }
   | { error: string; delayMs?: number }
   | { delayMs: number }
   | { drop: true };
