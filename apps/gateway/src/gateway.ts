@@ -159,6 +159,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     agent: (id) => agents.get(id) ?? agents.get(defaultAgent)!,
     channel: (id) => byId.get(id),
     policy: (ctx) => policyService.forTurn(ctx),
+    cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
   });
 
   // Where a person stands is resolved from the inbound message, never from what the model says.

@@ -217,6 +217,26 @@ export class ApprovalBroker {
     for (const resolve of set ?? []) resolve(decisionOf(a));
   }
 
+  /**
+   * The turn that asked has ended (stopped, failed or finished) before anyone decided: each of its
+   * pending approvals becomes `cancelled` through the same atomic claim as a decision (audited
+   * `approval.cancelled`), so a later decision is told `already_decided`. Returns how many this
+   * call cancelled. A turn suspended for shutdown is not ended: its approvals stay pending.
+   */
+  async cancelTurn(turnId: string, reason: string): Promise<number> {
+    const pending = await this.o.storage.approvals.list({ turnId, status: 'pending', limit: 500 });
+    let cancelled = 0;
+    for (const a of pending) {
+      if (await this.o.storage.approvals.claim(a.id, 'cancelled', 'system', { reason })) {
+        cancelled++;
+        await this.o.storage.audit.append({ actor: 'system', action: 'approval.cancelled', target: a.id, detail: { tool: a.tool, summary: a.summary, reason } });
+      }
+      const after = await this.o.storage.approvals.get(a.id);
+      if (after) this.settle(after);
+    }
+    return cancelled;
+  }
+
   /** Stops expiry timers (shutdown); pending approvals stay pending in the store. */
   close(): void {
     for (const t of this.timers.values()) clearTimeout(t);
@@ -229,6 +249,11 @@ function decisionOf(a: Approval): ApprovalDecision {
   return {
     allowed: false,
     by: a.decidedBy ?? 'system',
-    reason: a.status === 'expired' ? 'nobody answered the approval in time' : (a.reason ?? 'the approval was declined'),
+    reason:
+      a.status === 'expired'
+        ? 'nobody answered the approval in time'
+        : a.status === 'cancelled'
+          ? `the approval was cancelled: ${a.reason ?? 'its turn ended'}`
+          : (a.reason ?? 'the approval was declined'),
   };
 }
