@@ -15,6 +15,7 @@ import {
   type BoundaryPolicy,
   type ConversationRef,
   toolMatchKind,
+  suspendedForShutdown,
   walkFilter,
   type HooksConfig,
   type ModeResolution,
@@ -401,7 +402,8 @@ export class PolicyService {
           : {}),
       });
       const approvalId = (await this.d.storage.approvals.list({ sessionId: session.id, limit: 5 })).find((a) => a.toolUseId === toolUseId)?.id ?? '';
-      ctx.emit({ type: 'approval_resolved', approvalId, toolUseId, allowed: decision.allowed, by: decision.by });
+      // A turn suspended for shutdown resumes and asks again: its approval is still open, its cards stay live.
+      if (!suspendedForShutdown(signal)) ctx.emit({ type: 'approval_resolved', approvalId, toolUseId, allowed: decision.allowed, by: decision.by });
       if (decision.allowed) return updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput };
       return { behavior: 'deny', reason: decision.reason ?? 'the approval was declined', kind: decision.by.startsWith('hook:') ? 'hook' : decision.by === 'system' ? 'limit' : 'person' };
     } finally {

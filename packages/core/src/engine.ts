@@ -91,6 +91,14 @@ export interface Route {
 
 const SHUTDOWN = Symbol('shutdown');
 
+/**
+ * Whether a turn's signal was aborted to suspend it for shutdown (it resumes at the next start):
+ * what it waits for (an approval) is still pending, not ended.
+ */
+export function suspendedForShutdown(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason === SHUTDOWN;
+}
+
 interface Lane {
   again: boolean;
   done: Promise<void>;
