@@ -226,6 +226,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const url = `http://${host}:${port}`;
   writePrivateFile(join(cfg.gateway.dataDir, 'endpoint'), `${JSON.stringify({ url, host: cfg.gateway.host, port, pid: process.pid })}\n`);
   boundary.start();
+  await broker.cancelEnded();
   const resumed = await engine.resumeAll();
   log.info({ event: 'listening', url, host: cfg.gateway.host, port, resumedTurns: resumed }, 'gateway listening');
 

@@ -58,6 +58,33 @@ describe('ApprovalBroker.cancelTurn', () => {
     expect(await storage.audit.list({ action: 'approval.cancelled' })).toHaveLength(1);
   });
 
+  it('cancelEnded (start-up) cancels pending approvals of ended or unknown turns, and keeps those of open turns', async () => {
+    const key = { agent: 'default', channel: 'websocket', account: 'default', scope: 'dm' as const, principalId: 'p1' };
+    const message = (id: string) => ({
+      dedupeKey: id,
+      channel: 'websocket',
+      account: 'default',
+      conversation: { channel: 'websocket', account: 'default', id: 'p1', kind: 'dm' as const },
+      sender: { identity: 'ws:tok', isBot: false },
+      kind: 'dm' as const,
+      mentioned: true,
+      text: `hello ${id}`,
+      receivedAt: new Date(),
+    });
+    const ended = await storage.turns.accept(message('m1'), { key, clientId: 'm1' });
+    const open = await storage.turns.accept(message('m2'), { key, clientId: 'm2' });
+    await storage.turns.setState(ended.turnId!, 'completed', { reason: 'completed' });
+    await storage.turns.setState(open.turnId!, 'suspended', { reason: 'shutdown' });
+    const base = { toolUseId: 'toolu_x', sessionId: 's1', tool: 'write_file', summary: 'w', input: {}, requesterPrincipalId: 'p1', conversation: message('x').conversation, expiresAt: new Date(Date.now() + 60_000), source: 'rule' as const, alwaysRule: null };
+    const a = (await storage.approvals.create({ ...base, turnId: ended.turnId! })).approval;
+    const b = (await storage.approvals.create({ ...base, turnId: open.turnId! })).approval;
+    const c = (await storage.approvals.create({ ...base, turnId: 'no-such-turn' })).approval;
+    expect(await broker.cancelEnded()).toBe(2);
+    expect((await storage.approvals.get(a.id))?.status).toBe('cancelled');
+    expect((await storage.approvals.get(b.id))?.status).toBe('pending');
+    expect((await storage.approvals.get(c.id))?.status).toBe('cancelled');
+  });
+
   it('an approval decided first is not cancelled', async () => {
     const r = request('t3', 'toolu_3');
     const a = await r.notified;

@@ -237,12 +237,35 @@ export class ApprovalBroker {
     return cancelled;
   }
 
+  /**
+   * At start-up: cancels every pending approval whose turn has already ended (or is gone), e.g.
+   * left by a version that did not cancel them. Such an approval could never be used, and
+   * nothing would ever expire it. Returns how many were cancelled.
+   */
+  async cancelEnded(): Promise<number> {
+    const stale = new Set<string>();
+    for (let offset = 0; ; offset += 500) {
+      const page = await this.o.storage.approvals.list({ status: 'pending', limit: 500, offset });
+      for (const a of page) {
+        const turn = await this.o.storage.turns.get(a.turnId);
+        if (!turn || ENDED_TURN_STATES.has(turn.state)) stale.add(a.turnId);
+      }
+      if (page.length < 500) break;
+    }
+    let cancelled = 0;
+    for (const turnId of stale) cancelled += await this.cancelTurn(turnId, 'its turn had already ended');
+    return cancelled;
+  }
+
   /** Stops expiry timers (shutdown); pending approvals stay pending in the store. */
   close(): void {
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
   }
 }
+
+/** Turn states after which nothing can use an approval any more. */
+const ENDED_TURN_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'interrupted']);
 
 function decisionOf(a: Approval): ApprovalDecision {
   if (a.status === 'allowed') return { allowed: true, by: a.decidedBy ?? 'unknown' };
