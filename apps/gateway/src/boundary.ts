@@ -144,7 +144,7 @@ export class BoundaryService {
     const channelId = `${message.channel}:${message.account}`;
     // A redelivery of an admitted item is answered from the inbox: no second gate decision, no
     // rate-limit token, no second notice.
-    const seen = await this.d.storage.turns.seen(message.channel, message.account, message.dedupeKey);
+    const seen = await this.d.storage.turns.seen(message.channel, message.account, message.dedupeKey, message.text);
     if (seen) return { ...seen, gate: 'admitted' };
     // Likewise a redelivery of a message held for pairing: held once, noticed once.
     const heldBy = message.principalId ? null : await this.d.storage.pairing.heldSeen(message.channel, message.account, message.sender.identity, message.dedupeKey);

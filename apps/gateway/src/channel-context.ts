@@ -38,6 +38,9 @@ export interface ChannelContextDeps {
   accepting(): boolean;
 }
 
+/** Turn states in which a pending approval can still be answered usefully. */
+const OPEN_TURN_STATES: ReadonlySet<string> = new Set(['running', 'awaiting_approval', 'suspended']);
+
 /** What the gateway offers one channel adapter (DESIGN.md §9). */
 export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyInstance): ChannelContext {
   const { storage, engine } = d;
@@ -81,6 +84,24 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
       if (sep <= 0) return null;
       const p = await storage.principals.byIdentity(identity.slice(0, sep), identity.slice(sep + 1));
       return p ? { principalId: p.id, role: p.role } : null;
+    },
+    pendingApprovals: async (conv, turnId) => {
+      const all = [];
+      for (let offset = 0; ; offset += 500) {
+        const page = await storage.approvals.list({ status: 'pending', ...(turnId ? { turnId } : {}), limit: 500, offset });
+        all.push(...page);
+        if (page.length < 500) break;
+      }
+      const out = [];
+      for (const a of all.reverse()) {
+        const c = a.conversation;
+        if (c.channel !== conv.channel || c.account !== conv.account || c.id !== conv.id || (c.thread ?? null) !== (conv.thread ?? null)) continue;
+        const turn = await storage.turns.get(a.turnId);
+        // Only a turn that can still use the answer: running, waiting for it, or suspended to resume.
+        if (!turn || !OPEN_TURN_STATES.has(turn.state)) continue;
+        out.push({ approvalId: a.id, turnId: a.turnId, clientId: turn.clientId, tool: a.tool, summary: a.summary, expiresAt: a.expiresAt.toISOString(), source: a.source });
+      }
+      return out;
     },
     decideApproval: async (approvalId, decision, always, by) => {
       const role = await roleOf(by.principalId);

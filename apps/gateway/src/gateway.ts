@@ -166,6 +166,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     agent: (id) => agents.get(id) ?? agents.get(defaultAgent)!,
     channel: (id) => byId.get(id),
     policy: (ctx) => policyService.forTurn(ctx),
+    cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
   });
 
   // Where a person stands is resolved from the inbound message, never from what the model says.
@@ -232,6 +233,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const url = `http://${host}:${port}`;
   writePrivateFile(join(cfg.gateway.dataDir, 'endpoint'), `${JSON.stringify({ url, host: cfg.gateway.host, port, pid: process.pid })}\n`);
   boundary.start();
+  await broker.cancelEnded();
   const resumed = await engine.resumeAll();
   log.info({ event: 'listening', url, host: cfg.gateway.host, port, resumedTurns: resumed }, 'gateway listening');
 

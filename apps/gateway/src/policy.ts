@@ -15,6 +15,7 @@ import {
   type BoundaryPolicy,
   type ConversationRef,
   toolMatchKind,
+  suspendedForShutdown,
   walkFilter,
   type HooksConfig,
   type ModeResolution,
@@ -402,7 +403,13 @@ export class PolicyService {
           : {}),
       });
       const approvalId = (await this.d.storage.approvals.list({ sessionId: session.id, limit: 5 })).find((a) => a.toolUseId === toolUseId)?.id ?? '';
-      ctx.emit({ type: 'approval_resolved', approvalId, toolUseId, allowed: decision.allowed, by: decision.by });
+      // A stopped turn's approval is cancelled now, before anyone is told it was resolved (the turn's
+      // end cancels it too; the claim is atomic, so only one of them records it).
+      if (signal.aborted && !suspendedForShutdown(signal)) {
+        await this.d.broker.cancelTurn(turn.id, 'the turn was stopped').catch((err: unknown) => log.error({ err, turnId: turn.id }, 'could not cancel the approval of a stopped turn'));
+      }
+      // A turn suspended for shutdown resumes and asks again: its approval is still open, its cards stay live.
+      if (!suspendedForShutdown(signal)) ctx.emit({ type: 'approval_resolved', approvalId, toolUseId, allowed: decision.allowed, by: decision.by });
       if (decision.allowed) return updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput };
       return { behavior: 'deny', reason: decision.reason ?? 'the approval was declined', kind: decision.by.startsWith('hook:') ? 'hook' : decision.by === 'system' ? 'limit' : 'person' };
     } finally {

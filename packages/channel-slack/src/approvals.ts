@@ -85,7 +85,12 @@ export function describeDecider(by: string | undefined, deciders: ReadonlyMap<st
 export function refusalText(r: ApprovalAnswer, deciders: ReadonlyMap<string, string>): string {
   switch (r.outcome) {
     case 'already_decided': {
-      const status = r.status === 'expired' ? 'it expired' : `it was already ${r.status ?? 'decided'} ${describeDecider(r.decidedBy, deciders)}`;
+      const status =
+        r.status === 'expired'
+          ? 'it expired'
+          : r.status === 'cancelled'
+            ? 'it was cancelled because its turn ended before anyone answered'
+            : `it was already ${r.status ?? 'decided'} ${describeDecider(r.decidedBy, deciders)}`;
       return `This approval is already decided: ${status}.`;
     }
     case 'forbidden':

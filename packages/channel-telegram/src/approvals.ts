@@ -49,7 +49,14 @@ function outcomeLine(status: string | undefined, who: string, always = false): s
   if (status === 'allowed') return `✅ Approved${always ? ' (always)' : ''} by ${who}`;
   if (status === 'denied') return `❌ Denied by ${who}`;
   if (status === 'expired') return '⌛ Expired without an answer';
+  if (status === 'cancelled') return '🚫 Cancelled: its turn ended before an answer';
   return `Decided (${status ?? 'unknown'}) by ${who}`;
+}
+
+/** The outcome line of a resolved event: `system` closes an approval nobody answered (expired, or its turn ended). */
+function resolvedLine(ev: Resolved): string {
+  if (ev.allowed) return outcomeLine('allowed', ev.by);
+  return ev.by === 'system' ? '⌛ Closed without an answer (expired or its turn ended)' : outcomeLine('denied', ev.by);
 }
 
 /**
@@ -90,7 +97,7 @@ export class ApprovalMessages {
       s.late = ev;
       return;
     }
-    await this.finish(s, outcomeLine(ev.allowed ? 'allowed' : 'denied', ev.by));
+    await this.finish(s, resolvedLine(ev));
   }
 
   /** Handles a button press. Never throws; the presser always gets an answer. */
@@ -111,7 +118,7 @@ export class ApprovalMessages {
     } finally {
       if (s) {
         s.pressing = false;
-        if (!s.done && s.late) await this.finish(s, outcomeLine(s.late.allowed ? 'allowed' : 'denied', s.late.by));
+        if (!s.done && s.late) await this.finish(s, resolvedLine(s.late));
       }
     }
   }

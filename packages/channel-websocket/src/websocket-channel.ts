@@ -5,6 +5,7 @@ import type {
   ChannelHealth,
   ConversationRef,
   DeliveryRecord,
+  PendingApproval,
   RenderMeta,
   TurnEvent,
 } from '@switchboard/core';
@@ -88,6 +89,8 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
   private readonly upgrades: WebsocketUpgrades;
   private readonly caps: UnauthenticatedCaps;
   private unsubscribe: (() => void) | null = null;
+  /** The live `approval_request` frames not yet resolved, so a client that comes back sees the same frame. */
+  private readonly requests = new Map<string, ApprovalRequestFrame>();
   private stopped = false;
   readonly path: string;
   readonly authenticatedServer: WebSocketServer;
@@ -332,6 +335,8 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       // hello_ok first, then the replayed finals, then whatever arrived meanwhile.
       this.sendNow(conn, { type: 'hello_ok', principalId: auth.principalId, cursor: finals.at(-1)?.id ?? cursor });
       for (const rec of finals) this.sendNow(conn, finalFrame(rec));
+      // Then every approval still waiting for this person: a client that was away would never see it.
+      for (const p of await this.ctx!.pendingApprovals(this.conversation(auth.principalId))) this.sendNow(conn, this.requestFrame(p));
     } finally {
       const held = conn.buffer;
       conn.buffer = null;
@@ -354,6 +359,16 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       receivedAt: new Date(),
       principalId: auth.principalId,
     });
+    if (res.duplicate && res.sameText === false) {
+      // The id names an earlier, different message: answering with that one's reply would be wrong.
+      this.send(conn, {
+        type: 'error',
+        code: 'client_id_reused',
+        message: `This clientId was already used for a different message: send each new message with a fresh clientId (e.g. a UUID). Re-send the same text with the same clientId only to retry it.`,
+        clientId,
+      });
+      return;
+    }
     this.send(conn, { type: 'accepted', clientId, turnId: res.turnId, duplicate: res.duplicate });
     if (res.gate && res.gate !== 'admitted') {
       // Nothing will run for this message: say so against its client id.
@@ -365,7 +380,27 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       // A re-sent id: resend the stored final; a turn still running streams to every socket anyway.
       const finals = (await this.ctx!.deliveriesOf(res.turnId)).filter((d) => d.kind === 'final');
       for (const rec of finals) this.sendNow(conn, finalFrame(rec), true);
+      // A turn still waiting for an approval: show the request again (the retry may come from a new socket).
+      if (finals.length === 0) {
+        for (const p of await this.ctx!.pendingApprovals(this.conversation(auth.principalId), res.turnId)) this.send(conn, this.requestFrame(p));
+      }
     }
+  }
+
+  /** The request frame of a pending approval: the live one when this process sent it, else built from the stored approval. */
+  private requestFrame(p: PendingApproval): ApprovalRequestFrame {
+    return (
+      this.requests.get(p.approvalId) ?? {
+        type: 'approval_request',
+        approvalId: p.approvalId,
+        turnId: p.turnId,
+        clientId: p.clientId,
+        tool: p.tool,
+        summary: p.summary,
+        expiresAt: p.expiresAt,
+        source: p.source,
+      }
+    );
   }
 
   private send(conn: Conn, frame: ServerFrame): void {
@@ -414,8 +449,8 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
             ...(ev.result.is_error ? { isError: true } : {}),
           });
           break;
-        case 'approval_requested':
-          this.broadcast(principal, {
+        case 'approval_requested': {
+          const frame: ApprovalRequestFrame = {
             type: 'approval_request',
             approvalId: ev.approvalId,
             turnId,
@@ -424,9 +459,14 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
             summary: ev.summary,
             expiresAt: ev.expiresAt,
             ...(ev.source ? { source: ev.source } : {}),
-          });
+          };
+          if (this.requests.size >= MAX_REMEMBERED_REQUESTS) this.requests.delete(this.requests.keys().next().value ?? '');
+          this.requests.set(ev.approvalId, frame);
+          this.broadcast(principal, frame);
           break;
+        }
         case 'approval_resolved':
+          this.requests.delete(ev.approvalId);
           this.broadcast(principal, { type: 'approval_resolved', approvalId: ev.approvalId, turnId, allowed: ev.allowed, by: ev.by });
           break;
         case 'turn_end': {
@@ -465,6 +505,11 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     for (const c of this.all) c.socket.close(1001, 'server shutting down');
   }
 }
+
+type ApprovalRequestFrame = Extract<ServerFrame, { type: 'approval_request' }>;
+
+/** Live approval requests remembered for re-sending (oldest forgotten first: then rebuilt from the store). */
+const MAX_REMEMBERED_REQUESTS = 1000;
 
 /** Frames one connection may have waiting to be handled; past it the client is not reading answers. */
 const MAX_PENDING_FRAMES = 256;

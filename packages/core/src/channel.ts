@@ -56,6 +56,11 @@ export interface AcceptResult {
   /** True when this dedupe key was seen before: nothing new was queued. */
   duplicate: boolean;
   /**
+   * On a duplicate: whether the stored item has the same text as this message (false: the id was
+   * re-used for a different message, not retried). Absent when unknown (e.g. the stored text was purged).
+   */
+  sameText?: boolean;
+  /**
    * The boundary gate's decision. Only `admitted` items get a turn; for the others the gateway
    * has already told the sender (through Channel.notify) where that is appropriate.
    */
@@ -100,6 +105,11 @@ export interface ChannelContext {
   resetSession(conversation: ConversationRef, principalId: string): Promise<void>;
   /** The principal an identity (`telegram:<userId>`, `slack:<team>:<user>`, `ws:<tokenId>`) belongs to. */
   principalFor(identity: string): Promise<{ principalId: string; role: string } | null>;
+  /**
+   * The approvals still pending in this conversation whose turn has not ended, oldest first (all
+   * of them, or those of one turn): what a client that comes back is shown again.
+   */
+  pendingApprovals(conversation: ConversationRef, turnId?: string): Promise<PendingApproval[]>;
   /** Answers an approval as a principal (chat buttons, frames): checked against who may approve, claimed atomically. */
   decideApproval(approvalId: string, decision: 'allow' | 'deny', always: boolean, by: { principalId: string }): Promise<ApprovalAnswer>;
   /** What `/status` shows: never a secret. */
@@ -112,10 +122,23 @@ export interface ChannelContext {
   abortTurn(turnId: string, conversation: ConversationRef): Promise<boolean>;
 }
 
+/** A pending approval as a chat shows its request (the stored approval, with its turn's client id). */
+export interface PendingApproval {
+  approvalId: string;
+  turnId: string;
+  /** The client id of the message whose turn asked (WebSocket), or null. */
+  clientId: string | null;
+  tool: string;
+  summary: string;
+  /** ISO time. */
+  expiresAt: string;
+  source: string;
+}
+
 /** The outcome of answering an approval, as a chat shows it. */
 export interface ApprovalAnswer {
   outcome: 'decided' | 'already_decided' | 'forbidden' | 'not_found';
-  /** `allowed`, `denied` or `expired` once decided. */
+  /** `allowed`, `denied`, `expired` or `cancelled` once decided. */
   status?: string;
   decidedBy?: string;
   /** Why it was refused (forbidden). */

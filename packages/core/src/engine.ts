@@ -50,6 +50,11 @@ export interface EngineOptions {
   channel(channelId: string): Channel | undefined;
   /** What one turn may do: its tools, its permission decisions and its hooks (see TurnPolicy). */
   policy(ctx: TurnPolicyContext): Promise<TurnPolicy>;
+  /**
+   * Cancels the pending approvals of a turn that ends (see `ApprovalBroker.cancelTurn`); called
+   * before the turn's end is rendered. Not called for a turn suspended by shutdown.
+   */
+  cancelApprovals?(turnId: string, reason: string): Promise<unknown>;
 }
 
 export interface TurnPolicyContext {
@@ -86,6 +91,14 @@ export interface Route {
 }
 
 const SHUTDOWN = Symbol('shutdown');
+
+/**
+ * Whether a turn's signal was aborted to suspend it for shutdown (it resumes at the next start):
+ * what it waits for (an approval) is still pending, not ended.
+ */
+export function suspendedForShutdown(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason === SHUTDOWN;
+}
 
 interface Lane {
   again: boolean;
@@ -389,6 +402,11 @@ export class TurnEngine {
     error?: string,
     usage?: TurnUsage,
   ): Promise<void> {
+    // An approval of an ended turn can never be used: it is cancelled before anyone hears the end.
+    if (this.o.cancelApprovals) {
+      const why = state === 'interrupted' ? 'the turn was stopped' : state === 'failed' ? `the turn failed (${reason})` : 'the turn ended';
+      await this.o.cancelApprovals(turn.id, why).catch((err: unknown) => this.o.log.error({ err, turnId: turn.id }, 'could not cancel the approvals of an ended turn'));
+    }
     const text = turnText(await this.transcripts.turn(session.id, turn.id), turn.id);
     queue.push({ type: 'turn_end', state, reason, text, ...(error ? { error } : {}) });
     queue.close();

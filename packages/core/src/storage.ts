@@ -115,7 +115,8 @@ export interface InboxItem {
   turnId: string | null;
 }
 
-export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'expired';
+/** `cancelled`: the turn that asked ended (stopped, failed) before anyone decided. */
+export type ApprovalStatus = 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
 
 /** A persisted decision slot for one tool call that needs a person (or a hook) to decide. */
 export interface Approval {
@@ -324,8 +325,11 @@ export interface Storage {
     /** Marks every running / awaiting_approval turn `suspended` (shutdown); returns how many. */
     suspendActive(): Promise<number>;
     inbox(inboxId: string): Promise<InboxItem | null>;
-    /** The stored item with this dedupe key, as `accept` would report a duplicate; null if new. */
-    seen(channel: string, account: string, dedupeKey: string): Promise<AcceptResult | null>;
+    /**
+     * The stored item with this dedupe key, as `accept` would report a duplicate; null if new. With
+     * `text`, the result says whether the stored item's text is the same (`sameText`).
+     */
+    seen(channel: string, account: string, dedupeKey: string, text?: string): Promise<AcceptResult | null>;
   };
   deliveries: {
     /** Idempotent on (turnId, part, kind): an existing record is returned with existed = true. */
@@ -375,7 +379,7 @@ export interface Storage {
      * for the single caller whose update changed the row; every other caller gets false.
      */
     claim(id: string, status: Exclude<ApprovalStatus, 'pending'>, by: string, opts?: { always?: boolean; reason?: string }): Promise<boolean>;
-    list(filter?: { status?: ApprovalStatus; sessionId?: string; principalId?: string; limit?: number; offset?: number }): Promise<Approval[]>;
+    list(filter?: { status?: ApprovalStatus; sessionId?: string; principalId?: string; turnId?: string; limit?: number; offset?: number }): Promise<Approval[]>;
   };
   rules: {
     list(): Promise<StoredRule[]>;

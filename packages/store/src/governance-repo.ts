@@ -96,9 +96,10 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
   const claim = db.prepare<[string, string, number, number, string | null, string]>(
     `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, always = ?, reason = ? WHERE id = ? AND status = 'pending'`,
   );
-  const listApprovals = db.prepare<[{ status: string | null; session: string | null; principal: string | null; limit: number; offset: number }], ApprovalRow>(
+  const listApprovals = db.prepare<[{ status: string | null; session: string | null; principal: string | null; turn: string | null; limit: number; offset: number }], ApprovalRow>(
     `SELECT * FROM approvals WHERE (@status IS NULL OR status = @status) AND (@session IS NULL OR session_id = @session)
-       AND (@principal IS NULL OR requester_principal_id = @principal) ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`,
+       AND (@principal IS NULL OR requester_principal_id = @principal) AND (@turn IS NULL OR turn_id = @turn)
+       ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`,
   );
   const insertRule = db.prepare<[RuleRow]>(
     `INSERT INTO rules (id, scope_kind, scope_id, behavior, rule, created_by, created_at)
@@ -159,6 +160,7 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
             status: filter.status ?? null,
             session: filter.sessionId ?? null,
             principal: filter.principalId ?? null,
+            turn: filter.turnId ?? null,
             limit: filter.limit ?? 100,
             offset: filter.offset ?? 0,
           })

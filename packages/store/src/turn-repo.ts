@@ -6,14 +6,29 @@ import type { SessionOps } from './session-repo.js';
 
 const UNFINISHED = `('queued', 'running', 'awaiting_approval', 'suspended')`;
 
+/**
+ * A duplicate's answer. `sameText` compares the stored text with `text` (when given); a purged
+ * item's text is empty and unknown, so it is not compared.
+ */
+function duplicateOf(dup: { id: string; turn_id: string | null; session_id: string | null; text: unknown }, text: string | undefined): AcceptResult {
+  const stored = typeof dup.text === 'string' && dup.text !== '' ? dup.text : null;
+  return {
+    duplicate: true,
+    inboxId: dup.id,
+    turnId: dup.turn_id,
+    sessionId: dup.session_id,
+    ...(text !== undefined && stored !== null ? { sameText: stored === text } : {}),
+  };
+}
+
 /** The turns repository (inbox, turn state machine) over one SQLite handle. */
 export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
   const insertInbox = db.prepare<[string, string, string, string, string, number]>(
     `INSERT INTO inbox (id, channel, account, dedupe_key, payload, received_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (channel, account, dedupe_key) DO NOTHING`,
   );
-  const existingInbox = db.prepare<[string, string, string], { id: string; turn_id: string | null; session_id: string | null }>(
-    `SELECT i.id, i.turn_id, t.session_id FROM inbox i LEFT JOIN turns t ON t.id = i.turn_id
+  const existingInbox = db.prepare<[string, string, string], { id: string; turn_id: string | null; session_id: string | null; text: unknown }>(
+    `SELECT i.id, i.turn_id, t.session_id, json_extract(i.payload, '$.text') AS text FROM inbox i LEFT JOIN turns t ON t.id = i.turn_id
      WHERE i.channel = ? AND i.account = ? AND i.dedupe_key = ?`,
   );
   const insertTurn = db.prepare<[TurnRow]>(
@@ -49,7 +64,7 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
       if (insertInbox.run(inboxId, channel, account, dedupeKey, payload, message.receivedAt.getTime()).changes === 0) {
         const dup = existingInbox.get(channel, account, dedupeKey);
         if (!dup) throw new Error('inbox conflict without an existing row');
-        return { duplicate: true, inboxId: dup.id, turnId: dup.turn_id, sessionId: dup.session_id };
+        return duplicateOf(dup, message.text);
       }
       const session = sessions.resolve(key);
       const now = Date.now();
@@ -123,9 +138,9 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
     async suspendActive() {
       return suspend.run(Date.now()).changes;
     },
-    async seen(channel, account, dedupeKey) {
+    async seen(channel, account, dedupeKey, text) {
       const dup = existingInbox.get(channel, account, dedupeKey);
-      return dup ? { duplicate: true, inboxId: dup.id, turnId: dup.turn_id, sessionId: dup.session_id } : null;
+      return dup ? duplicateOf(dup, text) : null;
     },
     async inbox(inboxId) {
       const row = inboxById.get(inboxId);

@@ -111,7 +111,7 @@ describe('openSqliteStorage', () => {
     const b = openSqliteStorage({ file });
     const first = await a.turns.accept(inbound('x'), { key: dmKey('p1'), clientId: null });
     const second = await b.turns.accept(inbound('x'), { key: dmKey('p1'), clientId: null });
-    expect(second).toEqual({ ...first, duplicate: true });
+    expect(second).toEqual({ ...first, duplicate: true, sameText: true });
     a.close();
     b.close();
   });

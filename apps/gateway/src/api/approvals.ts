@@ -30,7 +30,7 @@ export const approvalRoutes: RouteModule = async (app, { storage, broker }) => {
       config: { scope: 'approvals' },
       schema: {
         querystring: z.strictObject({
-          status: z.enum(['pending', 'allowed', 'denied', 'expired']).optional(),
+          status: z.enum(['pending', 'allowed', 'denied', 'expired', 'cancelled']).optional(),
           sessionId: z.string().max(64).optional(),
           principalId: z.string().max(64).optional(),
           limit: z.coerce.number().int().min(1).max(500).default(100),

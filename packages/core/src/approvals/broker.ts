@@ -217,6 +217,46 @@ export class ApprovalBroker {
     for (const resolve of set ?? []) resolve(decisionOf(a));
   }
 
+  /**
+   * The turn that asked has ended (stopped, failed or finished) before anyone decided: each of its
+   * pending approvals becomes `cancelled` through the same atomic claim as a decision (audited
+   * `approval.cancelled`), so a later decision is told `already_decided`. Returns how many this
+   * call cancelled. A turn suspended for shutdown is not ended: its approvals stay pending.
+   */
+  async cancelTurn(turnId: string, reason: string): Promise<number> {
+    const pending = await this.o.storage.approvals.list({ turnId, status: 'pending', limit: 500 });
+    let cancelled = 0;
+    for (const a of pending) {
+      if (await this.o.storage.approvals.claim(a.id, 'cancelled', 'system', { reason })) {
+        cancelled++;
+        await this.o.storage.audit.append({ actor: 'system', action: 'approval.cancelled', target: a.id, detail: { tool: a.tool, summary: a.summary, reason } });
+      }
+      const after = await this.o.storage.approvals.get(a.id);
+      if (after) this.settle(after);
+    }
+    return cancelled;
+  }
+
+  /**
+   * At start-up: cancels every pending approval whose turn has already ended (or is gone), e.g.
+   * left by a version that did not cancel them. Such an approval could never be used, and
+   * nothing would ever expire it. Returns how many were cancelled.
+   */
+  async cancelEnded(): Promise<number> {
+    const stale = new Set<string>();
+    for (let offset = 0; ; offset += 500) {
+      const page = await this.o.storage.approvals.list({ status: 'pending', limit: 500, offset });
+      for (const a of page) {
+        const turn = await this.o.storage.turns.get(a.turnId);
+        if (!turn || ENDED_TURN_STATES.has(turn.state)) stale.add(a.turnId);
+      }
+      if (page.length < 500) break;
+    }
+    let cancelled = 0;
+    for (const turnId of stale) cancelled += await this.cancelTurn(turnId, 'its turn had already ended');
+    return cancelled;
+  }
+
   /** Stops expiry timers (shutdown); pending approvals stay pending in the store. */
   close(): void {
     for (const t of this.timers.values()) clearTimeout(t);
@@ -224,11 +264,19 @@ export class ApprovalBroker {
   }
 }
 
+/** Turn states after which nothing can use an approval any more. */
+const ENDED_TURN_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'interrupted']);
+
 function decisionOf(a: Approval): ApprovalDecision {
   if (a.status === 'allowed') return { allowed: true, by: a.decidedBy ?? 'unknown' };
   return {
     allowed: false,
     by: a.decidedBy ?? 'system',
-    reason: a.status === 'expired' ? 'nobody answered the approval in time' : (a.reason ?? 'the approval was declined'),
+    reason:
+      a.status === 'expired'
+        ? 'nobody answered the approval in time'
+        : a.status === 'cancelled'
+          ? `the approval was cancelled: ${a.reason ?? 'its turn ended'}`
+          : (a.reason ?? 'the approval was declined'),
   };
 }

@@ -52,6 +52,18 @@ export function governanceContract(store: StorageRef): void {
     expect(await s.approvals.list({ limit: 1 })).toHaveLength(1);
   });
 
+  it('lists approvals by turn, and a cancelled approval is claimed once like a decision', async () => {
+    const s = store();
+    const a = (await s.approvals.create(approval())).approval;
+    await s.approvals.create(approval({ turnId: 't2', toolUseId: 'toolu_9' }));
+    expect((await s.approvals.list({ turnId: 't1', status: 'pending' })).map((x) => x.id)).toEqual([a.id]);
+    expect(await s.approvals.claim(a.id, 'cancelled', 'system', { reason: 'the turn was stopped' })).toBe(true);
+    expect(await s.approvals.claim(a.id, 'denied', 'operator:ops')).toBe(false);
+    expect(await s.approvals.get(a.id)).toMatchObject({ status: 'cancelled', decidedBy: 'system', reason: 'the turn was stopped' });
+    expect((await s.approvals.list({ status: 'cancelled' })).map((x) => x.id)).toEqual([a.id]);
+    expect(await s.approvals.list({ turnId: 't1', status: 'pending' })).toEqual([]);
+  });
+
   it('stores, lists and deletes rules', async () => {
     const s = store();
     const r = await s.rules.create({ scopeKind: 'principal', scopeId: 'p1', behavior: 'allow', rule: 'write_file(notes/**)', createdBy: 'principal:p1' });

@@ -27,7 +27,8 @@ export function turnContract(store: StorageRef): void {
     const first = await s.turns.accept(inbound('u-1'), { key: dmKey('p1'), clientId: 'a' });
     await s.turns.begin(first.turnId ?? '', null);
     const again = await s.turns.accept(inbound('u-1', { text: 'changed' }), { key: dmKey('p2'), clientId: 'b' });
-    expect(again).toEqual({ ...first, duplicate: true });
+    expect(again).toEqual({ ...first, duplicate: true, sameText: false });
+    expect(await s.turns.accept(inbound('u-1'), { key: dmKey('p1'), clientId: 'a' })).toEqual({ ...first, duplicate: true, sameText: true });
     expect((await s.turns.inbox(first.inboxId))?.message.text).toBe('hello u-1');
     expect(await s.turns.get(first.turnId ?? '')).toMatchObject({ state: 'running', clientId: 'a' });
     expect(await s.turns.unfinished()).toHaveLength(1);
@@ -167,5 +168,14 @@ export function turnContract(store: StorageRef): void {
     const r = await s.turns.accept(inbound('u-seen'), { key: dmKey('p1'), clientId: null });
     expect(await s.turns.seen('websocket', 'default', 'u-seen')).toEqual({ ...r, duplicate: true });
     expect(await s.turns.seen('websocket', 'other', 'u-seen')).toBeNull();
+  });
+
+  it('seen with a text says whether the stored item has the same text; a purged item is not compared', async () => {
+    const s = store();
+    const r = await s.turns.accept(inbound('u-text'), { key: dmKey('p1'), clientId: null });
+    expect(await s.turns.seen('websocket', 'default', 'u-text', 'hello u-text')).toEqual({ ...r, duplicate: true, sameText: true });
+    expect(await s.turns.seen('websocket', 'default', 'u-text', 'something else')).toEqual({ ...r, duplicate: true, sameText: false });
+    await s.sessions.purge(r.sessionId!);
+    expect(await s.turns.seen('websocket', 'default', 'u-text', 'something else')).toEqual({ ...r, duplicate: true });
   });
 }
