@@ -1,6 +1,7 @@
 import type { Channel, ChannelFactory } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { envSourceOf } from './config-sources.js';
 
 /** The package that implements each configurable channel type. */
 const ADAPTERS: Record<string, string> = {
@@ -44,7 +45,7 @@ export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<
     const section = (cfg.channels as Record<string, { accounts: Record<string, unknown> } | undefined>)[type];
     if (!section || Object.keys(section.accounts).length === 0) continue;
     const create = await loadFactory(type);
-    out.push(...create(section.accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: type }) }));
+    out.push(...create(section.accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: type }), secretSource: (path) => envSourceOf(cfg, path) }));
   }
   return out;
 }

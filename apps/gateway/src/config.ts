@@ -8,6 +8,7 @@ import { permissionModeSchema, rateLimitSchema, slackAccountSchema, telegramAcco
 import { parseProxyRange } from './client-address.js';
 import { duration } from './duration.js';
 import { TOOL_GROUPS, TOOL_PROFILES, checkRuleText } from './registry.js';
+import { collectEnvSources, rememberEnvSources } from './config-sources.js';
 
 const accountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
@@ -202,6 +203,10 @@ export const configSchema = z.strictObject({
       transcriptCacheEntries: z.number().int().min(100).max(10_000_000).default(50_000),
       /** Tool results longer than this are cut for the model (kept whole in the store), for every tool without its own cap. */
       toolResultMaxChars: z.number().int().min(100).max(10_000_000).default(50_000),
+      /** Attempts to store or process one inbound item before it becomes a dead letter. */
+      inboxMaxAttempts: z.number().int().min(1).max(100).default(5),
+      /** Largest inbound item the inbox stores (its JSON, in bytes); larger ones are refused. */
+      inboxMaxBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
     })
     .default({
       modelRequestTimeout: 60_000,
@@ -217,6 +222,8 @@ export const configSchema = z.strictObject({
       transcriptCacheSessions: 256,
       transcriptCacheEntries: 50_000,
       toolResultMaxChars: 50_000,
+      inboxMaxAttempts: 5,
+      inboxMaxBytes: 1024 * 1024,
     }),
 });
 
@@ -304,6 +311,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   const cfg = parsed.data;
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
+  rememberEnvSources(cfg, collectEnvSources(raw));
   return deepFreeze(cfg);
 }
 

@@ -36,6 +36,7 @@ import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
 import { PolicyService } from './policy.js';
 import { BoundaryService } from './boundary.js';
+import { checkInboxSize } from './inbox-limits.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -175,6 +176,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const boundary = new BoundaryService({ cfg, storage, log: log.child({ component: 'boundary' }), channel: (id) => byId.get(id), admit });
   const accept = async (message: InboundMessage) => {
     if (stopping) throw new SwbError(SwbErrorCode.ShuttingDown, 'The gateway is shutting down; send the message again shortly.');
+    checkInboxSize(message, cfg.limits.inboxMaxBytes);
     return boundary.accept(message);
   };
 
@@ -215,6 +217,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     clientAddress,
     access,
     accepting: () => !stopping,
+    inboxMaxAttempts: cfg.limits.inboxMaxAttempts,
   };
   for (const ch of channels) await ch.start(channelContext(ctxDeps, ch, app));
 

@@ -12,3 +12,5 @@ export * from './transcript-cache.js';
 export * from './workspaces.js';
 export * from './workspace-migration.js';
 export * from './access-events.js';
+export * from './fault-boundary.js';
+export * from './dead-letters.js';
