@@ -19,6 +19,14 @@ export interface ReadyzDeps {
  * channel's state and detail (ids, connection counts) need an operator token with `read` (or
  * `admin`), unless `gateway.readyzDetails` is `public`. A presented wrong token is a failed login.
  */
+/** How many inbound items were given up on, and the newest (for operators: GET /api/v1/inbox/dead-letters). */
+async function deadLetterSummary(storage: Storage): Promise<{ count: number; latest?: { channel: string; failedAt: string; error: string } }> {
+  const count = await storage.deadLetters.count();
+  if (count === 0) return { count };
+  const [d] = await storage.deadLetters.list({ limit: 1 });
+  return d ? { count, latest: { channel: `${d.channel}:${d.account}`, failedAt: d.failedAt.toISOString(), error: d.error } } : { count };
+}
+
 export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promise<void> {
   app.get('/readyz', async (req, reply) => {
     const health = d.channels.map((c) => ({ c, h: c.health() }));
@@ -51,6 +59,7 @@ export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promi
     }
     if (!detailed) return reply.code(status).send({ ready, state });
     const channels = Object.fromEntries(health.map(({ c, h }) => [c.id, { ...h, required: c.required }]));
-    return reply.code(status).send({ ready, state, database: 'up', channels });
+    const deadLetters = await deadLetterSummary(d.storage);
+    return reply.code(status).send({ ready, state, database: 'up', channels, deadLetters });
   });
 }
