@@ -66,7 +66,7 @@ export function networkCause(err: unknown): { host?: string; cause: string } | u
   }
   const type = field(inner, 'type');
   const name = field(inner, 'name');
-  const cause = code ?? (type === 'request-timeout' || name === 'AbortError' ? 'timeout' : typeof name === 'string' && name !== 'Error' ? name : 'network error');
+  const cause = code ?? (type === 'request-timeout' || name === 'AbortError' || /timed out/i.test(message) ? 'timeout' : typeof name === 'string' && name !== 'Error' ? name : 'network error');
   return host !== undefined ? { host, cause } : { cause };
 }
 

@@ -50,14 +50,15 @@ function pause(ms: number, signals: Array<AbortSignal | undefined>, reason: unkn
  */
 export function boundedRetry(o: RetryPolicyOptions): Transformer {
   return (async (prev: Parameters<Transformer>[0], method: string, payload: unknown, signal?: AbortSignal) => {
-    const callSignal = signal ? AbortSignal.any([signal, o.stop]) : o.stop;
+    // grammY may hand over its abort-controller shim's signal: only native signals can be combined.
+    const callSignal = signal instanceof AbortSignal ? AbortSignal.any([signal, o.stop]) : (signal ?? o.stop);
     for (let attempt = 1; ; attempt++) {
       let res: { ok: boolean; error_code?: unknown; parameters?: { retry_after?: unknown } } | undefined;
       let netErr: unknown;
       try {
         res = (await prev(method as never, payload as never, callSignal as never)) as typeof res;
       } catch (err) {
-        if (!(err instanceof HttpError) || callSignal.aborted) throw err;
+        if (!(err instanceof HttpError) || callSignal.aborted || o.stop.aborted) throw err;
         netErr = err;
       }
       if (res?.ok) return res;
