@@ -13,6 +13,15 @@ export function scrubToken(text: unknown, token: unknown): string {
   return exact.replace(TOKEN_SHAPE, '[bot token]');
 }
 
+/** `instanceof` that a hostile value (a proxy whose prototype trap throws) cannot turn into a throw. */
+function isA<T>(err: unknown, cls: abstract new (...args: never[]) => T): err is T {
+  try {
+    return err instanceof cls;
+  } catch {
+    return false;
+  }
+}
+
 /** Reads a property without trusting the object (getters may throw, proxies may be revoked). */
 function field(obj: unknown, key: string): unknown {
   try {
@@ -24,14 +33,14 @@ function field(obj: unknown, key: string): unknown {
 
 /** The Bot API error code of a failed call, if the API answered with one. */
 export function apiErrorCode(err: unknown): number | undefined {
-  if (!(err instanceof GrammyError)) return undefined;
+  if (!(isA(err, GrammyError))) return undefined;
   const code = field(err, 'error_code');
   return typeof code === 'number' ? code : undefined;
 }
 
 /** `retry_after` seconds of a 429, if any. */
 export function retryAfter(err: unknown): number | undefined {
-  if (!(err instanceof GrammyError)) return undefined;
+  if (!(isA(err, GrammyError))) return undefined;
   const after = field(field(err, 'parameters'), 'retry_after');
   return typeof after === 'number' && Number.isFinite(after) && after >= 0 ? after : undefined;
 }
@@ -47,7 +56,7 @@ function description(err: unknown): string {
  * from grammY's `HttpError` and the fetch error inside it; undefined when the API answered.
  */
 export function networkCause(err: unknown): { host?: string; cause: string } | undefined {
-  if (!(err instanceof HttpError)) return undefined;
+  if (!(isA(err, HttpError))) return undefined;
   const inner = field(err, 'error');
   const causes = [inner, field(inner, 'cause')];
   let code: string | undefined;
@@ -77,12 +86,12 @@ export function networkCause(err: unknown): { host?: string; cause: string } | u
  */
 export function describeError(err: unknown, token: string): string {
   try {
-    if (err instanceof GrammyError) {
+    if (isA(err, GrammyError)) {
       const code = apiErrorCode(err);
       const desc = description(err);
       return scrubToken(`${code ?? 'error'}: ${desc || '(no description)'}`, token);
     }
-    if (err instanceof HttpError) {
+    if (isA(err, HttpError)) {
       const net = networkCause(err);
       const inner = field(err, 'error');
       const innerMsg = typeof field(inner, 'message') === 'string' ? (field(inner, 'message') as string) : describeThrown(inner);
@@ -96,7 +105,7 @@ export function describeError(err: unknown, token: string): string {
 }
 
 function descriptionHas(err: unknown, needle: string): boolean {
-  return err instanceof GrammyError && description(err).includes(needle);
+  return isA(err, GrammyError) && description(err).includes(needle);
 }
 
 /** 400 "message is not modified": the edit is already in place, which counts as success. */
