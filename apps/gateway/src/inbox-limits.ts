@@ -5,12 +5,11 @@ import type { InboundMessage } from '@switchboard/core';
 export const INBOX_TOO_LARGE = 'SWB_E_INBOX_TOO_LARGE';
 
 /**
- * Refuses an inbound item whose stored form (its JSON) is over `limits.inboxMaxBytes`. The
- * channel retries it up to `limits.inboxMaxAttempts` times and then dead-letters it.
+ * The refusal of an inbound item whose stored form (its JSON) is over `limits.inboxMaxBytes`, or
+ * null when it fits. The channel retries a refused item up to `limits.inboxMaxAttempts` times and
+ * then dead-letters it.
  */
-export function checkInboxSize(message: InboundMessage, maxBytes: number): void {
+export function inboxTooLarge(message: InboundMessage, maxBytes: number): SwbError | null {
   const bytes = Buffer.byteLength(JSON.stringify(message));
-  if (bytes > maxBytes) {
-    throw new SwbError(INBOX_TOO_LARGE, `the inbound item is ${bytes} bytes, over limits.inboxMaxBytes (${maxBytes}); it is not stored`);
-  }
+  return bytes > maxBytes ? new SwbError(INBOX_TOO_LARGE, `the inbound item is ${bytes} bytes, over limits.inboxMaxBytes (${maxBytes}); it is not stored`) : null;
 }

@@ -27,6 +27,8 @@ export function describeThrown(err: unknown): string {
   }
 }
 
+const REPEAT_QUIET_MS = 60_000;
+
 /** Where a channel task ran: what a boundary log line and the failure count name. */
 export interface FaultScope {
   /** Channel id, e.g. `telegram:main`. */
@@ -74,9 +76,17 @@ export class FaultBoundary {
       error = describeThrown(err);
     }
     this.count++;
-    this.last = { at: new Date(), scope, error };
+    const prev = this.last;
+    const now = new Date();
+    // The same failure again within a minute (typing every few seconds against a peer without
+    // sendChatAction) is counted and logged at debug level, so the log is not flooded.
+    const repeat = prev !== null && prev.error === error && prev.scope.task === scope.task && prev.scope.conversation === scope.conversation && now.getTime() - prev.at.getTime() < REPEAT_QUIET_MS;
+    this.last = { at: now, scope, error };
     try {
-      this.log.error({ event: 'channel_task_failed', channel: scope.channel, task: scope.task, ...(scope.conversation !== undefined ? { conversation: scope.conversation } : {}), error, failures: this.count }, `${scope.channel}: ${scope.task} failed`);
+      this.log[repeat ? 'debug' : 'error'](
+        { event: 'channel_task_failed', channel: scope.channel, task: scope.task, ...(scope.conversation !== undefined ? { conversation: scope.conversation } : {}), error, failures: this.count, ...(repeat ? { repeated: true } : {}) },
+        `${scope.channel}: ${scope.task} failed`,
+      );
     } catch {
       // A logger that throws must not take the task's caller with it.
     }
