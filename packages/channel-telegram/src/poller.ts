@@ -1,4 +1,4 @@
-import type { ChannelHealth } from '@switchboard/core';
+import { countsAsAttempt, type ChannelHealth } from '@switchboard/core';
 import type { Api } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Logger } from 'pino';
@@ -206,6 +206,7 @@ export class Poller {
    */
   private async deliver(u: Update): Promise<boolean> {
     const max = Math.max(1, this.o.maxAttempts());
+    let deferred = false;
     for (let attempt = 1; ; attempt++) {
       if (this.stopped) return false;
       try {
@@ -214,6 +215,14 @@ export class Poller {
         break;
       } catch (err) {
         const what = describeError(err, this.o.token);
+        if (!countsAsAttempt(err)) {
+          // The gateway is shutting down: the update stays unconfirmed for the next start.
+          if (!deferred) this.o.log.info({ event: 'telegram_update_deferred', updateId: u.update_id }, 'telegram: the gateway is shutting down; the update is left for the next start');
+          deferred = true;
+          attempt = 0;
+          await this.sleep(this.o.backoff.baseMs);
+          continue;
+        }
         if (attempt >= max) {
           this.inboxFailure = null;
           this.deadLettered++;

@@ -1,4 +1,4 @@
-import { AttemptCounter, DEAD_LETTER_APOLOGY, FaultBoundary, type Channel, type ChannelContext, type ChannelFactoryDeps, type ChannelHealth, type ConversationRef, type RenderMeta, type TurnEvent } from '@switchboard/core';
+import { AttemptCounter, countsAsAttempt, DEAD_LETTER_APOLOGY, FaultBoundary, type Channel, type ChannelContext, type ChannelFactoryDeps, type ChannelHealth, type ConversationRef, type RenderMeta, type TurnEvent } from '@switchboard/core';
 import type { Logger } from 'pino';
 import { createApis, type TelegramApis } from './api.js';
 import { ApprovalMessages } from './approvals.js';
@@ -234,6 +234,7 @@ export class TelegramChannel implements Channel {
       await this.handleUpdate(u);
       attempts.clear(key);
     } catch (err) {
+      if (!countsAsAttempt(err)) throw err;
       const n = attempts.fail(key);
       if (!n.exhausted) throw err;
       attempts.clear(key);

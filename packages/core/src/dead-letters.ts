@@ -1,3 +1,5 @@
+import { SwbErrorCode } from './errors.js';
+
 /**
  * Dead letters: an inbound item that could not be stored or processed after a bounded number of
  * attempts is recorded as failed (an inbox row with the error), the channel moves past it, and
@@ -56,6 +58,19 @@ export class AttemptCounter {
   /** Forgets a key (it succeeded or was dead-lettered). */
   clear(key: string): void {
     this.counts.delete(key);
+  }
+}
+
+/**
+ * Whether a failure to accept an item counts towards its attempts. A refusal because the gateway
+ * is shutting down does not: the item is left for the next start (the platform redelivers it),
+ * never dead-lettered.
+ */
+export function countsAsAttempt(err: unknown): boolean {
+  try {
+    return (err as { code?: unknown } | null)?.code !== SwbErrorCode.ShuttingDown;
+  } catch {
+    return true;
   }
 }
 
