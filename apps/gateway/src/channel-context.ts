@@ -36,6 +36,8 @@ export interface ChannelContextDeps {
   access: AccessEvents;
   /** False once the gateway is shutting down. */
   accepting(): boolean;
+  /** `limits.inboxMaxAttempts`. */
+  inboxMaxAttempts: number;
 }
 
 /** Turn states in which a pending approval can still be answered usefully. */
@@ -49,6 +51,14 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
   return {
     log: d.log.child({ channel: ch.id }),
     accept: d.accept,
+    inboxMaxAttempts: d.inboxMaxAttempts,
+    deadLetter: async (item) => {
+      const r = await storage.deadLetters.record(item);
+      d.log.error(
+        { event: 'dead_letter', channel: item.channel, account: item.account, conversation: item.conversation, dedupeKey: item.dedupeKey, attempts: item.attempts, error: item.error, deadLetterId: r.id },
+        `${item.channel}:${item.account}: gave up on an inbound item after ${item.attempts} attempts; recorded as a dead letter`,
+      );
+    },
     http: { register: async (plugin) => void (await app.register(plugin)) },
     clientTokenActive: async (tokenId) => {
       const t = await storage.tokens.get(tokenId);

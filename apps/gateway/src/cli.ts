@@ -8,6 +8,7 @@ import { createClientToken, createOperatorToken } from './bootstrap.js';
 import { pairingCommand, principalsCommand, type CliOutcome } from './cli-admin.js';
 import { ConfigError, configSecrets, loadConfig, type Config } from './config.js';
 import { startGateway } from './gateway.js';
+import { installProcessGuard } from './process-guard.js';
 import { createLogger } from './logger.js';
 
 /** EX_CONFIG from sysexits.h: supervisors should not restart on it. */
@@ -45,10 +46,12 @@ function readConfig(file: string | undefined): Readonly<Config> {
 async function start(configFile: string | undefined): Promise<void> {
   const cfg = readConfig(configFile);
   const log = createLogger(cfg.log.level, configSecrets(cfg));
+  const guard = installProcessGuard(log);
   const gw = await startGateway(cfg, log, { configFile: configPath(configFile) }).catch((err: unknown) => {
     log.fatal({ err }, 'gateway failed to start');
     process.exit(1);
   });
+  guard.onFatal(() => gw.close(), cfg.limits.shutdownGrace);
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals++;

@@ -86,6 +86,13 @@ export const telegramAccountSchema = z
     /** Per-chat minimum time between sends. */
     chatSendInterval: duration.default(1_000),
     maxRetryAttempts: z.number().int().min(0).max(10).default(3),
+    /** Outbound retries (network, 5xx): first delay, doubling up to retryMaxDelay. */
+    retryBaseDelay: duration.default(1_000),
+    retryMaxDelay: duration.default(30_000),
+    /** Time limit of one outbound Bot API call (getUpdates has its own). */
+    apiTimeout: duration.default(15_000),
+    /** A token the Bot API refused (401) is tried again this often. */
+    authRetryInterval: duration.default(300_000),
     maxInboundMediaBytes: z.number().int().min(0).default(20 * 1024 * 1024),
     /** Extra patterns that count as a mention in groups (case-insensitive, RE2 syntax: linear time, no backreferences or lookaround). */
     mentionPatterns: z.array(z.string().min(1).max(200)).default([]),

@@ -206,6 +206,10 @@ export const configSchema = z.strictObject({
       regexMaxLength: z.number().int().min(16).max(100_000).default(1000),
       /** Longest one file's regex matching may run in search_files' worker before it is terminated. */
       regexDeadline: duration.refine((v) => v >= 10, { message: 'must be at least 10ms' }).default(1000),
+      /** Attempts to store or process one inbound item before it becomes a dead letter. */
+      inboxMaxAttempts: z.number().int().min(1).max(100).default(5),
+      /** Largest inbound item the inbox stores (its JSON, in bytes); larger ones are refused. */
+      inboxMaxBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
     })
     .default({
       modelRequestTimeout: 60_000,
@@ -223,6 +227,8 @@ export const configSchema = z.strictObject({
       toolResultMaxChars: 50_000,
       regexMaxLength: 1000,
       regexDeadline: 1000,
+      inboxMaxAttempts: 5,
+      inboxMaxBytes: 1024 * 1024,
     }),
 });
 

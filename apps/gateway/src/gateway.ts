@@ -37,6 +37,7 @@ import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
 import { PolicyService } from './policy.js';
 import { BoundaryService } from './boundary.js';
+import { inboxTooLarge } from './inbox-limits.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -183,6 +184,9 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const boundary = new BoundaryService({ cfg, storage, log: log.child({ component: 'boundary' }), channel: (id) => byId.get(id), admit });
   const accept = async (message: InboundMessage) => {
     if (stopping) throw new SwbError(SwbErrorCode.ShuttingDown, 'The gateway is shutting down; send the message again shortly.');
+    const tooLarge = inboxTooLarge(message, cfg.limits.inboxMaxBytes);
+    // A dead-lettered item delivered again is a duplicate, whatever its size.
+    if (tooLarge) return (await storage.turns.seen(message.channel, message.account, message.dedupeKey)) ?? Promise.reject(tooLarge);
     return boundary.accept(message);
   };
 
@@ -223,6 +227,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     clientAddress,
     access,
     accepting: () => !stopping,
+    inboxMaxAttempts: cfg.limits.inboxMaxAttempts,
   };
   for (const ch of channels) await ch.start(channelContext(ctxDeps, ch, app));
 

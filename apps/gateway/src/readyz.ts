@@ -14,15 +14,25 @@ export interface ReadyzDeps {
 }
 
 /**
- * `/readyz`: 200 when every required channel is up, 503 otherwise. Anyone gets `{ ready, state }`
- * (`up`, `degraded` when a channel that is not required is down, `down`); the database and each
+ * `/readyz`: 200 when every required channel is up or degraded (working, with recent failures),
+ * 503 when one is down or still starting. Anyone gets `{ ready, state }` (`up`; `degraded` when
+ * some channel is not up but every required one works; `down`); the database and each
  * channel's state and detail (ids, connection counts) need an operator token with `read` (or
  * `admin`), unless `gateway.readyzDetails` is `public`. A presented wrong token is a failed login.
  */
+/** How many inbound items were given up on, and the newest (for operators: GET /api/v1/inbox/dead-letters). */
+async function deadLetterSummary(storage: Storage): Promise<{ count: number; latest?: { channel: string; failedAt: string; error: string } }> {
+  const count = await storage.deadLetters.count();
+  if (count === 0) return { count };
+  const [d] = await storage.deadLetters.list({ limit: 1 });
+  return d ? { count, latest: { channel: `${d.channel}:${d.account}`, failedAt: d.failedAt.toISOString(), error: d.error } } : { count };
+}
+
 export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promise<void> {
   app.get('/readyz', async (req, reply) => {
     const health = d.channels.map((c) => ({ c, h: c.health() }));
-    const ready = health.every(({ c, h }) => !c.required || h.state === 'up');
+    // A degraded channel still works (recent task failures, a slow platform): only down or not yet started fails readiness.
+    const ready = health.every(({ c, h }) => !c.required || h.state === 'up' || h.state === 'degraded');
     const state = !ready ? 'down' : health.every(({ h }) => h.state === 'up') ? 'up' : 'degraded';
     const status = ready ? 200 : 503;
     let detailed = d.details === 'public';
@@ -51,6 +61,7 @@ export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promi
     }
     if (!detailed) return reply.code(status).send({ ready, state });
     const channels = Object.fromEntries(health.map(({ c, h }) => [c.id, { ...h, required: c.required }]));
-    return reply.code(status).send({ ready, state, database: 'up', channels });
+    const deadLetters = await deadLetterSummary(d.storage);
+    return reply.code(status).send({ ready, state, database: 'up', channels, deadLetters });
   });
 }

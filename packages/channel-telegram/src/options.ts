@@ -18,7 +18,15 @@ export interface TelegramAccountConfig {
   typingInterval: number;
   editInterval: number;
   chatSendInterval: number;
+  /** Retries of an outbound call after a network error, a 5xx or a short 429 (never after 4xx). */
   maxRetryAttempts: number;
+  /** First retry delay; doubles per retry up to `retryMaxDelay`. */
+  retryBaseDelay: number;
+  retryMaxDelay: number;
+  /** Time limit of one outbound Bot API call (not getUpdates). */
+  apiTimeout: number;
+  /** How often an account whose token the Bot API refused (401) is tried again. */
+  authRetryInterval: number;
   maxInboundMediaBytes: number;
   mentionPatterns: string[];
   required: boolean;

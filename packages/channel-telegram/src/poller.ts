@@ -1,10 +1,11 @@
-import type { ChannelHealth } from '@switchboard/core';
+import { countsAsAttempt, type ChannelHealth } from '@switchboard/core';
 import type { Api } from 'grammy';
 import type { Update } from 'grammy/types';
 import type { Logger } from 'pino';
-import { apiErrorCode, describeError, retryAfter } from './errors.js';
+import { apiErrorCode, describeError, isPermanentAuthError, networkCause, retryAfter } from './errors.js';
 import type { OffsetStore } from './offset-store.js';
 import { ALLOWED_UPDATES } from './options.js';
+import { backoffDelay } from './retry-policy.js';
 
 /** What the poller needs. */
 export interface PollerOptions {
@@ -14,15 +15,24 @@ export interface PollerOptions {
   store: OffsetStore;
   pollTimeoutMs: number;
   pollStallTimeoutMs: number;
+  /** The Bot API host, named in failure logs. */
+  host: string;
+  /** Backoff after a failed poll or set-up call: doubles from `baseMs` up to `maxMs`. */
+  backoff: { baseMs: number; maxMs: number };
+  /** How long to wait before trying a refused token (401) again. */
+  authRetryMs: number;
+  /** The `down` detail for a refused token, from the error's description. */
+  authProblem(what: string): string;
   /**
    * Durably handles one update. Contract: resolve once it is accepted (inbox) or consciously
-   * dropped; reject to have it retried (the offset does not move past it).
+   * dropped; reject to have it retried (the offset does not move past it until the attempts run out).
    */
   handle(update: Update): Promise<void>;
+  /** Attempts per update before it is dead-lettered (`limits.inboxMaxAttempts`). */
+  maxAttempts(): number;
+  /** Gives up on an update: record it as a dead letter and apologise to its sender. Must not throw. */
+  deadLetter(update: Update, error: string, attempts: number): Promise<void>;
 }
-
-const BACKOFF_MIN_MS = 1_000;
-const BACKOFF_MAX_MS = 30_000;
 
 class WatchdogAbort extends Error {}
 
@@ -44,6 +54,8 @@ export class Poller {
   private conflict: string | null = null;
   private failure: string | null = null;
   private inboxFailure: string | null = null;
+  private authDown: string | null = null;
+  private deadLettered = 0;
   private readonly overdueMs: number;
 
   constructor(private readonly o: PollerOptions) {
@@ -70,6 +82,7 @@ export class Poller {
     const now = Date.now();
     const secs = (ms: number) => `${Math.round(ms / 100) / 10}s`;
     if (this.stopped) return { state: 'down', detail: 'stopped' };
+    if (this.authDown) return { state: 'down', detail: this.authDown };
     if (this.conflict) return { state: 'down', detail: `polling conflict (409 ${this.conflict}): another poller or a webhook is active for this bot; retrying with backoff` };
     if (this.stalledSince !== null) {
       return { state: 'down', detail: `polling stalled: no getUpdates call completed for ${secs(now - this.stalledSince)}; the stalled poll was aborted and a new one started` };
@@ -77,10 +90,11 @@ export class Poller {
     if (this.pollStartedAt !== null && now - this.pollStartedAt > this.overdueMs) {
       return { state: 'down', detail: `polling stalled: the open getUpdates call is ${secs(now - this.pollStartedAt)} old (long-poll timeout ${secs(this.o.pollTimeoutMs)})` };
     }
-    if (this.lastCompletedAt === null) return { state: 'down', detail: this.failure ? `polling not started: ${this.failure}` : 'polling starting' };
+    if (this.lastCompletedAt === null) return { state: 'down', detail: this.failure ? `starting: polling not started: ${this.failure}; retrying with backoff` : 'polling starting' };
     if (this.failure) return { state: 'degraded', detail: `polling failing: ${this.failure}; retrying with backoff` };
     if (this.inboxFailure) return { state: 'degraded', detail: `could not store an update: ${this.inboxFailure}; retrying` };
-    return { state: 'up', detail: `polling; last getUpdates completed ${secs(now - this.lastCompletedAt)} ago` };
+    const dead = this.deadLettered > 0 ? `; ${this.deadLettered} update(s) dead-lettered since start` : '';
+    return { state: 'up', detail: `polling; last getUpdates completed ${secs(now - this.lastCompletedAt)} ago${dead}` };
   }
 
   private async run(before: () => Promise<void>): Promise<void> {
@@ -91,11 +105,26 @@ export class Poller {
         await before();
         break;
       } catch (err) {
-        this.failure = describeError(err, this.o.token);
-        this.o.log.warn({ error: this.failure }, 'telegram: could not initialise the bot; retrying');
-        await this.sleep(backoff(++failures));
+        if (this.stopped) return;
+        const what = describeError(err, this.o.token);
+        if (isPermanentAuthError(err)) {
+          this.authDown = this.o.authProblem(what);
+          this.o.log.error({ event: 'telegram_token_refused', host: this.o.host, error: what, retryInMs: this.o.authRetryMs }, this.authDown);
+          await this.sleep(this.o.authRetryMs);
+          continue;
+        }
+        this.authDown = null;
+        this.failure = what;
+        const delay = this.backoff(++failures);
+        const net = networkCause(err);
+        this.o.log.warn(
+          { event: 'telegram_init_failed', host: this.o.host, cause: net?.cause ?? 'api error', error: what, retryInMs: delay },
+          `telegram: could not initialise the bot (${net ? `${net.cause} ${this.o.host}` : what}); retrying in ${delay} ms`,
+        );
+        await this.sleep(delay);
       }
     }
+    this.authDown = null;
     this.failure = null;
     failures = 0;
     // The first call (and the first after a failure) is a short poll: it proves the link at once.
@@ -134,6 +163,7 @@ export class Poller {
       this.pollStartedAt = null;
       if (this.stalledSince !== null || this.conflict || this.failure) this.o.log.info({ event: 'telegram_poll_recovered' }, 'telegram: polling recovered');
       this.lastCompletedAt = Date.now();
+      this.authDown = null;
       this.stalledSince = null;
       this.conflict = null;
       this.failure = null;
@@ -148,7 +178,12 @@ export class Poller {
   private async onPollError(err: unknown, failures: number): Promise<void> {
     const code = apiErrorCode(err);
     const what = describeError(err, this.o.token);
-    let delay = backoff(failures);
+    if (isPermanentAuthError(err)) {
+      this.authDown = this.o.authProblem(what);
+      this.o.log.error({ event: 'telegram_token_refused', host: this.o.host, error: what, retryInMs: this.o.authRetryMs }, this.authDown);
+      return this.sleep(this.o.authRetryMs);
+    }
+    let delay = this.backoff(failures);
     if (code === 409) {
       this.conflict = what.replace(/^409: /, '');
       this.o.log.error({ event: 'telegram_poll_conflict', error: what, retryInMs: delay }, 'telegram: getUpdates conflict (another poller or a webhook is active)');
@@ -157,23 +192,47 @@ export class Poller {
     const after = retryAfter(err);
     if (after !== undefined) delay = Math.min(after * 1000, 5 * 60_000);
     this.failure = what;
-    this.o.log.warn({ event: 'telegram_poll_failed', error: what, retryInMs: delay }, 'telegram: getUpdates failed; backing off');
+    const net = networkCause(err);
+    this.o.log.warn(
+      { event: 'telegram_poll_failed', host: this.o.host, cause: net?.cause ?? `HTTP ${code ?? '?'}`, error: what, retryInMs: delay },
+      `telegram: getUpdates failed (${net ? `${net.cause} ${this.o.host}` : what}); retrying in ${delay} ms`,
+    );
     return this.sleep(delay);
   }
 
-  /** Hands one update over until it is handled (or the poller stops); then moves the offset. */
+  /**
+   * Hands one update over until it is handled, its attempts run out (dead letter) or the poller
+   * stops; then moves the offset.
+   */
   private async deliver(u: Update): Promise<boolean> {
-    let failures = 0;
-    for (;;) {
+    const max = Math.max(1, this.o.maxAttempts());
+    let deferred = false;
+    for (let attempt = 1; ; attempt++) {
       if (this.stopped) return false;
       try {
         await this.o.handle(u);
         this.inboxFailure = null;
         break;
       } catch (err) {
-        this.inboxFailure = describeError(err, this.o.token);
-        this.o.log.error({ error: this.inboxFailure, updateId: u.update_id }, 'telegram: could not store an update; retrying');
-        await this.sleep(backoff(++failures));
+        const what = describeError(err, this.o.token);
+        if (!countsAsAttempt(err)) {
+          // The gateway is shutting down: the update stays unconfirmed for the next start.
+          if (!deferred) this.o.log.info({ event: 'telegram_update_deferred', updateId: u.update_id }, 'telegram: the gateway is shutting down; the update is left for the next start');
+          deferred = true;
+          attempt = 0;
+          await this.sleep(this.o.backoff.baseMs);
+          continue;
+        }
+        if (attempt >= max) {
+          this.inboxFailure = null;
+          this.deadLettered++;
+          await this.o.deadLetter(u, what, attempt);
+          break;
+        }
+        this.inboxFailure = what;
+        const delay = this.backoff(attempt);
+        this.o.log.error({ event: 'telegram_store_failed', error: what, updateId: u.update_id, attempt, maxAttempts: max, retryInMs: delay }, `telegram: could not store an update (attempt ${attempt} of ${max}); retrying`);
+        await this.sleep(delay);
       }
     }
     this.offset = u.update_id + 1;
@@ -183,6 +242,10 @@ export class Poller {
       this.o.log.error({ error: describeError(err, this.o.token) }, 'telegram: could not persist the update offset');
     }
     return true;
+  }
+
+  private backoff(failures: number): number {
+    return backoffDelay(failures, this.o.backoff.baseMs, this.o.backoff.maxMs);
   }
 
   private sleep(ms: number): Promise<void> {
@@ -201,6 +264,4 @@ export class Poller {
   }
 }
 
-function backoff(failures: number): number {
-  return Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.max(0, failures - 1));
-}
+

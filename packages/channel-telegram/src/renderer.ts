@@ -1,4 +1,4 @@
-import type { ChannelContext, ConversationRef, DeliveryRecord, RenderMeta, TurnEvent } from '@switchboard/core';
+import type { ChannelContext, ConversationRef, DeliveryRecord, FaultBoundary, RenderMeta, TurnEvent } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalMessages } from './approvals.js';
 import { chunkText, draftPreview } from './chunk.js';
@@ -15,6 +15,9 @@ export interface RenderDeps {
   token: string;
   typingIntervalMs: number;
   editIntervalMs: number;
+  /** Where a failed turn render or draft update is counted (health). */
+  faults: FaultBoundary;
+  channelId: string;
 }
 
 type TurnEnd = Extract<TurnEvent, { type: 'turn_end' }>;
@@ -86,7 +89,7 @@ export class TurnRenderer {
         }
       }
     } catch (err) {
-      this.d.log.error({ error: describeError(err, this.d.token), turnId: this.turnId }, 'telegram: rendering a turn failed');
+      this.d.faults.record({ channel: this.d.channelId, task: `render turn ${this.turnId}`, conversation: this.to.id }, err);
     } finally {
       this.stopTyping();
       if (this.timer) clearTimeout(this.timer);
@@ -137,7 +140,7 @@ export class TurnRenderer {
       }
       this.shown = preview;
     } catch (err) {
-      this.d.log.warn({ error: describeError(err, this.d.token), turnId: this.turnId }, 'telegram: draft update failed');
+      this.d.faults.record({ channel: this.d.channelId, task: `draft update of turn ${this.turnId}`, conversation: this.to.id }, err);
     } finally {
       this.lastEdit = Date.now();
     }

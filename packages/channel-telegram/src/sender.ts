@@ -1,3 +1,4 @@
+import type { FaultBoundary } from '@switchboard/core';
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { Logger } from 'pino';
@@ -27,6 +28,9 @@ export class Sender {
     private readonly api: Api,
     private readonly token: string,
     private readonly log: Logger,
+    /** Failures of the calls that never throw (typing, button answers, deletes) are counted here. */
+    private readonly faults: FaultBoundary,
+    private readonly channelId: string,
   ) {}
 
   private base(t: Target) {
@@ -87,7 +91,7 @@ export class Sender {
       return true;
     } catch (err) {
       if (isMessageGone(err)) return true;
-      this.log.warn({ error: describeError(err, this.token) }, 'telegram: could not delete a message');
+      this.faults.record({ channel: this.channelId, task: 'delete a message', conversation: String(t.chatId) }, err);
       return false;
     }
   }
@@ -97,7 +101,7 @@ export class Sender {
     try {
       await this.api.sendChatAction(t.chatId, 'typing', t.thread !== undefined ? { message_thread_id: t.thread } : {});
     } catch (err) {
-      this.log.warn({ error: describeError(err, this.token) }, 'telegram: typing indicator failed');
+      this.faults.record({ channel: this.channelId, task: 'typing indicator', conversation: String(t.chatId) }, err);
     }
   }
 
@@ -106,7 +110,7 @@ export class Sender {
     try {
       await this.api.answerCallbackQuery(id, { text: text.length > 200 ? `${text.slice(0, 199)}…` : text, show_alert: alert });
     } catch (err) {
-      this.log.warn({ error: describeError(err, this.token) }, 'telegram: could not answer a button press');
+      this.faults.record({ channel: this.channelId, task: 'answer a button press' }, err);
     }
   }
 }

@@ -1,10 +1,11 @@
 import { compileSafeRegex, type SafeRegex } from '@switchboard/agent';
-import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConversationRef, RenderMeta, TurnEvent } from '@switchboard/core';
+import { AttemptCounter, countsAsAttempt, DEAD_LETTER_APOLOGY, FaultBoundary, type Channel, type ChannelContext, type ChannelFactoryDeps, type ChannelHealth, type ConversationRef, type RenderMeta, type TurnEvent } from '@switchboard/core';
 import type { Logger } from 'pino';
 import { createApis, type TelegramApis } from './api.js';
 import { ApprovalMessages } from './approvals.js';
 import { COMMANDS, isOwnCommand, runCommand } from './commands.js';
-import { describeError } from './errors.js';
+import { updateFacts } from './dead-letter.js';
+import { describeError, isPermanentAuthError } from './errors.js';
 import { conversationOf, isMentioned, mediaBytes, parseCommand, toInbound, type BotIdentity } from './inbound.js';
 import { OffsetStore } from './offset-store.js';
 import { ALLOWED_UPDATES, MAX_MESSAGE_CHARS, webhookPath, type TelegramAccountConfig } from './options.js';
@@ -16,6 +17,9 @@ import { webhookRoute } from './webhook.js';
 
 /** Accept errors that will not go away by retrying: the update is dropped (logged), not retried forever. */
 const PERMANENT = new Set(['SWB_E_UNKNOWN_SENDER']);
+
+/** A task failure older than this no longer marks the account degraded. */
+const FAULT_WINDOW_MS = 10 * 60_000;
 
 /**
  * One Telegram bot account: long polling (with a stall watchdog) or a webhook in, rendered turns
@@ -38,6 +42,12 @@ export class TelegramChannel implements Channel {
   private readonly inflight = new Set<Promise<void>>();
   private webhookProblem: string | null = null;
   private stopped = false;
+  /** Aborted by stop(): pending retries, waits and calls end at once. */
+  private readonly stopping = new AbortController();
+  /** Failures of this account's tasks (typing, renders, buttons, commands): logged, counted, in health(). */
+  private readonly faults: FaultBoundary;
+  /** Where the token comes from, for messages: the config key and the variable behind it (never the value). */
+  private readonly tokenSource: string;
 
   constructor(
     readonly account: string,
@@ -47,8 +57,11 @@ export class TelegramChannel implements Channel {
     this.id = `telegram:${account}`;
     this.required = cfg.required;
     this.log = deps.log.child({ channel: this.id });
-    this.apis = createApis(cfg);
-    this.sender = new Sender(this.apis.api, cfg.token, this.log);
+    this.faults = new FaultBoundary(this.log, (err) => describeError(err, cfg.token));
+    const source = deps.configSource?.(account, ['token']) ?? { key: `channels.telegram.accounts.${account}.token`, variables: [] };
+    this.tokenSource = source.variables.length > 0 ? `${source.key} (set from the environment variable ${source.variables.join(', ')})` : source.key;
+    this.apis = createApis(cfg, this.log, this.stopping.signal);
+    this.sender = new Sender(this.apis.api, cfg.token, this.log, this.faults, this.id);
     this.approvals = new ApprovalMessages(() => this.context(), this.sender, this.log, cfg.token);
     this.patterns = cfg.mentionPatterns.map((p) => compileSafeRegex(p, { caseInsensitive: true }));
     if (cfg.mode === 'polling') {
@@ -59,7 +72,13 @@ export class TelegramChannel implements Channel {
         store: new OffsetStore(deps.dataDir, account),
         pollTimeoutMs: cfg.pollTimeout,
         pollStallTimeoutMs: Math.max(cfg.pollStallTimeout, cfg.pollTimeout + 1000),
+        host: this.apis.host,
+        backoff: { baseMs: cfg.retryBaseDelay, maxMs: cfg.retryMaxDelay },
+        authRetryMs: cfg.authRetryInterval,
+        authProblem: (what) => this.authProblem(what),
         handle: (u) => this.handleUpdate(u),
+        maxAttempts: () => this.ctx?.inboxMaxAttempts ?? 5,
+        deadLetter: (u, error, attempts) => this.deadLetter(u, error, attempts),
       });
     }
   }
@@ -74,16 +93,26 @@ export class TelegramChannel implements Channel {
       });
       return;
     }
+    // Telegram redelivers an update answered with 503: count the attempts, dead-letter at the limit.
+    const attempts = new AttemptCounter(ctx.inboxMaxAttempts);
     await ctx.http.register(
-      webhookRoute({ path: webhookPath(this.account), secret: this.cfg.webhookSecret ?? '', log: this.log, ready: () => this.bot !== null, handle: (u) => this.handleUpdate(u) }),
+      webhookRoute({ path: webhookPath(this.account), secret: this.cfg.webhookSecret ?? '', log: this.log, ready: () => this.bot !== null, handle: (u) => this.handleWebhookUpdate(u, attempts) }),
     );
-    this.track(this.initWebhook());
+    this.track('webhook set-up', () => this.initWebhook());
   }
 
   health(): ChannelHealth {
+    const base = this.linkHealth();
+    const last = this.faults.lastFailure;
+    if (!last || this.stopped || Date.now() - last.at.getTime() > FAULT_WINDOW_MS) return base;
+    const detail = base.detail ? `${base.detail}; ${this.faults.summary()}` : this.faults.summary();
+    return { state: base.state === 'up' ? 'degraded' : base.state, detail };
+  }
+
+  private linkHealth(): ChannelHealth {
     if (this.stopped) return { state: 'down', detail: 'stopped' };
     if (this.poller) return this.poller.health();
-    if (this.webhookProblem) return { state: 'degraded', detail: `webhook: ${this.webhookProblem}` };
+    if (this.webhookProblem) return { state: this.bot ? 'degraded' : 'down', detail: `webhook: ${this.webhookProblem}` };
     if (!this.bot) return { state: 'down', detail: 'webhook: starting (getMe has not answered yet)' };
     return { state: 'up', detail: this.cfg.webhookUrl ? 'webhook registered' : 'webhook route ready (registered outside the gateway)' };
   }
@@ -91,8 +120,15 @@ export class TelegramChannel implements Channel {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.stopping.abort(new Error('the channel is stopping'));
     await this.poller?.stop();
     await Promise.allSettled([...this.inflight]);
+  }
+
+  /** The `down` detail for a token the Bot API refused: names the account, the key and the variable. */
+  private authProblem(what: string): string {
+    const every = `${Math.round(this.cfg.authRetryInterval / 1000)}s`;
+    return `telegram account "${this.account}": the Bot API refused the bot token (${what}); check ${this.tokenSource}; trying again every ${every}`;
   }
 
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void> {
@@ -101,15 +137,26 @@ export class TelegramChannel implements Channel {
       this.log.error({ error: describeError(err, this.cfg.token), turnId }, 'telegram: could not read the delivery ledger');
       return [];
     });
-    const deps = { ctx, sender: this.sender, approvals: this.approvals, log: this.log, account: this.account, token: this.cfg.token, typingIntervalMs: this.cfg.typingInterval, editIntervalMs: this.cfg.editInterval };
-    await new TurnRenderer(deps, to, turnId, prior, meta).run(turn);
+    const deps = {
+      ctx,
+      sender: this.sender,
+      approvals: this.approvals,
+      log: this.log,
+      account: this.account,
+      token: this.cfg.token,
+      typingIntervalMs: this.cfg.typingInterval,
+      editIntervalMs: this.cfg.editInterval,
+      faults: this.faults,
+      channelId: this.id,
+    };
+    await this.faults.run({ channel: this.id, task: `render turn ${turnId}`, conversation: to.id }, () => new TurnRenderer(deps, to, turnId, prior, meta).run(turn));
   }
 
   async notify(to: ConversationRef, text: string): Promise<void> {
     try {
       await this.sender.sendPlain({ chatId: Number(to.id), ...(to.thread ? { thread: Number(to.thread) } : {}) }, text);
     } catch (err) {
-      this.log.warn({ error: describeError(err, this.cfg.token), chat: to.id }, 'telegram: notice not delivered');
+      this.faults.record({ channel: this.id, task: 'notice', conversation: to.id }, err);
     }
   }
 
@@ -123,12 +170,7 @@ export class TelegramChannel implements Channel {
     const me = await this.apis.api.getMe();
     this.bot = { id: me.id, username: me.username };
     this.log.info({ event: 'telegram_bot', bot: me.username, mode: this.cfg.mode }, 'telegram: bot identified');
-    this.track(
-      this.apis.api.setMyCommands(COMMANDS.map((c) => ({ ...c }))).then(
-        () => undefined,
-        (err: unknown) => this.log.warn({ error: describeError(err, this.cfg.token) }, 'telegram: could not register commands'),
-      ),
-    );
+    this.track('register commands', () => this.apis.api.setMyCommands(COMMANDS.map((c) => ({ ...c }))));
   }
 
   private async initWebhook(): Promise<void> {
@@ -141,17 +183,63 @@ export class TelegramChannel implements Channel {
         this.webhookProblem = null;
         return;
       } catch (err) {
-        this.webhookProblem = describeError(err, this.cfg.token);
-        this.log.error({ error: this.webhookProblem }, 'telegram: webhook set-up failed; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** failures)).unref());
+        const what = describeError(err, this.cfg.token);
+        const permanent = isPermanentAuthError(err);
+        this.webhookProblem = permanent ? this.authProblem(what) : what;
+        const delay = permanent ? this.cfg.authRetryInterval : Math.min(this.cfg.retryMaxDelay, this.cfg.retryBaseDelay * 2 ** failures);
+        this.log.error({ event: 'telegram_webhook_setup_failed', error: what, host: this.apis.host, retryInMs: delay }, `telegram: webhook set-up failed; retrying in ${delay} ms`);
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, delay);
+          this.stopping.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+        });
       }
     }
   }
 
-  private track(p: Promise<void>): void {
-    const t = p.catch((err: unknown) => this.log.error({ error: describeError(err, this.cfg.token) }, 'telegram: background task failed'));
+  /** Runs a background task inside the account's fault boundary; stop() waits for it. */
+  private track(task: string, fn: () => Promise<unknown>, conversation?: string): void {
+    const t = this.faults.spawn({ channel: this.id, task, ...(conversation !== undefined ? { conversation } : {}) }, fn);
     this.inflight.add(t);
     void t.finally(() => this.inflight.delete(t));
+  }
+
+  /**
+   * Gives up on an update: a dead letter (inbox row with the error) and a short apology to its
+   * sender in the chat it came from, when known. Never throws: the poller moves on regardless.
+   */
+  private async deadLetter(raw: unknown, error: string, attempts: number): Promise<void> {
+    const f = updateFacts(raw);
+    await this.faults.run({ channel: this.id, task: 'record a dead letter', ...(f.chatId !== undefined ? { conversation: String(f.chatId) } : {}) }, () =>
+      this.context().deadLetter({
+        channel: 'telegram',
+        account: this.account,
+        dedupeKey: f.dedupeKey,
+        ...(f.chatId !== undefined ? { conversation: String(f.chatId) } : {}),
+        ...(f.senderId !== undefined ? { sender: `telegram:${f.senderId}` } : {}),
+        summary: f.summary,
+        error,
+        attempts,
+        receivedAt: new Date(),
+      }),
+    );
+    if (f.chatId === undefined || f.senderId === undefined) return;
+    const conv: ConversationRef = { channel: 'telegram', account: this.account, id: String(f.chatId), kind: f.chatKind ?? 'room' };
+    this.track('dead-letter apology', () => this.notifyReply(conv, f.messageId ?? 0, DEAD_LETTER_APOLOGY), conv.id);
+  }
+
+  /** A webhook delivery: rejects (503, redelivered) until the update's attempts run out, then dead-letters it. */
+  private async handleWebhookUpdate(u: TgUpdate, attempts: AttemptCounter): Promise<void> {
+    const key = String(u.update_id);
+    try {
+      await this.handleUpdate(u);
+      attempts.clear(key);
+    } catch (err) {
+      if (!countsAsAttempt(err)) throw err;
+      const n = attempts.fail(key);
+      if (!n.exhausted) throw err;
+      attempts.clear(key);
+      await this.deadLetter(u, describeError(err, this.cfg.token), n.attempts);
+    }
   }
 
   /** Handles one update. Resolves once it is stored or deliberately dropped; rejects to be retried. */
@@ -162,7 +250,10 @@ export class TelegramChannel implements Channel {
       return;
     }
     const u: TgUpdate = parsed.data;
-    if (u.callback_query) return this.track(this.approvals.press(u.callback_query));
+    if (u.callback_query) {
+      const q = u.callback_query;
+      return this.track('approval button', () => this.approvals.press(q), q.message ? String(q.message.chat.id) : undefined);
+    }
     if (u.message) return this.handleMessage(u.update_id, u.message);
   }
 
@@ -177,8 +268,10 @@ export class TelegramChannel implements Channel {
     const conv = conversationOf(this.account, m);
     const cmd = parseCommand(m);
     if (cmd && (!cmd.target || cmd.target.toLowerCase() === bot.username.toLowerCase()) && isOwnCommand(cmd.name)) {
-      const reply = await runCommand(this.context(), cmd.name, cmd.args, conv, `telegram:${from.id}`);
-      this.track(this.notifyReply(conv, m.message_id, reply));
+      const reply =
+        (await this.faults.run({ channel: this.id, task: `command /${cmd.name}`, conversation: conv.id }, () => runCommand(this.context(), cmd.name, cmd.args, conv, `telegram:${from.id}`))) ??
+        `Sorry, /${cmd.name} failed. Please try again in a moment.`;
+      this.track('command reply', () => this.notifyReply(conv, m.message_id, reply), conv.id);
       return;
     }
     if (cmd?.target && cmd.target.toLowerCase() !== bot.username.toLowerCase()) return;
@@ -186,7 +279,7 @@ export class TelegramChannel implements Channel {
       this.log.info({ event: 'telegram_media_refused', chat: conv.id, bytes: mediaBytes(m) }, 'telegram: inbound media over the size limit refused');
       if (conv.kind === 'dm' || isMentioned(m, bot, this.patterns)) {
         const mb = Math.floor(this.cfg.maxInboundMediaBytes / (1024 * 1024));
-        this.track(this.notifyReply(conv, m.message_id, `Sorry, that file is too large for me (the limit is ${mb} MB). Please send a smaller one or describe it in text.`));
+        this.track('media refusal', () => this.notifyReply(conv, m.message_id, `Sorry, that file is too large for me (the limit is ${mb} MB). Please send a smaller one or describe it in text.`), conv.id);
       }
       return;
     }
@@ -206,9 +299,9 @@ export class TelegramChannel implements Channel {
 
   private async notifyReply(conv: ConversationRef, replyTo: number, text: string): Promise<void> {
     try {
-      await this.sender.sendPlain({ chatId: Number(conv.id), ...(conv.thread ? { thread: Number(conv.thread) } : {}), replyTo }, text);
+      await this.sender.sendPlain({ chatId: Number(conv.id), ...(conv.thread ? { thread: Number(conv.thread) } : {}), ...(replyTo > 0 ? { replyTo } : {}) }, text);
     } catch (err) {
-      this.log.warn({ error: describeError(err, this.cfg.token), chat: conv.id }, 'telegram: reply not delivered');
+      this.faults.record({ channel: this.id, task: 'reply', conversation: conv.id }, err);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { AccessListener } from './access-events.js';
+import type { DeadLetterInput } from './dead-letters.js';
 
 /** Where a reply goes: one conversation on one channel account. */
 export interface ConversationRef {
@@ -74,6 +75,16 @@ export interface ChannelContext {
   log: Logger;
   /** Durably records the item (inbox) and queues its turn. Call before acknowledging the platform. */
   accept(message: InboundMessage): Promise<AcceptResult>;
+  /**
+   * How many times a channel tries to accept (store and process) one inbound item before it
+   * dead-letters it (`limits.inboxMaxAttempts`).
+   */
+  readonly inboxMaxAttempts: number;
+  /**
+   * Records an item given up on as a dead letter (logged, counted, listed in the control API) so
+   * the channel can move past it. The channel apologises to the sender itself, when it knows them.
+   */
+  deadLetter(item: DeadLetterInput): Promise<void>;
   http: { register(plugin: FastifyPluginAsync): Promise<void> };
   /**
    * Resolves a client token to its principal; null if unknown or revoked. Constant-time. With the

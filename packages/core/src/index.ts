@@ -13,3 +13,5 @@ export * from './workspaces.js';
 export * from './workspace-migration.js';
 export * from './access-events.js';
 export * from './own.js';
+export * from './fault-boundary.js';
+export * from './dead-letters.js';

@@ -1,6 +1,7 @@
 import type { AcceptResult, ConversationRef, DeliveryRecord, InboundMessage, NewDelivery, TurnState } from './channel.js';
 import type { SessionKey } from './session-key.js';
 import type { AskSource } from '@switchboard/agent';
+import type { DeadLetter, DeadLetterInput } from './dead-letters.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -330,6 +331,16 @@ export interface Storage {
      * `text`, the result says whether the stored item's text is the same (`sameText`).
      */
     seen(channel: string, account: string, dedupeKey: string, text?: string): Promise<AcceptResult | null>;
+  };
+  deadLetters: {
+    /**
+     * Records an inbound item given up on (an inbox row with `failed_at`, the error and the
+     * attempts); an existing row with that dedupe key and no turn is marked failed instead.
+     */
+    record(item: DeadLetterInput): Promise<{ id: string; existed: boolean }>;
+    /** Newest first. */
+    list(opts?: { limit?: number; channel?: string }): Promise<DeadLetter[]>;
+    count(): Promise<number>;
   };
   deliveries: {
     /** Idempotent on (turnId, part, kind): an existing record is returned with existed = true. */

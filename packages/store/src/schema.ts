@@ -105,8 +105,12 @@ export const inbox = sqliteTable(
     payload: text('payload').notNull(),
     receivedAt: integer('received_at').notNull(),
     turnId: text('turn_id').references((): AnySQLiteColumn => turns.id),
+    /** Dead letters: set when the item could not be stored or processed after its attempts. */
+    failedAt: integer('failed_at'),
+    error: text('error'),
+    attempts: integer('attempts'),
   },
-  (t) => [uniqueIndex('inbox_dedupe_uq').on(t.channel, t.account, t.dedupeKey)],
+  (t) => [uniqueIndex('inbox_dedupe_uq').on(t.channel, t.account, t.dedupeKey), index('inbox_failed_idx').on(t.failedAt)],
 );
 
 /** Turns: the persisted state machine of one inbound item's processing. */

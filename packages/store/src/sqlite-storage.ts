@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Storage } from '@switchboard/core';
+import { deadLetterRepo } from './dead-letter-repo.js';
 import { deliveryRepo } from './delivery-repo.js';
 import { boundaryRepos } from './boundary-repo.js';
 import { governanceRepos } from './governance-repo.js';
@@ -77,6 +78,7 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     sessions: sessionRepo(db, ops),
     turns: turnRepo(db, ops),
     deliveries: deliveryRepo(db),
+    deadLetters: deadLetterRepo(db),
     ...governanceRepos(db),
     ...boundaryRepos(db),
     close() {

@@ -6,6 +6,7 @@ import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { boundaryRoutes } from './boundary.js';
 import { capabilityRoutes } from './capabilities.js';
+import { deadLetterRoutes } from './dead-letters.js';
 import { sendError, type ControlApiDeps, type RouteModule } from './deps.js';
 import { modeRoutes } from './modes.js';
 import { principalRoutes } from './principals.js';
@@ -38,6 +39,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   ruleRoutes,
   capabilityRoutes,
   auditRoutes,
+  deadLetterRoutes,
 ];
 
 async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {

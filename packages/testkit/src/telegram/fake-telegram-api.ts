@@ -48,7 +48,8 @@ export interface FakeTelegram {
   /**
    * Makes upcoming calls of `method` (case-insensitive; `'*'` for any) fail with `fault`:
    * `{status:429,retryAfter}`, `{status:5xx}`, `{status:409}`, `{status:400,description}`,
-   * `{rawBody}` or `{drop:true}`. Faults for a method are used in the order added.
+   * `{rawBody}`, `{drop:true}` or `{envelope}` (this exact JSON body, e.g. `{ok:false}` with no
+   * description). Faults for a method are used in the order added.
    */
   failNext(method: string, fault: TgFault, opts?: TgFaultOptions): void;
   /**

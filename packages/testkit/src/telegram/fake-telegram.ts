@@ -238,6 +238,13 @@ class FakeTelegramServer implements FakeTelegram {
     if (fault) {
       this.emit(bot, 'fault-injected', call.seq, `${method}: ${fault.drop ? 'drop' : (fault.status ?? 500)}`);
       if (fault.drop) return void res.destroy();
+      if (fault.envelope !== undefined) {
+        const status = fault.status ?? 400;
+        sendJson(res, status, fault.envelope);
+        call.status = status;
+        appendRunLog(this.source, `call ${call.seq} ${method} -> ${status} (raw envelope)`);
+        return this.changed();
+      }
       if (fault.rawBody !== undefined) {
         res.writeHead(fault.status ?? 502, { 'content-type': 'text/html' }).end(fault.rawBody);
         call.status = fault.status ?? 502;

@@ -139,6 +139,11 @@ export interface TgFault {
   rawBody?: string;
   /** Destroy the socket without answering (grammY then throws `HttpError`). */
   drop?: boolean;
+  /**
+   * Answer exactly this JSON body (with `status`, default 400), e.g. `{ ok: false }` with no
+   * `description` or `error_code`, as independent Bot API servers sometimes do.
+   */
+  envelope?: Record<string, unknown>;
 }
 
 /** Which calls a fault applies to. */
