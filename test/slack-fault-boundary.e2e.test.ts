@@ -40,13 +40,13 @@ describe('Slack fault boundary', () => {
     const IM = slack.identity.imChannelId;
     slack.failNext('chat.postMessage', { error: 'restricted_action' });
     await slack.deliverEvent(urlsOf('team').events, slack.events.im({ text: 'this reply is refused' }));
-    const line = JSON.parse(await gw.waitForLog(/"slack task failed"/, 15_000)) as Record<string, unknown>;
+    const line = JSON.parse(await gw.waitForLog(/"channel_task_failed"/, 15_000)) as Record<string, unknown>;
     expect(line).toMatchObject({ channel: 'slack:team', account: 'team', conversation: IM, code: 'restricted_action' });
     expect(String(line.task)).toMatch(/^render /);
     const h = await health('team');
     expect(h.state).toBe('up');
-    expect(h.detail).toMatch(new RegExp(`failed task.*in ${IM}: restricted_action`));
-    expect((await health('other')).detail ?? '').not.toMatch(/failed task/);
+    expect(h.detail).toMatch(new RegExp(`task failure.*in ${IM}: restricted_action`));
+    expect((await health('other')).detail ?? '').not.toMatch(/task failure/);
     await slack.deliverEvent(urlsOf('other').events, slack.events.im({ text: 'unaffected' }));
     await waitForMessage(slack, IM, 'echo: unaffected');
     expect(gw.child.exitCode).toBeNull();

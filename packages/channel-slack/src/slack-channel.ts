@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConfigSource, ConversationRef, RenderMeta, TurnEvent } from '@switchboard/core';
+import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConfigSource, ConversationRef, FaultBoundary, RenderMeta, TurnEvent } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { SlackAccountConfig } from './account.js';
 import { AnsweredThreads } from './answered-threads.js';
@@ -15,7 +15,7 @@ import { TurnRender } from './turn-render.js';
 import { UserNames } from './user-names.js';
 import { refusal, type Refusal } from './refusal.js';
 import { describeSlackError, hostOf } from './slack-errors.js';
-import { SlackFaults } from './slack-faults.js';
+import { slackFaultBoundary } from './slack-faults.js';
 import { createWebClient } from './web.js';
 
 const DEFAULT_API_TIMEOUT_MS = 15_000;
@@ -46,7 +46,7 @@ export class SlackChannel implements Channel {
   private markIdentified: () => void = () => undefined;
   /** Resolves once auth.test said who the bot is (events need it to see mentions and the bot's own messages). */
   private readonly identified = new Promise<void>((r) => (this.markIdentified = r));
-  private readonly faults: SlackFaults;
+  private readonly faults: FaultBoundary;
   private readonly source: (path: readonly string[]) => ConfigSource;
   private socket: SocketModeConnection | null = null;
   private readonly board = new ApprovalBoard();
@@ -65,7 +65,7 @@ export class SlackChannel implements Channel {
     this.id = `slack:${account}`;
     this.required = cfg.required;
     this.log = deps.log.child({ channel: this.id });
-    this.faults = new SlackFaults(this.log, account);
+    this.faults = slackFaultBoundary(this.log, account);
     this.source = (path) => deps.configSource?.(account, path) ?? { key: ['channels', 'slack', 'accounts', account, ...path].join('.'), variables: [] };
   }
 
@@ -96,7 +96,7 @@ export class SlackChannel implements Channel {
     }
     // Slack is reached in the background: start never waits on the network, so the gateway listens at once.
     const authClient = createWebClient(this.cfg.botToken, { ...spec, retries: 0 });
-    this.connecting = this.connect(authClient, timeoutMs).catch((err: unknown) => this.faults.record('connect', undefined, err));
+    this.connecting = this.connect(authClient, timeoutMs).catch((err: unknown) => this.faults.record({ channel: this.id, task: 'connect' }, err));
     if (this.cfg.mode === 'http') {
       await ctx.http.register(
         slackHttpRoutes({
@@ -177,7 +177,7 @@ export class SlackChannel implements Channel {
 
   /** Runs `p` inside the fault boundary: a failure is recorded for `task` in `conversation`, never rethrown. */
   private track(p: Promise<unknown>, task = 'task', conversation?: string): void {
-    const guarded = p.catch((err: unknown) => this.faults.record(task, conversation, err));
+    const guarded = p.catch((err: unknown) => this.faults.record({ channel: this.id, task, ...(conversation !== undefined ? { conversation } : {}) }, err));
     this.inflight.add(guarded);
     void guarded.finally(() => this.inflight.delete(guarded));
   }
@@ -249,7 +249,7 @@ export class SlackChannel implements Channel {
         await env.ack();
       }
     } catch (err) {
-      this.faults.record(`envelope ${env.type}`, undefined, err);
+      this.faults.record({ channel: this.id, task: `envelope ${env.type}` }, err);
       this.log.error({ envelopeId: env.envelopeId, type: env.type }, 'slack envelope not stored; left unacknowledged for redelivery');
     }
   }
@@ -265,7 +265,7 @@ export class SlackChannel implements Channel {
         editIntervalMs: this.cfg.editInterval,
         board: this.board,
         log: this.log,
-        fault: (task, err) => this.faults.record(task, to.id, err),
+        fault: (task, err) => this.faults.record({ channel: this.id, task, conversation: to.id }, err),
       },
       to,
       turnId,
@@ -274,7 +274,7 @@ export class SlackChannel implements Channel {
       try {
         await r.load();
       } catch (err) {
-        this.faults.record('delivery ledger', to.id, err);
+        this.faults.record({ channel: this.id, task: 'delivery ledger', conversation: to.id }, err);
       }
       for await (const ev of turn) await r.on(ev);
       await r.close();

@@ -8,7 +8,7 @@ import { slackHttpRoutes } from '../src/http-receiver.js';
 import { mapMessageEvent, parseMessageEvent } from '../src/inbound.js';
 import { handleBlockActions, runSlashCommand, type InteractionDeps } from '../src/interactions.js';
 import { describeSlackError, networkCause, retryAfterMs, slackErrorCode } from '../src/slack-errors.js';
-import { messageOf, SlackFaults } from '../src/slack-faults.js';
+import { messageOf, slackFaultBoundary } from '../src/slack-faults.js';
 
 const log = pino({ level: 'silent' });
 const RUNS = { numRuns: 300 };
@@ -109,9 +109,9 @@ describe('Slack error describers are total', () => {
         const c = networkCause(err, timeout);
         expect(c === undefined || typeof c === 'string').toBe(true);
         expect(typeof messageOf(err)).toBe('string');
-        const faults = new SlackFaults(log, 'acct');
-        faults.record('render', 'C1', err);
-        expect(faults.summary()).toMatch(/^1 failed task/);
+        const faults = slackFaultBoundary(log, 'acct');
+        faults.record({ channel: 'slack:acct', task: 'render', conversation: 'C1' }, err);
+        expect(faults.summary()).toMatch(/^1 task failure/);
       }),
       RUNS,
     );
@@ -123,7 +123,7 @@ describe('Slack error describers are total', () => {
       expect(typeof slackErrorCode(err)).toBe('string');
       expect(retryAfterMs(err)).toBeNull();
       expect(typeof messageOf(err)).toBe('string');
-      new SlackFaults(log, 'acct').record('render', 'C1', err);
+      slackFaultBoundary(log, 'acct').record({ channel: 'slack:acct', task: 'render', conversation: 'C1' }, err);
       await handleBlockActions(deps(err, true), { type: 'block_actions', user: { id: 'U1' }, container: { channel_id: 'C1' }, actions: [{ action_id: 'allow:a1' }] });
       await handleBlockActions(deps(err, true), err);
       expect(typeof (await runSlashCommand(deps(err, true), { text: 'status', user_id: 'U1', channel_id: 'D1' }))).toBe('string');

@@ -29,6 +29,12 @@ export function describeThrown(err: unknown): string {
 
 const REPEAT_QUIET_MS = 60_000;
 
+/** A thrown value described for the boundary: the text shown in health and logs, plus log fields. */
+export interface FaultDescription {
+  text: string;
+  fields?: Record<string, unknown>;
+}
+
 /** Where a channel task ran: what a boundary log line and the failure count name. */
 export interface FaultScope {
   /** Channel id, e.g. `telegram:main`. */
@@ -49,12 +55,12 @@ export class FaultBoundary {
 
   /**
    * @param log where failures are logged
-   * @param describe turns a thrown value into text (e.g. one that scrubs a token); must not throw,
-   *   and is itself guarded.
+   * @param describe turns a thrown value into text (e.g. one that scrubs a token), optionally with
+   *   more fields for the log line (a platform's error code); must not throw, and is itself guarded.
    */
   constructor(
     private readonly log: Logger,
-    private readonly describe: (err: unknown) => string = describeThrown,
+    private readonly describe: (err: unknown) => string | FaultDescription = describeThrown,
   ) {}
 
   /** Failures so far. */
@@ -70,8 +76,11 @@ export class FaultBoundary {
   /** Records one failure (logged, counted). Never throws. */
   record(scope: FaultScope, err: unknown): void {
     let error: string;
+    let fields: Record<string, unknown> = {};
     try {
-      error = this.describe(err);
+      const d = this.describe(err);
+      if (typeof d === 'string') error = d;
+      else ({ text: error, fields = {} } = d);
     } catch {
       error = describeThrown(err);
     }
@@ -84,7 +93,7 @@ export class FaultBoundary {
     this.last = { at: now, scope, error };
     try {
       this.log[repeat ? 'debug' : 'error'](
-        { event: 'channel_task_failed', channel: scope.channel, task: scope.task, ...(scope.conversation !== undefined ? { conversation: scope.conversation } : {}), error, failures: this.count, ...(repeat ? { repeated: true } : {}) },
+        { ...fields, event: 'channel_task_failed', channel: scope.channel, task: scope.task, ...(scope.conversation !== undefined ? { conversation: scope.conversation } : {}), error, failures: this.count, ...(repeat ? { repeated: true } : {}) },
         `${scope.channel}: ${scope.task} failed`,
       );
     } catch {
