@@ -66,16 +66,19 @@ export function endpointUrl(dataDir: string): string | null {
   }
 }
 
-/** The operator token: `--token`, then `SWITCHBOARD_TOKEN`, then the first-start credentials file. */
+/** The operator token: `--token`, then `SWITCHBOARD_TOKEN`, then the first-start credentials file (`credentials.json`, or the older `credentials`). */
 export function operatorToken(dataDir: string, flag: string | undefined, env: NodeJS.ProcessEnv): string | null {
   if (flag) return flag;
   if (env.SWITCHBOARD_TOKEN) return env.SWITCHBOARD_TOKEN;
-  try {
-    const creds = JSON.parse(readFileSync(join(dataDir, 'credentials'), 'utf8')) as { operatorToken?: unknown };
-    return typeof creds.operatorToken === 'string' ? creds.operatorToken : null;
-  } catch {
-    return null;
+  for (const file of [join(dataDir, 'credentials.json'), join(dataDir, 'credentials')]) {
+    try {
+      const creds = JSON.parse(readFileSync(file, 'utf8')) as { operatorToken?: unknown };
+      if (typeof creds.operatorToken === 'string') return creds.operatorToken;
+    } catch {
+      // missing or unreadable: try the next name
+    }
   }
+  return null;
 }
 
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<CliOutcome> {

@@ -34,6 +34,12 @@ export interface TokenRecord {
   scopes: Scope[];
   createdAt: Date;
   revokedAt: Date | null;
+  /** Refused from this moment on; null: never expires. */
+  expiresAt: Date | null;
+  /** Last accepted use, recorded at most once a minute per token; null: never used. */
+  lastUsedAt: Date | null;
+  /** Who minted it: the operator token's id (control API), `cli:<os user>`, or `bootstrap`; null for older tokens. */
+  createdBy: string | null;
 }
 
 /** Per-session settings a person may change for themselves. */
@@ -89,6 +95,12 @@ export interface TurnUsage {
   models: Record<string, { calls: number; inputTokens: number; outputTokens: number }>;
   retries: number;
   fallbackUsed: boolean;
+}
+
+/** What `turns.summary` answers. */
+export interface TurnSummary {
+  byState: Record<string, number>;
+  usage: { turns: number; inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number };
 }
 
 export interface Turn {
@@ -271,11 +283,21 @@ export interface Storage {
   };
   tokens: {
     /** Stores only `secretHash` (sha256 hex of the secret). */
-    create(t: { kind: TokenKind; name: string; principalId: string | null; scopes: Scope[]; secretHash: string }): Promise<TokenRecord>;
+    create(t: {
+      kind: TokenKind;
+      name: string;
+      principalId: string | null;
+      scopes: Scope[];
+      secretHash: string;
+      expiresAt?: Date | null;
+      createdBy?: string | null;
+    }): Promise<TokenRecord>;
     byHash(secretHash: string): Promise<TokenRecord | null>;
     get(id: string): Promise<TokenRecord | null>;
     list(): Promise<TokenRecord[]>;
     revoke(id: string): Promise<boolean>;
+    /** Records a use at `at` unless one was recorded less than `minIntervalMs` before; true if written. */
+    touch(id: string, at: Date, minIntervalMs: number): Promise<boolean>;
   };
   sessions: {
     /** The live session for a key, created if none. */
@@ -326,6 +348,8 @@ export interface Storage {
     inbox(inboxId: string): Promise<InboxItem | null>;
     /** The stored item with this dedupe key, as `accept` would report a duplicate; null if new. */
     seen(channel: string, account: string, dedupeKey: string): Promise<AcceptResult | null>;
+    /** Turns created since `since`: how many per state, and their summed token use. */
+    summary(since: Date): Promise<TurnSummary>;
   };
   deliveries: {
     /** Idempotent on (turnId, part, kind): an existing record is returned with existed = true. */
