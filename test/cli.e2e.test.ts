@@ -9,6 +9,7 @@ import {
   api,
   buildTestConfig,
   CANARY_ANTHROPIC_KEY,
+  CANARY_SLACK_APP_TOKEN,
   CANARY_SLACK_BOT_TOKEN,
   CANARY_SLACK_SIGNING_SECRET,
   connectWs,
@@ -99,9 +100,14 @@ describe('switchboard doctor', () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  const channels = (telegramToken: string, slackToken: string, signingSecret: string) => ({
+  const channels = (telegramToken: string, slackToken: string, signingSecret: string, appToken = CANARY_SLACK_APP_TOKEN) => ({
     telegram: { accounts: { main: { token: telegramToken, apiRoot: tg.apiRoot } } },
-    slack: { accounts: { team: { botToken: slackToken, mode: 'http', signingSecret, apiUrl: slack.apiUrl } } },
+    slack: {
+      accounts: {
+        team: { botToken: slackToken, mode: 'http', signingSecret, apiUrl: slack.apiUrl },
+        sock: { botToken: CANARY_SLACK_BOT_TOKEN, mode: 'socket', appToken, apiUrl: slack.apiUrl },
+      },
+    },
   });
 
   it('a good config: every check passes, exit 0, and only the free GET /v1/models reaches the model API', async () => {
@@ -109,7 +115,7 @@ describe('switchboard doctor', () => {
     const file = write(dir, buildTestConfig(join(dir, 'data'), model.url, { channels: channels('${SWB_DOCTOR_TG}', CANARY_SLACK_BOT_TOKEN, CANARY_SLACK_SIGNING_SECRET) }));
     const r = await runCli(['doctor', '--config', file], { env: { SWB_DOCTOR_TG: TOKEN } });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    for (const line of ['config valid', 'environment variables set', 'data dir', 'port', 'model key accepted', 'telegram:main', 'slack:team']) {
+    for (const line of ['config valid', 'environment variables set', 'data dir', 'port', 'model key accepted', 'telegram:main', 'slack:team bot token', 'slack:sock bot token', 'slack:sock app token']) {
       expect(r.stdout).toMatch(new RegExp(`✓ .*${line}`));
     }
     expect(r.stdout).not.toContain('✗');
@@ -125,7 +131,7 @@ describe('switchboard doctor', () => {
     const cfg = buildTestConfig(dataFile, model.url, {
       gateway: { port: busyPort },
       model: { apiKey: 'sk-ant-wrong-key-for-doctor' },
-      channels: channels('999:wrong-telegram-token-for-doctor', 'xoxb-wrong-slack-token', '${SWB_DOCTOR_UNSET}'),
+      channels: channels('999:wrong-telegram-token-for-doctor', 'xoxb-wrong-slack-token', '${SWB_DOCTOR_UNSET}', 'xapp-wrong-app-token'),
     });
     const r = await runCli(['doctor', '--config', write(dir, cfg)]);
     const out = r.stdout;
@@ -140,8 +146,11 @@ describe('switchboard doctor', () => {
     expect(out).toContain('channels.telegram.accounts.main.token');
     expect(out).toMatch(/✗ .*slack:team/);
     expect(out).toContain('invalid_auth');
-    expect((out.match(/fix: /g) ?? []).length).toBe(6);
-    expect(r.code).toBe(6);
+    expect(out).toMatch(/✓ .*slack:sock bot token/);
+    expect(out).toMatch(/✗ .*slack:sock app token/);
+    expect(out).toContain('channels.slack.accounts.sock.appToken');
+    expect((out.match(/fix: /g) ?? []).length).toBe(7);
+    expect(r.code).toBe(7);
     expect(out + r.stderr).not.toContain('wrong-telegram-token');
     expect(out + r.stderr).not.toContain('sk-ant-wrong');
   });

@@ -115,19 +115,26 @@ export async function checkTelegram(id: string, account: { token: string; apiRoo
   return { ok: false, title, detail: `Telegram refused it (${why})`, fix: `check ${key}${via(varsAt(keyPath))}: the token @BotFather gave this bot` };
 }
 
-/** Slack: `auth.test` with the bot token. */
-export async function checkSlack(id: string, account: { botToken: string; apiUrl: string }, keyPath: string[], varsAt: VarsAt): Promise<Check> {
-  const title = `slack:${id} bot token accepted (auth.test)`;
-  const key = keyPath.join('.');
-  const url = new URL('auth.test', account.apiUrl.endsWith('/') ? account.apiUrl : `${account.apiUrl}/`).toString();
+/** Slack: `auth.test` with the bot token, or `apps.connections.open` with a Socket Mode app token (a ticket nobody uses expires). */
+export async function checkSlack(
+  id: string,
+  apiUrl: string,
+  t: { method: 'auth.test' | 'apps.connections.open'; token: string; keyPath: string[] },
+  varsAt: VarsAt,
+): Promise<Check> {
+  const bot = t.method === 'auth.test';
+  const title = `slack:${id} ${bot ? 'bot' : 'app'} token accepted (${t.method})`;
+  const key = t.keyPath.join('.');
+  const url = new URL(t.method, apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`).toString();
   let body: { ok?: unknown; team?: unknown; user?: unknown; error?: unknown } | undefined;
   try {
-    const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${account.botToken}`, 'content-type': 'application/x-www-form-urlencoded' }, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/x-www-form-urlencoded' }, signal: AbortSignal.timeout(10_000) });
     body = (await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }))) as typeof body;
   } catch (err) {
     return { ok: false, title, detail: networkCause(err, url), fix: `check channels.slack.accounts.${id}.apiUrl and that this host can reach it` };
   }
-  if (body?.ok === true) return { ok: true, title: `${title}: ${String(body.user ?? '?')} in ${String(body.team ?? '?')}` };
+  if (body?.ok === true) return { ok: true, title: bot ? `${title}: ${String(body.user ?? '?')} in ${String(body.team ?? '?')}` : title };
   const why = typeof body?.error === 'string' ? body.error.slice(0, 100) : 'error';
-  return { ok: false, title, detail: `Slack refused it (${why})`, fix: `check ${key}${via(varsAt(keyPath))}: the app's Bot User OAuth Token (xoxb-…)` };
+  const what = bot ? "the app's Bot User OAuth Token (xoxb-…)" : "an app-level token (xapp-…) with the connections:write scope";
+  return { ok: false, title, detail: `Slack refused it (${why})`, fix: `check ${key}${via(varsAt(t.keyPath))}: ${what}` };
 }

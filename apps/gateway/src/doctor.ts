@@ -90,14 +90,21 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
 
   const usesUnset = (path: string[]) => refs.some((r) => missing.has(r.name) && r.path.join('.') === path.join('.'));
   const varsAt = (path: string[]) => refs.filter((r) => r.path.join('.') === path.join('.')).map((r) => r.name);
-  const channels = cfg.channels as { telegram?: { accounts: Record<string, { token: string; apiRoot: string }> }; slack?: { accounts: Record<string, { botToken: string; apiUrl: string }> } };
-  for (const [id, acc] of Object.entries(channels.telegram?.accounts ?? {})) {
+  for (const [id, acc] of Object.entries(cfg.channels.telegram?.accounts ?? {})) {
     const key = ['channels', 'telegram', 'accounts', id, 'token'];
     checks.push(usesUnset(key) ? { ok: false, skipped: true, title: `telegram:${id} bot token not checked (its variable is not set)` } : await checkTelegram(id, acc, key, varsAt));
   }
-  for (const [id, acc] of Object.entries(channels.slack?.accounts ?? {})) {
-    const key = ['channels', 'slack', 'accounts', id, 'botToken'];
-    checks.push(usesUnset(key) ? { ok: false, skipped: true, title: `slack:${id} bot token not checked (its variable is not set)` } : await checkSlack(id, acc, key, varsAt));
+  for (const [id, acc] of Object.entries(cfg.channels.slack?.accounts ?? {})) {
+    const tokens: Array<{ method: 'auth.test' | 'apps.connections.open'; token: string; field: string }> = [{ method: 'auth.test', token: acc.botToken, field: 'botToken' }];
+    if (acc.mode === 'socket' && acc.appToken) tokens.push({ method: 'apps.connections.open', token: acc.appToken, field: 'appToken' });
+    for (const t of tokens) {
+      const keyPath = ['channels', 'slack', 'accounts', id, t.field];
+      checks.push(
+        usesUnset(keyPath)
+          ? { ok: false, skipped: true, title: `slack:${id} ${t.field} not checked (its variable is not set)` }
+          : await checkSlack(id, acc.apiUrl, { method: t.method, token: t.token, keyPath }, varsAt),
+      );
+    }
   }
   const failed = checks.filter((c) => !c.ok && !c.skipped).length;
   return { code: Math.min(failed, MAX_EXIT), stdout: render(file, checks, secrets) };
