@@ -155,6 +155,20 @@ describe('switchboard doctor', () => {
     expect(out + r.stderr).not.toContain('sk-ant-wrong');
   });
 
+  it('a model base URL ending in /v1 gets the hint; an unreachable one names host and cause', async () => {
+    const dir = tmp();
+    const v1 = await runCli(['doctor', '--config', write(dir, buildTestConfig(join(dir, 'data'), `${model.url}/v1`))]);
+    expect(v1.code).toBe(1);
+    expect(v1.stdout).toContain('remove the /v1 suffix from model.baseUrl');
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise((r) => closed.close(r));
+    const down = await runCli(['doctor', '--config', write(dir, buildTestConfig(join(dir, 'data'), `http://127.0.0.1:${port}`))]);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
+  });
+
   it('an invalid config exits 78 and names the key', async () => {
     const dir = tmp();
     const r = await runCli(['doctor', '--config', write(dir, { gateway: { port: 'seventy' } })]);

@@ -23,7 +23,14 @@ export function networkCause(err: unknown, url: string): string {
     }
   })();
   const cause = err instanceof Error && err.cause && typeof err.cause === 'object' ? (err.cause as { code?: unknown; message?: unknown }) : undefined;
-  const code = typeof cause?.code === 'string' ? cause.code : err instanceof Error && err.name === 'TimeoutError' ? 'timed out' : 'request failed';
+  const code =
+    typeof cause?.code === 'string'
+      ? cause.code
+      : err instanceof Error && err.name === 'TimeoutError'
+        ? 'timed out'
+        : typeof cause?.message === 'string' && cause.message !== ''
+          ? cause.message.slice(0, 100)
+          : 'request failed';
   return `${code} ${host}`;
 }
 
