@@ -269,6 +269,16 @@ describe('status, token list and token revoke through the running gateway', () =
     db.prepare('UPDATE tokens SET expires_at = ? WHERE id = ?').run(Date.now() - 1000, made.json.token.id);
     db.close();
     expect((await api(gw, 'GET', '/api/v1/stats', { token: made.json.secret })).status).toBe(401);
+
+    // A client token's open socket closes when its expiry passes, without a frame from it.
+    const owner = (await api(gw, 'GET', '/api/v1/principals', { token: op })).json.principals.find((p: any) => p.name === 'owner');
+    const soon = new Date(Date.now() + 3_000).toISOString();
+    const client = await api(gw, 'POST', '/api/v1/tokens', { token: op, body: { kind: 'client', principalId: owner.id, name: 'expiring', expiresAt: soon } });
+    expect(client.status).toBe(201);
+    const ws = await connectWs(gw.wsUrl, { headers: bearer(client.json.secret) });
+    await ws.next((f) => f.type === 'hello_ok');
+    expect(await ws.waitClose(15_000)).toMatchObject({ code: 1008, reason: 'token expired' });
+    await expect(connectWs(gw.wsUrl, { headers: bearer(client.json.secret) })).rejects.toMatchObject({ status: 401 });
   });
 
   it('principals list and token list need no channel secrets; backup refuses a missing directory or an existing file', async () => {
