@@ -19,7 +19,10 @@ export function fcParams(numRuns: number): fc.Parameters<unknown> {
   return { numRuns, ...(Number.isInteger(seed) ? { seed } : {}), verbose: 0 };
 }
 
-/** Row count and SHA-256 of every row, per table of the gateway's SQLite file (read-only handle), `audit` left out. */
+/** Bookkeeping a valid authentication updates (a reconnecting fuzz socket may touch it): not a change the fuzz looks for. */
+const VOLATILE_COLUMNS = new Set(['tokens.last_used_at']);
+
+/** Row count and SHA-256 of every row, per table of the gateway's SQLite file (read-only handle), `audit` and `tokens.last_used_at` left out. */
 export function dbChecksums(dataDir: string): Record<string, { rows: number; sha256: string }> {
   const db = new Database(join(dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
   try {
@@ -29,11 +32,16 @@ export function dbChecksums(dataDir: string): Record<string, { rows: number; sha
     return Object.fromEntries(
       tables.map((t) => {
         const q = `"${t.replaceAll('"', '""')}"`;
+        const cols = (db.prepare(`PRAGMA table_info(${q})`).all() as Array<{ name: string }>)
+          .map((c) => c.name)
+          .filter((c) => !VOLATILE_COLUMNS.has(`${t}.${c}`))
+          .map((c) => `"${c.replaceAll('"', '""')}"`)
+          .join(', ');
         let rows: unknown[];
         try {
-          rows = db.prepare(`SELECT * FROM ${q} ORDER BY rowid`).raw().all();
+          rows = db.prepare(`SELECT ${cols} FROM ${q} ORDER BY rowid`).raw().all();
         } catch {
-          rows = db.prepare(`SELECT * FROM ${q}`).raw().all(); // a WITHOUT ROWID table
+          rows = db.prepare(`SELECT ${cols} FROM ${q}`).raw().all(); // a WITHOUT ROWID table
         }
         const hash = createHash('sha256');
         for (const r of rows) hash.update(JSON.stringify(r, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'bigint' ? String(v) : v))).update('\n');

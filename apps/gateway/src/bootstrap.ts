@@ -16,18 +16,24 @@ export async function createClientToken(
   principalName: string,
   role: Role,
   tokenName = `${principalName}-client`,
+  meta: { expiresAt?: Date | null; createdBy?: string | null } = {},
 ): Promise<{ secret: string; principalId: string; tokenId: string; createdPrincipal: boolean }> {
   let principal = await storage.principals.byName(principalName);
   const createdPrincipal = !principal;
   if (!principal) principal = await storage.principals.create({ name: principalName, role });
-  const { secret, record } = await createToken(storage, { kind: 'client', name: tokenName, principalId: principal.id, scopes: [] });
+  const { secret, record } = await createToken(storage, { kind: 'client', name: tokenName, principalId: principal.id, scopes: [], createdBy: meta.createdBy ?? 'bootstrap', expiresAt: meta.expiresAt ?? null });
   await storage.principals.linkIdentity(principal.id, 'ws', record.id);
   return { secret, principalId: principal.id, tokenId: record.id, createdPrincipal };
 }
 
 /** Creates an operator token with the given scopes. */
-export async function createOperatorToken(storage: Storage, name: string, scopes: Scope[]): Promise<{ secret: string; tokenId: string }> {
-  const { secret, record } = await createToken(storage, { kind: 'operator', name, principalId: null, scopes });
+export async function createOperatorToken(
+  storage: Storage,
+  name: string,
+  scopes: Scope[],
+  meta: { expiresAt?: Date | null; createdBy?: string | null } = {},
+): Promise<{ secret: string; tokenId: string }> {
+  const { secret, record } = await createToken(storage, { kind: 'operator', name, principalId: null, scopes, createdBy: meta.createdBy ?? 'bootstrap', expiresAt: meta.expiresAt ?? null });
   return { secret, tokenId: record.id };
 }
 

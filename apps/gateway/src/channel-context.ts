@@ -16,6 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthLimiter } from './auth-limiter.js';
 import type { PolicyService } from './policy.js';
+import type { TokenExpiry } from './token-expiry.js';
 import { verifySecret } from './tokens.js';
 
 export interface ChannelContextDeps {
@@ -34,6 +35,8 @@ export interface ChannelContextDeps {
   clientAddress(req: IncomingMessage): string;
   /** Access changes the control API announces. */
   access: AccessEvents;
+  /** Closes sockets on a client token when its `expiresAt` passes. */
+  tokenExpiry: TokenExpiry;
   /** False once the gateway is shutting down. */
   accepting(): boolean;
   /** `limits.inboxMaxAttempts`. */
@@ -62,7 +65,7 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
     http: { register: async (plugin) => void (await app.register(plugin)) },
     clientTokenActive: async (tokenId) => {
       const t = await storage.tokens.get(tokenId);
-      return !!t && t.kind === 'client' && !t.revokedAt && t.principalId !== null;
+      return !!t && t.kind === 'client' && !t.revokedAt && t.principalId !== null && !(t.expiresAt && t.expiresAt.getTime() <= Date.now());
     },
     verifyClientToken: async (secret, address) => {
       // The attempt counts as a failure from before the lookup until it is known to be right.
@@ -72,6 +75,7 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
       try {
         const t = await verifySecret(storage, secret, 'client');
         ok = !!t && t.principalId !== null;
+        if (t?.expiresAt && ok) d.tokenExpiry.arm(t.id, t.expiresAt);
         return t && t.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
       } finally {
         attempt?.settle(ok);

@@ -27,12 +27,13 @@ export function cliActor(): string {
 }
 
 /**
- * `switchboard principals list | create <name> --role r | set-role <name> <role>`: works on the
- * database directly (the gateway may be running or not; SQLite WAL allows both), through the same
- * service as the control API, audited as `cli:<user>`.
+ * `switchboard principals list | create <name> --role r`: works on the database directly (the
+ * gateway may be running or not; SQLite WAL allows both), through the same service as the control
+ * API, audited as `cli:<user>`. (`set-role` and `delete` are in `cli-tokens.ts`: they go through a
+ * running gateway.)
  */
 export async function principalsCommand(storage: Storage, args: readonly string[], role: string | undefined): Promise<CliOutcome> {
-  const [sub, name, newRole] = args;
+  const [sub, name] = args;
   const actor = cliActor();
   if (sub === 'list' && args.length === 1) {
     return ok({ principals: await Promise.all((await storage.principals.list()).map((p) => principalView(storage, p))) });
@@ -44,14 +45,7 @@ export async function principalsCommand(storage: Storage, args: readonly string[
     const res = await principalService.create(storage, { name, role: r as Role }, actor);
     return res.ok ? ok({ principal: await principalView(storage, res.value) }) : failed(res.message);
   }
-  if (sub === 'set-role' && name && newRole && args.length === 3) {
-    if (!ROLES.includes(newRole as Role)) return failed(`the role must be one of ${ROLES.join(', ')}`, 2);
-    const p = await storage.principals.byName(name);
-    if (!p) return failed(`no principal named ${name}`);
-    const res = await principalService.update(storage, p.id, { role: newRole as Role }, actor);
-    return res.ok ? ok({ principal: await principalView(storage, res.value) }) : failed(res.message);
-  }
-  return failed('usage: switchboard principals list | create <name> --role <role> | set-role <name> <role>', 2);
+  return failed('usage: switchboard principals list | create <name> --role <role> | set-role <name> <role> | delete <name>', 2);
 }
 
 /** The running gateway's control-API base URL, from `<dataDir>/endpoint` (a wildcard bind is reached on loopback). */
@@ -66,16 +60,19 @@ export function endpointUrl(dataDir: string): string | null {
   }
 }
 
-/** The operator token: `--token`, then `SWITCHBOARD_TOKEN`, then the first-start credentials file. */
+/** The operator token: `--token`, then `SWITCHBOARD_TOKEN`, then the first-start credentials file (`credentials.json`, or the older `credentials`). */
 export function operatorToken(dataDir: string, flag: string | undefined, env: NodeJS.ProcessEnv): string | null {
   if (flag) return flag;
   if (env.SWITCHBOARD_TOKEN) return env.SWITCHBOARD_TOKEN;
-  try {
-    const creds = JSON.parse(readFileSync(join(dataDir, 'credentials'), 'utf8')) as { operatorToken?: unknown };
-    return typeof creds.operatorToken === 'string' ? creds.operatorToken : null;
-  } catch {
-    return null;
+  for (const file of [join(dataDir, 'credentials.json'), join(dataDir, 'credentials')]) {
+    try {
+      const creds = JSON.parse(readFileSync(file, 'utf8')) as { operatorToken?: unknown };
+      if (typeof creds.operatorToken === 'string') return creds.operatorToken;
+    } catch {
+      // missing or unreadable: try the next name
+    }
   }
+  return null;
 }
 
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<CliOutcome> {

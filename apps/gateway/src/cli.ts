@@ -1,27 +1,22 @@
 #!/usr/bin/env node
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROLES, SCOPES, type Role, type Scope } from '@switchboard/core';
+import type { Storage } from '@switchboard/core';
 import { openSqliteStorage } from '@switchboard/store';
-import { createClientToken, createOperatorToken } from './bootstrap.js';
 import { pairingCommand, principalsCommand, type CliOutcome } from './cli-admin.js';
+import { HELP, USAGE } from './cli-help.js';
+import { dataDirOf } from './cli-remote.js';
+import { statusCommand } from './cli-status.js';
+import { principalChange, tokenCreate, tokenList, tokenRevoke, type AdminContext } from './cli-tokens.js';
 import { ConfigError, configSecrets, loadConfig, type Config } from './config.js';
+import { doctorCommand } from './doctor.js';
 import { startGateway } from './gateway.js';
 import { installProcessGuard } from './process-guard.js';
 import { createLogger } from './logger.js';
 
 /** EX_CONFIG from sysexits.h: supervisors should not restart on it. */
 const EXIT_CONFIG = 78;
-
-const USAGE = `usage:
-  switchboard start [--config <file>]
-  switchboard token create --kind client --principal <name> [--role owner|admin|member|guest] [--name <token name>] [--config <file>]
-  switchboard token create --kind operator --scopes read,write,admin,approvals,pairing [--name <token name>] [--config <file>]
-  switchboard principals list | create <name> [--role r] | set-role <name> <role> [--config <file>]
-  switchboard backup <file> [--config <file>]   (online copy of the SQLite database)
-  switchboard pairing list [--status s] [--channel type:account] | approve <code> [--role r] | reject <code>
-      [--token <operator token>] [--config <file>]   (talks to the running gateway; or SWITCHBOARD_TOKEN)`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`switchboard: ${message}\n`);
@@ -37,6 +32,17 @@ function readConfig(file: string | undefined): Readonly<Config> {
   const path = configPath(file);
   try {
     return loadConfig(path, process.env, process.cwd());
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`${err.message}\n(config file: ${path})`, EXIT_CONFIG);
+    throw err;
+  }
+}
+
+/** The data dir alone: admin commands work on the database and need no channel secrets. */
+function readDataDir(file: string | undefined): string {
+  const path = configPath(file);
+  try {
+    return dataDirOf(path, process.env, process.cwd());
   } catch (err) {
     if (err instanceof ConfigError) fail(`${err.message}\n(config file: ${path})`, EXIT_CONFIG);
     throw err;
@@ -75,37 +81,9 @@ async function start(configFile: string | undefined): Promise<void> {
   process.on('SIGTERM', onSignal);
 }
 
-async function tokenCreate(values: Record<string, string | boolean | undefined>): Promise<void> {
-  const cfg = readConfig(values.config as string | undefined);
-  mkdirSync(cfg.gateway.dataDir, { recursive: true, mode: 0o700 });
-  const storage = openSqliteStorage({ file: join(cfg.gateway.dataDir, 'switchboard.db') });
-  try {
-    const name = values.name as string | undefined;
-    if (values.kind === 'client') {
-      const principal = values.principal as string | undefined;
-      if (!principal || !/^[A-Za-z0-9._@-]{1,64}$/.test(principal)) fail('--principal <name> is required (letters, digits, . _ @ -; at most 64)');
-      const role = (values.role as string | undefined) ?? 'member';
-      if (!ROLES.includes(role as Role)) fail(`--role must be one of ${ROLES.join(', ')}`);
-      const r = await createClientToken(storage, principal, role as Role, name ?? `${principal}-client`);
-      process.stdout.write(
-        `${JSON.stringify({ kind: 'client', principal, principalId: r.principalId, tokenId: r.tokenId, createdPrincipal: r.createdPrincipal, secret: r.secret })}\n`,
-      );
-    } else if (values.kind === 'operator') {
-      const scopes = String(values.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-      if (scopes.length === 0 || scopes.some((s) => !SCOPES.includes(s as Scope))) fail(`--scopes must list some of ${SCOPES.join(', ')}`);
-      const r = await createOperatorToken(storage, name ?? 'operator', scopes as Scope[]);
-      process.stdout.write(`${JSON.stringify({ kind: 'operator', scopes, tokenId: r.tokenId, secret: r.secret })}\n`);
-    } else {
-      fail(`--kind must be client or operator\n${USAGE}`);
-    }
-  } finally {
-    storage.close();
-  }
-}
-
-function openStorage(cfg: Readonly<Config>) {
-  mkdirSync(cfg.gateway.dataDir, { recursive: true, mode: 0o700 });
-  return openSqliteStorage({ file: join(cfg.gateway.dataDir, 'switchboard.db') });
+function openStorage(dataDir: string) {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  return openSqliteStorage({ file: join(dataDir, 'switchboard.db') });
 }
 
 function finish(out: CliOutcome): void {
@@ -114,24 +92,64 @@ function finish(out: CliOutcome): void {
   process.exitCode = out.code;
 }
 
-async function principals(args: string[], values: Record<string, string | boolean | undefined>): Promise<void> {
-  const storage = openStorage(readConfig(values.config as string | undefined));
-  try {
-    finish(await principalsCommand(storage, args, values.role as string | undefined));
-  } finally {
-    storage.close();
-  }
+type Values = Record<string, string | boolean | undefined>;
+const str = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+
+function adminContext(values: Values): AdminContext {
+  const dataDir = readDataDir(str(values.config));
+  return {
+    dataDir,
+    tokenFlag: str(values.token),
+    env: process.env,
+    async withStorage<T>(fn: (storage: Storage) => Promise<T>): Promise<T> {
+      const storage = openStorage(dataDir);
+      try {
+        return await fn(storage);
+      } finally {
+        storage.close();
+      }
+    },
+  };
 }
 
-async function backup(file: string, values: Record<string, string | boolean | undefined>): Promise<void> {
-  const storage = openStorage(readConfig(values.config as string | undefined));
+async function principals(args: string[], values: Values): Promise<void> {
+  const [sub, name, role] = args;
+  if ((sub === 'set-role' && name && role && args.length === 3) || (sub === 'delete' && name && args.length === 2)) {
+    return finish(await principalChange(adminContext(values), sub, name, role));
+  }
+  const ctx = adminContext(values);
+  finish(await ctx.withStorage((storage) => principalsCommand(storage, args, str(values.role))));
+}
+
+async function backup(file: string, values: Values): Promise<void> {
+  const target = resolve(file);
+  if (!existsSync(dirname(target)) || !statSync(dirname(target)).isDirectory()) {
+    return finish({ code: 1, stderr: `switchboard: the directory ${dirname(target)} does not exist; create it first\n` });
+  }
+  if (existsSync(target) && values.force !== true) {
+    return finish({ code: 1, stderr: `switchboard: ${target} already exists; pass --force to overwrite it\n` });
+  }
+  const ctx = adminContext(values);
+  // Written next to the target and renamed over it: an existing file is replaced whole or not at all.
+  const tmp = `${target}.${process.pid}.tmp`;
   try {
-    const target = resolve(file);
-    // SQLite's online backup: consistent while the gateway keeps writing (WAL).
-    await storage.db.backup(target);
-    process.stdout.write(`${JSON.stringify({ backup: target })}\n`);
-  } finally {
-    storage.close();
+    await ctx.withStorage(async (storage) => {
+      // SQLite's online backup: consistent while the gateway keeps writing (WAL).
+      await (storage as ReturnType<typeof openSqliteStorage>).db.backup(tmp);
+    });
+    renameSync(tmp, target);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    return finish({ code: 1, stderr: `switchboard: the backup to ${target} failed: ${err instanceof Error ? err.message : String(err)}\n` });
+  }
+  finish({ code: 0, stdout: `${JSON.stringify({ backup: target })}\n` });
+}
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
   }
 }
 
@@ -143,6 +161,8 @@ async function main(): Promise<void> {
     parsed = parseArgs({
       allowPositionals: true,
       options: {
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
         config: { type: 'string' },
         kind: { type: 'string' },
         principal: { type: 'string' },
@@ -152,22 +172,35 @@ async function main(): Promise<void> {
         token: { type: 'string' },
         status: { type: 'string' },
         channel: { type: 'string' },
+        expires: { type: 'string' },
+        cascade: { type: 'boolean' },
+        active: { type: 'boolean' },
+        force: { type: 'boolean' },
       },
     });
   } catch (err) {
     fail(`${(err as Error).message}\n${USAGE}`);
   }
   const [cmd, sub] = parsed.positionals;
-  if (cmd === 'start') return start(parsed.values.config);
-  if (cmd === 'token' && sub === 'create') return tokenCreate(parsed.values);
-  if (cmd === 'principals') return principals(parsed.positionals.slice(1), parsed.values);
-  if (cmd === 'backup' && sub && parsed.positionals.length === 2) return backup(sub, parsed.values);
-  if (cmd === 'pairing') {
-    const v = parsed.values;
-    const cfg = readConfig(v.config);
-    return finish(await pairingCommand(cfg.gateway.dataDir, parsed.positionals.slice(1), { role: v.role, token: v.token, status: v.status, channel: v.channel }, process.env));
+  const v = parsed.values;
+  if (v.version) return void process.stdout.write(`${version()}\n`);
+  if (v.help || cmd === 'help') {
+    const topic = cmd === 'help' ? sub : cmd;
+    const text = topic !== undefined && Object.hasOwn(HELP, topic) ? HELP[topic]! : USAGE;
+    return void process.stdout.write(`${text}\n`);
   }
-  fail(USAGE);
+  if (cmd === 'start') return start(v.config);
+  if (cmd === 'doctor' && parsed.positionals.length === 1) return finish(await doctorCommand(configPath(v.config), process.env, process.cwd()));
+  if (cmd === 'status' && parsed.positionals.length === 1) return finish(await statusCommand(readDataDir(v.config), v.token, process.env));
+  if (cmd === 'token' && sub === 'create') return finish(await tokenCreate(adminContext(v), v));
+  if (cmd === 'token' && sub === 'list') return finish(await tokenList(adminContext(v), { kind: v.kind, active: v.active }));
+  if (cmd === 'token' && sub === 'revoke' && parsed.positionals.length <= 3) return finish(await tokenRevoke(adminContext(v), parsed.positionals[2], v.cascade === true));
+  if (cmd === 'principals') return principals(parsed.positionals.slice(1), v);
+  if (cmd === 'backup' && sub && parsed.positionals.length === 2) return backup(sub, v);
+  if (cmd === 'pairing') {
+    return finish(await pairingCommand(readDataDir(v.config), parsed.positionals.slice(1), { role: v.role, token: v.token, status: v.status, channel: v.channel }, process.env));
+  }
+  fail(cmd !== undefined && Object.hasOwn(HELP, cmd) ? HELP[cmd]! : USAGE);
 }
 
 void main();

@@ -38,6 +38,7 @@ import { scrubber } from './logger.js';
 import { PolicyService } from './policy.js';
 import { BoundaryService } from './boundary.js';
 import { inboxTooLarge } from './inbox-limits.js';
+import { TokenExpiry } from './token-expiry.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -208,6 +209,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const limiter = new AuthLimiter({ maxFailures: cfg.auth.maxFailures, windowMs: cfg.auth.window, lockoutMs: cfg.auth.lockout });
   const clientAddress = clientAddressResolver(cfg.gateway.trustedProxies);
   const access = new AccessEvents((err, change) => log.error({ err, change: change.type }, 'an access-change listener failed'));
+  const tokenExpiry = new TokenExpiry(access);
   app.get('/healthz', async () => ({ ok: true, status: 'live' }));
   await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails });
   await registerOpenApi(app, VERSION);
@@ -226,6 +228,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     limiter,
     clientAddress,
     access,
+    tokenExpiry,
     accepting: () => !stopping,
     inboxMaxAttempts: cfg.limits.inboxMaxAttempts,
   };
@@ -251,6 +254,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
       const suspended = drained ? 0 : engine.active;
       await engine.shutdown();
       broker.close();
+      tokenExpiry.close();
       policyService.grants.close();
       await boundary.stop();
       await mcp.close();

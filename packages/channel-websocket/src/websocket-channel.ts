@@ -164,6 +164,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       const a = c.auth;
       if (!a) continue;
       if (change.type === 'token_revoked' && a.tokenId === change.tokenId) this.cut(c, 'token revoked');
+      else if (change.type === 'token_expired' && a.tokenId === change.tokenId) this.cut(c, 'token expired');
       else if (change.type === 'principal_removed' && a.principalId === change.principalId) this.cut(c, 'principal removed');
       else if (change.type === 'principal_demoted' && a.principalId === change.principalId) this.cut(c, 'role changed');
     }

@@ -7,6 +7,7 @@ import type { Role } from './storage.js';
  */
 export type AccessChange =
   | { type: 'token_revoked'; tokenId: string }
+  | { type: 'token_expired'; tokenId: string }
   | { type: 'principal_removed'; principalId: string }
   | { type: 'principal_demoted'; principalId: string; from: Role; to: Role };
 

@@ -35,6 +35,12 @@ export interface TokenRecord {
   scopes: Scope[];
   createdAt: Date;
   revokedAt: Date | null;
+  /** Refused from this moment on; null: never expires. */
+  expiresAt: Date | null;
+  /** Last accepted use, recorded at most once a minute per token; null: never used. */
+  lastUsedAt: Date | null;
+  /** Who minted it: the operator token's id (control API), `cli:<os user>`, or `bootstrap`; null for older tokens. */
+  createdBy: string | null;
 }
 
 /** Per-session settings a person may change for themselves. */
@@ -90,6 +96,12 @@ export interface TurnUsage {
   models: Record<string, { calls: number; inputTokens: number; outputTokens: number }>;
   retries: number;
   fallbackUsed: boolean;
+}
+
+/** What `turns.summary` answers. */
+export interface TurnSummary {
+  byState: Record<string, number>;
+  usage: { turns: number; inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number };
 }
 
 export interface Turn {
@@ -273,11 +285,21 @@ export interface Storage {
   };
   tokens: {
     /** Stores only `secretHash` (sha256 hex of the secret). */
-    create(t: { kind: TokenKind; name: string; principalId: string | null; scopes: Scope[]; secretHash: string }): Promise<TokenRecord>;
+    create(t: {
+      kind: TokenKind;
+      name: string;
+      principalId: string | null;
+      scopes: Scope[];
+      secretHash: string;
+      expiresAt?: Date | null;
+      createdBy?: string | null;
+    }): Promise<TokenRecord>;
     byHash(secretHash: string): Promise<TokenRecord | null>;
     get(id: string): Promise<TokenRecord | null>;
     list(): Promise<TokenRecord[]>;
     revoke(id: string): Promise<boolean>;
+    /** Records a use at `at` unless one was recorded less than `minIntervalMs` before; true if written. */
+    touch(id: string, at: Date, minIntervalMs: number): Promise<boolean>;
   };
   sessions: {
     /** The live session for a key, created if none. */
@@ -331,6 +353,8 @@ export interface Storage {
      * `text`, the result says whether the stored item's text is the same (`sameText`).
      */
     seen(channel: string, account: string, dedupeKey: string, text?: string): Promise<AcceptResult | null>;
+    /** Turns created since `since`: how many per state, and their summed token use. */
+    summary(since: Date): Promise<TurnSummary>;
   };
   deadLetters: {
     /**

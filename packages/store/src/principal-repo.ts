@@ -115,14 +115,16 @@ export function principalRepo(db: Database): Storage['principals'] {
 
 /** The API token repository over one SQLite handle. */
 export function tokenRepo(db: Database): Storage['tokens'] {
-  const insert = db.prepare<[string, string, string, string, string | null, string, number]>(
-    `INSERT INTO tokens (id, secret_hash, kind, name, principal_id, scopes, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  const insert = db.prepare<[string, string, string, string, string | null, string, number, number | null, string | null]>(
+    `INSERT INTO tokens (id, secret_hash, kind, name, principal_id, scopes, created_at, expires_at, created_by)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const byHash = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE secret_hash = ?');
   const tokenById = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE id = ?');
   const all = db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY created_at, rowid');
   const revoke = db.prepare<[number, string]>('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+  // The interval test is in the UPDATE, so concurrent requests (or two processes) write at most once per interval.
+  const touch = db.prepare<[number, string, number]>('UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)');
 
   return {
     async create(t) {
@@ -135,8 +137,11 @@ export function tokenRepo(db: Database): Storage['tokens'] {
         scopes: JSON.stringify(t.scopes),
         created_at: Date.now(),
         revoked_at: null,
+        expires_at: t.expiresAt ? t.expiresAt.getTime() : null,
+        last_used_at: null,
+        created_by: t.createdBy ?? null,
       };
-      insert.run(row.id, row.secret_hash, row.kind, row.name, row.principal_id, row.scopes, row.created_at);
+      insert.run(row.id, row.secret_hash, row.kind, row.name, row.principal_id, row.scopes, row.created_at, row.expires_at, row.created_by);
       return toToken(row);
     },
     async byHash(secretHash) {
@@ -152,6 +157,9 @@ export function tokenRepo(db: Database): Storage['tokens'] {
     },
     async revoke(id) {
       return revoke.run(Date.now(), id).changes > 0;
+    },
+    async touch(id, at, minIntervalMs) {
+      return touch.run(at.getTime(), id, at.getTime() - minIntervalMs).changes > 0;
     },
   };
 }

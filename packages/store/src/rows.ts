@@ -44,6 +44,9 @@ export interface TokenRow {
   scopes: string;
   created_at: number;
   revoked_at: number | null;
+  expires_at: number | null;
+  last_used_at: number | null;
+  created_by: string | null;
 }
 
 /** A `sessions` row. */
@@ -141,6 +144,9 @@ export const toToken = (r: TokenRow): TokenRecord => ({
   scopes: JSON.parse(r.scopes) as Scope[],
   createdAt: date(r.created_at),
   revokedAt: maybeDate(r.revoked_at),
+  expiresAt: maybeDate(r.expires_at),
+  lastUsedAt: maybeDate(r.last_used_at),
+  createdBy: r.created_by,
 });
 
 /** Maps a sessions row. */

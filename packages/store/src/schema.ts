@@ -47,6 +47,9 @@ export const tokens = sqliteTable(
     scopes: text('scopes').notNull().default('[]'),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
+    expiresAt: integer('expires_at'),
+    lastUsedAt: integer('last_used_at'),
+    createdBy: text('created_by'),
   },
   (t) => [uniqueIndex('tokens_secret_hash_uq').on(t.secretHash)],
 );

@@ -55,6 +55,8 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
     `UPDATE turns SET state = 'suspended', updated_at = ? WHERE state IN ('running', 'awaiting_approval')`,
   );
   const inboxById = db.prepare<[string], InboxRow>('SELECT * FROM inbox WHERE id = ?');
+  const statesSince = db.prepare<[number], { state: string; n: number }>('SELECT state, count(*) AS n FROM turns WHERE created_at >= ? GROUP BY state');
+  const usageSince = db.prepare<[number], { usage: string }>('SELECT usage FROM turns WHERE created_at >= ? AND usage IS NOT NULL');
 
   const accept = db.transaction(
     (message: InboundMessage, key: SessionKey, clientId: string | null): AcceptResult => {
@@ -145,6 +147,25 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
     async inbox(inboxId) {
       const row = inboxById.get(inboxId);
       return row ? toInboxItem(row) : null;
+    },
+    async summary(since) {
+      const t = since.getTime();
+      const byState: Record<string, number> = {};
+      for (const r of statesSince.all(t)) byState[r.state] = r.n;
+      const usage = { turns: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+      for (const r of usageSince.all(t)) {
+        let u: Partial<Record<keyof typeof usage, unknown>>;
+        try {
+          u = JSON.parse(r.usage) as typeof u;
+        } catch {
+          continue; // a damaged usage cell does not hide the others
+        }
+        usage.turns++;
+        for (const k of ['inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens'] as const) {
+          if (typeof u[k] === 'number') usage[k] += u[k];
+        }
+      }
+      return { byState, usage };
     },
   };
 }

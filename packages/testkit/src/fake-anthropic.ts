@@ -176,6 +176,11 @@ class FakeAnthropicServer implements FakeAnthropic {
     this.changed();
 
     if (size > MAX_BODY) return this.sendError(res, 413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.', id);
+    if (path === '/v1/models' && rec.method === 'GET') {
+      // The free model list (what `switchboard doctor` uses to check a key): never a billed request.
+      if (!apiKeyMatched) return this.sendError(res, 401, 'authentication_error', 'invalid x-api-key', id);
+      return this.sendJson(res, 200, { data: [{ type: 'model', id: 'claude-test', display_name: 'Claude Test', created_at: '2025-01-01T00:00:00Z' }], has_more: false, first_id: 'claude-test', last_id: 'claude-test' }, id);
+    }
     if (path !== '/v1/messages' && path !== '/v1/messages/count_tokens') return this.sendError(res, 404, 'not_found_error', 'Not Found', id);
     if (rec.method !== 'POST') return this.sendError(res, 405, 'invalid_request_error', `Method ${rec.method} not allowed`, id);
     if (!apiKeyMatched) return this.sendError(res, 401, 'authentication_error', 'invalid x-api-key', id);

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { RouteModule } from './deps.js';
 
 /** Process statistics for operators and the benchmark (scope `read`). */
-export const statsRoutes: RouteModule = async (app, { engine }) => {
+export const statsRoutes: RouteModule = async (app, { engine, storage }) => {
   const RESOLUTION_MS = 10;
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
@@ -30,6 +30,23 @@ export const statsRoutes: RouteModule = async (app, { engine }) => {
       };
       if (req.query.reset === 'true') delay.reset();
       return body;
+    },
+  );
+
+  r.get(
+    '/stats/turns',
+    {
+      config: { scope: 'read' },
+      schema: {
+        summary: 'Turns created since a moment (default: 00:00 UTC today): count per state and summed token use',
+        querystring: z.strictObject({ since: z.iso.datetime({ offset: true }).optional() }),
+      },
+    },
+    async (req) => {
+      const now = new Date();
+      const since = req.query.since ? new Date(req.query.since) : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+      const s = await storage.turns.summary(since);
+      return { since: since.toISOString(), activeTurns: engine.active, turns: s.byState, usage: s.usage };
     },
   );
 };

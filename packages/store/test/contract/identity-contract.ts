@@ -63,6 +63,23 @@ export function identityContract(store: StorageRef): void {
     expect((await s.tokens.byHash('b'.repeat(64)))?.revokedAt).toBeNull();
   });
 
+  it('keeps expiresAt and createdBy, and records a use at most once per interval', async () => {
+    const s = store();
+    const at = new Date('2031-05-01T00:00:00Z');
+    const t = await s.tokens.create({ kind: 'operator', name: 'meta', principalId: null, scopes: ['read'], secretHash: 'd'.repeat(64), expiresAt: at, createdBy: 'cli:test' });
+    expect(t).toMatchObject({ expiresAt: at, createdBy: 'cli:test', lastUsedAt: null });
+    const plain = await s.tokens.create({ kind: 'operator', name: 'plain', principalId: null, scopes: ['read'], secretHash: 'e'.repeat(64) });
+    expect(plain).toMatchObject({ expiresAt: null, createdBy: null, lastUsedAt: null });
+    const t0 = new Date('2030-01-01T00:00:00Z');
+    expect(await s.tokens.touch(t.id, t0, 60_000)).toBe(true);
+    expect(await s.tokens.touch(t.id, new Date(t0.getTime() + 59_999), 60_000)).toBe(false);
+    expect((await s.tokens.get(t.id))?.lastUsedAt).toEqual(t0);
+    const t1 = new Date(t0.getTime() + 60_000);
+    expect(await s.tokens.touch(t.id, t1, 60_000)).toBe(true);
+    expect((await s.tokens.byHash('d'.repeat(64)))?.lastUsedAt).toEqual(t1);
+    expect(await s.tokens.touch('missing', t1, 60_000)).toBe(false);
+  });
+
   it('tokens.get finds a token by id, revoked or not, and null for an unknown id', async () => {
     const s = store();
     const p = await s.principals.create({ name: 'getter', role: 'member' });

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import JSON5 from 'json5';
+import { ConfigError, interpolate } from './config.js';
+import { endpointUrl } from './cli-admin.js';
+
+/**
+ * The data dir a config names, read without validating the rest of the config: commands that only
+ * read or change the database (`principals`, `token list`, `backup`) must work without every
+ * channel's secret variables set. Same rules as `loadConfig`: `gateway.dataDir` (with `${VAR}`
+ * expanded), overridden by `SWITCHBOARD_DATA_DIR`, relative to `cwd`, default `./data`.
+ */
+export function dataDirOf(file: string, env: NodeJS.ProcessEnv, cwd: string): string {
+  let raw: unknown;
+  try {
+    raw = JSON5.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(code ? `cannot read the config file ${file}: ${code}` : `the config is not valid JSON5: ${(err as Error).message}`);
+  }
+  const gw = raw && typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, 'gateway') ? (raw as { gateway: unknown }).gateway : undefined;
+  const fromFile = gw && typeof gw === 'object' && Object.hasOwn(gw, 'dataDir') ? interpolate((gw as { dataDir: unknown }).dataDir, env, ['gateway', 'dataDir']) : undefined;
+  if (fromFile !== undefined && (typeof fromFile !== 'string' || fromFile === '')) throw new ConfigError('gateway.dataDir: expected a non-empty string');
+  const dir = env.SWITCHBOARD_DATA_DIR || (fromFile as string | undefined) || './data';
+  return isAbsolute(dir) ? dir : resolve(cwd, dir);
+}
+
+/** What `runningGateway` found. */
+export interface RunningGateway {
+  running: boolean;
+  /** The control API's base URL when running. */
+  url?: string;
+}
+
+/**
+ * Whether a gateway runs on this data dir: its `<dataDir>/endpoint` file names an address that
+ * answers `/healthz`. The single place the CLI decides "through the API or the database
+ * directly" (to be switched to the data-dir instance lock's probe).
+ */
+export async function runningGateway(dataDir: string): Promise<RunningGateway> {
+  const url = endpointUrl(dataDir);
+  if (!url) return { running: false };
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3_000) });
+    await res.body?.cancel();
+    return res.status < 500 ? { running: true, url } : { running: false };
+  } catch {
+    return { running: false };
+  }
+}
+
+/** A control-API answer: the status and the parsed body (or a message). */
+export interface ApiAnswer {
+  ok: boolean;
+  status: number;
+  json: any;
+  message: string;
+}
+
+/** One control-API request with an operator token; a network failure is status 0. */
+export async function apiRequest(base: string, token: string, method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+  let res: Response;
+  try {
+    res = await fetch(`${base}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (err) {
+    return { ok: false, status: 0, json: undefined, message: `the gateway at ${base} did not answer (${(err as Error).message}); is it running?` };
+  }
+  const text = await res.text();
+  let json: any;
+  try {
+    json = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const message = res.ok ? '' : `${res.status}: ${typeof json?.message === 'string' ? json.message : text}`;
+  return { ok: res.ok, status: res.status, json, message };
+}
+
