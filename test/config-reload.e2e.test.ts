@@ -31,9 +31,10 @@ describe('SIGHUP config reload (issue 11, acceptance 8)', () => {
     const restartLine = await gw.waitForLog((l) => l.includes('"config_needs_restart"'));
     expect(restartLine).toContain('limits.shutdownGrace');
 
-    // A new sender gets one message (burst 1); everyone is over the new limit after that.
+    // Burst 1: a new sender gets one message; a sender with tokens left under the old limit keeps
+    // at most the new burst (one); everything past that is refused.
     expect(await gates('bob', 3)).toEqual(['admitted', 'rate_limited', 'rate_limited']);
-    expect(await gates('alice', 1)).toEqual(['rate_limited']);
+    expect(await gates('alice', 3)).toEqual(['admitted', 'rate_limited', 'rate_limited']);
 
     writeFileSync(gw.configPath, '{ gateway: ');
     gw.child.kill('SIGHUP');
