@@ -105,13 +105,21 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const workspacesRoot = cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
   mkdirSync(workspacesRoot, { recursive: true, mode: 0o700 });
   const workspaces = new WorkspaceDirectories({ root: workspacesRoot, modeOf: (id) => (Object.hasOwn(cfg.agents, id) ? cfg.agents[id]!.workspace.mode : 'per-person') });
-  const principals = await storage.principals.list();
+  const legacyRoot = join(cfg.gateway.dataDir, 'workspaces');
+  /** Moves each agent's old single workspace into the per-person layout (the earliest owner's directory). */
+  const migrateWorkspaces = async () => {
+    const principals = await storage.principals.list();
+    for (const [id, a] of Object.entries(cfg.agents)) {
+      await migrateLegacyWorkspace({ agentId: id, legacyRoot, root: workspacesRoot, mode: a.workspace.mode, principals, log }).catch((err: unknown) => {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new Error(`could not move the old workspace of agent "${id}" (${join(legacyRoot, id)}) into the per-person layout under workspaces.root: ${why}`, { cause: err });
+      });
+    }
+  };
+  // On a first start the owner is created only once the listen succeeded (below): the move waits for it.
+  const firstStart = (await storage.principals.count()) === 0;
+  if (!firstStart) await migrateWorkspaces();
   for (const [id, a] of Object.entries(cfg.agents)) {
-    const legacyRoot = join(cfg.gateway.dataDir, 'workspaces');
-    await migrateLegacyWorkspace({ agentId: id, legacyRoot, root: workspacesRoot, mode: a.workspace.mode, principals, log }).catch((err: unknown) => {
-      const why = err instanceof Error ? err.message : String(err);
-      throw new Error(`could not move the old workspace of agent "${id}" (${join(legacyRoot, id)}) into the per-person layout under workspaces.root: ${why}`, { cause: err });
-    });
     agents.set(id, {
       id,
       system: [{ type: 'text', text: a.systemPrompt }],
@@ -254,6 +262,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   // Credentials only once the listen succeeded: a start that fails leaves none behind.
   const credentials = await bootstrapCredentials(storage, cfg.gateway.dataDir);
   if (credentials) log.info({ event: 'credentials_created', file: credentials }, 'first start: credentials written');
+  if (firstStart) await migrateWorkspaces();
   const endpointFile = join(cfg.gateway.dataDir, 'endpoint');
   writePrivateFile(endpointFile, `${JSON.stringify({ url, host: cfg.gateway.host, port, pid: process.pid })}\n`);
   boundary.start();
