@@ -105,6 +105,7 @@ describe('switchboard pairing', () => {
     await env.gw.stop();
     const down = await cli(['pairing', 'list'], { SWITCHBOARD_TOKEN: pairingToken });
     expect(down.code).toBe(69);
-    expect(down.stderr).toContain('is it running');
+    // A clean stop removes <dataDir>/endpoint (issue 11), so the CLI finds no gateway at all.
+    expect(down.stderr).toMatch(/no running gateway found|is it running/);
   });
 });

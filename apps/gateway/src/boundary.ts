@@ -48,6 +48,7 @@ function configPolicy(cfg: Readonly<Config>, channelId: string): BoundaryPolicy 
 }
 
 export interface BoundaryDeps {
+  /** The config in force, read on every use (the gateway passes its `LiveConfig`'s current one). */
   cfg: Readonly<Config>;
   storage: Storage;
   log: Logger;
@@ -124,6 +125,11 @@ export class BoundaryService {
     }
     this.cache.delete(channelId);
     await this.d.storage.audit.append({ actor: by, action: 'policy.update', target: channelId, detail: patch });
+  }
+
+  /** After a config reload (SIGHUP): policies are recomputed from the new config from the next message. */
+  configChanged(): void {
+    this.cache.clear();
   }
 
   /** Removes an override: the field falls back to the config. */

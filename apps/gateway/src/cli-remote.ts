@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { ConfigError, interpolate } from './config.js';
 import { endpointUrl } from './cli-admin.js';
+import { probeInstanceLock } from './instance-lock.js';
 
 /**
  * The data dir a config names, read without validating the rest of the config: commands that only
@@ -28,25 +29,21 @@ export function dataDirOf(file: string, env: NodeJS.ProcessEnv, cwd: string): st
 /** What `runningGateway` found. */
 export interface RunningGateway {
   running: boolean;
-  /** The control API's base URL when running. */
+  /** The control API's base URL, once the running gateway listens. */
   url?: string;
 }
 
 /**
- * Whether a gateway runs on this data dir: its `<dataDir>/endpoint` file names an address that
- * answers `/healthz`. The single place the CLI decides "through the API or the database
- * directly" (to be switched to the data-dir instance lock's probe).
+ * Whether a gateway runs on this data dir: it holds the data dir's instance lock (the kernel
+ * drops it when the process dies, so a crashed gateway never looks alive). `url` is its control
+ * API, from `<dataDir>/endpoint`, once it listens. The single place the CLI decides "through the
+ * API or the database directly": a locked data dir is never written directly.
  */
 export async function runningGateway(dataDir: string): Promise<RunningGateway> {
+  const probe = probeInstanceLock(dataDir);
+  if (!probe.running) return { running: false };
   const url = endpointUrl(dataDir);
-  if (!url) return { running: false };
-  try {
-    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(3_000) });
-    await res.body?.cancel();
-    return res.status < 500 ? { running: true, url } : { running: false };
-  } catch {
-    return { running: false };
-  }
+  return url ? { running: true, url } : { running: true };
 }
 
 /** A control-API answer: the status and the parsed body (or a message). */

@@ -8,10 +8,11 @@ import { apiRequest, runningGateway } from './cli-remote.js';
  */
 export async function statusCommand(dataDir: string, tokenFlag: string | undefined, env: NodeJS.ProcessEnv): Promise<CliOutcome> {
   const gw = await runningGateway(dataDir);
-  if (!gw.running) return { code: EXIT_UNAVAILABLE, stderr: `switchboard: no gateway is running on ${dataDir} (no endpoint file, or it does not answer /healthz); start it with: switchboard start\n` };
+  if (!gw.running) return { code: EXIT_UNAVAILABLE, stderr: `switchboard: no gateway is running on ${dataDir} (nothing holds its instance lock); start it with: switchboard start\n` };
+  if (!gw.url) return { code: EXIT_UNAVAILABLE, stderr: `switchboard: a gateway holds ${dataDir} but does not listen yet (starting or stopping): try again in a moment\n` };
   const token = operatorToken(dataDir, tokenFlag, env);
   if (!token) return { code: 2, stderr: 'switchboard: an operator token with the "read" scope is needed: --token <secret> or SWITCHBOARD_TOKEN\n' };
-  const url = gw.url!;
+  const url = gw.url;
   const [channels, turns, approvals, pairing] = await Promise.all([
     apiRequest(url, token, 'GET', '/channels'),
     apiRequest(url, token, 'GET', '/stats/turns'),

@@ -28,11 +28,12 @@ const NAME_RE = /^[A-Za-z0-9._@-]{1,64}$/;
 async function remote(ctx: AdminContext): Promise<{ url: string; token: string } | CliOutcome | null> {
   const gw = await runningGateway(ctx.dataDir);
   if (!gw.running) return null;
+  if (!gw.url) return failed(`a gateway holds ${ctx.dataDir} but does not listen yet (starting or stopping): try again in a moment`, EXIT_UNAVAILABLE);
   const token = operatorToken(ctx.dataDir, ctx.tokenFlag, ctx.env);
   if (!token) {
     return failed(`a gateway is running at ${gw.url}, so this change goes through its control API: pass an operator token (--token <secret> or SWITCHBOARD_TOKEN)`, 2);
   }
-  return { url: gw.url!, token };
+  return { url: gw.url, token };
 }
 const isOutcome = (v: unknown): v is CliOutcome => typeof v === 'object' && v !== null && 'code' in v;
 const refused = (a: ApiAnswer): CliOutcome => failed(a.message, a.status === 0 ? EXIT_UNAVAILABLE : 1);

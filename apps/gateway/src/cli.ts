@@ -11,9 +11,12 @@ import { statusCommand } from './cli-status.js';
 import { principalChange, tokenCreate, tokenList, tokenRevoke, type AdminContext } from './cli-tokens.js';
 import { ConfigError, configSecrets, loadConfig, type Config } from './config.js';
 import { doctorCommand } from './doctor.js';
-import { startGateway } from './gateway.js';
+import { startGateway, type Gateway } from './gateway.js';
+import { InstanceLockedError } from './instance-lock.js';
 import { installProcessGuard } from './process-guard.js';
 import { createLogger } from './logger.js';
+import type { Logger } from 'pino';
+import { EXIT_LOCKED, StartupError } from './startup-errors.js';
 
 /** EX_CONFIG from sysexits.h: supervisors should not restart on it. */
 const EXIT_CONFIG = 78;
@@ -49,15 +52,46 @@ function readDataDir(file: string | undefined): string {
   }
 }
 
+/** Reloads the config file into a running gateway (SIGHUP); an invalid file changes nothing. */
+function reloadConfig(gw: Gateway, file: string, log: Logger): void {
+  let next: Readonly<Config>;
+  try {
+    next = loadConfig(file, process.env, process.cwd());
+  } catch (err) {
+    // The same message as at start (ConfigError); the running config stays in force.
+    const why = err instanceof ConfigError ? err.message : String(err);
+    log.error({ event: 'config_reload_refused', file }, `config reload refused, the running config stays: ${why}`);
+    return;
+  }
+  const { applied, needsRestart } = gw.reload(next);
+  log.info({ event: 'config_reloaded', file, applied, needsRestart }, `config reloaded: ${applied.length} key(s) applied live`);
+  if (needsRestart.length > 0) {
+    log.warn({ event: 'config_needs_restart', keys: needsRestart }, `changed in the config file, needs a restart to apply: ${needsRestart.join(', ')}`);
+  }
+}
+
 async function start(configFile: string | undefined): Promise<void> {
   const cfg = readConfig(configFile);
   const log = createLogger(cfg.log.level, configSecrets(cfg));
   const guard = installProcessGuard(log);
+  let running: Gateway | undefined;
+  // SIGHUP: reload the config file; live keys apply, the others wait for a restart.
+  process.on('SIGHUP', () => {
+    if (!running) return void log.warn({ event: 'config_reload_refused' }, 'config reload ignored: the gateway is still starting; send SIGHUP again once it listens');
+    reloadConfig(running, configPath(configFile), log);
+  });
   const gw = await startGateway(cfg, log, { configFile: configPath(configFile) }).catch((err: unknown) => {
+    // A problem the operator fixes (a config key, another running gateway): the message alone, no stack.
+    if (err instanceof StartupError || err instanceof InstanceLockedError) {
+      const code = err instanceof StartupError ? err.exitCode : EXIT_LOCKED;
+      log.fatal({ event: 'start_failed', ...(err instanceof StartupError ? { key: err.key } : {}) }, err.message);
+      fail(err.message, code);
+    }
     log.fatal({ err }, 'gateway failed to start');
     process.exit(1);
   });
   guard.onFatal(() => gw.close(), cfg.limits.shutdownGrace);
+  running = gw;
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     signals++;

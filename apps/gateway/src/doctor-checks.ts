@@ -56,7 +56,7 @@ export async function checkDataDir(dataDir: string): Promise<Check> {
     }
   }
   const gw = await runningGateway(dataDir);
-  if (gw.running) return { ok: false, title, detail: `a gateway is running on it (${gw.url})`, fix: 'stop that gateway first, or see what it does with: switchboard status' };
+  if (gw.running) return { ok: false, title, detail: `a gateway is running on it (${gw.url ?? 'starting'})`, fix: 'stop that gateway first, or see what it does with: switchboard status' };
   return { ok: true, title };
 }
 

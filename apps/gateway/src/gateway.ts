@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { AnthropicModelClient, SwbError, UnconfiguredModelClient, withDefaultResultCap, type ModelClient } from '@switchboard/agent';
 import {
@@ -39,6 +39,9 @@ import { PolicyService } from './policy.js';
 import { BoundaryService } from './boundary.js';
 import { inboxTooLarge } from './inbox-limits.js';
 import { TokenExpiry } from './token-expiry.js';
+import { acquireInstanceLock } from './instance-lock.js';
+import { LiveConfig, type ReloadOutcome } from './live-config.js';
+import { listenError, prepareDataDir } from './startup-errors.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -48,6 +51,8 @@ export interface Gateway {
   url: string;
   /** Graceful shutdown: stop accepting, drain for the grace period, suspend the rest, close. */
   close(): Promise<void>;
+  /** Applies a newly loaded config's live keys (SIGHUP); the others are reported as needing a restart. */
+  reload(next: Readonly<Config>): ReloadOutcome;
 }
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -71,11 +76,13 @@ function modelClient(cfg: Config): ModelClient {
 
 /** Builds and starts the gateway: database, engine, channels, HTTP. */
 export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { configFile?: string } = {}): Promise<Gateway> {
-  mkdirSync(cfg.gateway.dataDir, { recursive: true, mode: 0o700 });
+  // Before anything is written to the data dir: it is usable, and no other gateway holds it.
+  prepareDataDir(cfg.gateway.dataDir);
+  const instance = acquireInstanceLock(cfg.gateway.dataDir, { host: cfg.gateway.host, port: cfg.gateway.port });
+  // The boundary and policy services read the config through this holder, so SIGHUP reaches them.
+  const live = new LiveConfig(cfg);
   const databaseFile = join(cfg.gateway.dataDir, 'switchboard.db');
   const storage = openSqliteStorage({ file: databaseFile });
-  const credentials = await bootstrapCredentials(storage, cfg.gateway.dataDir);
-  if (credentials) log.info({ event: 'credentials_created', file: credentials }, 'first start: credentials written');
 
   // The MCP SDK is loaded only when servers are configured (it costs ~200 ms of start-up).
   const mcpServers = cfg.mcpServers as Record<string, McpServerConfig>;
@@ -87,6 +94,12 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
           connectTimeoutMs: cfg.limits.mcpConnectTimeout,
         });
   const channels: Channel[] = await loadChannels(cfg, log);
+  if (channels.length === 0) {
+    log.warn(
+      { event: 'no_chat_channel' },
+      'no channel is configured, so nobody can chat (/ws answers 404): add an account under channels.websocket.accounts (or channels.telegram, channels.slack, channels.webhook)',
+    );
+  }
   // Every tool's results are capped: the file tools by the same limit, any other tool (MCP) by default.
   const resultCap = cfg.limits.toolResultMaxChars;
   const fileTools = createFileTools({
@@ -101,13 +114,21 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const workspacesRoot = cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
   mkdirSync(workspacesRoot, { recursive: true, mode: 0o700 });
   const workspaces = new WorkspaceDirectories({ root: workspacesRoot, modeOf: (id) => (Object.hasOwn(cfg.agents, id) ? cfg.agents[id]!.workspace.mode : 'per-person') });
-  const principals = await storage.principals.list();
+  const legacyRoot = join(cfg.gateway.dataDir, 'workspaces');
+  /** Moves each agent's old single workspace into the per-person layout (the earliest owner's directory). */
+  const migrateWorkspaces = async () => {
+    const principals = await storage.principals.list();
+    for (const [id, a] of Object.entries(cfg.agents)) {
+      await migrateLegacyWorkspace({ agentId: id, legacyRoot, root: workspacesRoot, mode: a.workspace.mode, principals, log }).catch((err: unknown) => {
+        const why = err instanceof Error ? err.message : String(err);
+        throw new Error(`could not move the old workspace of agent "${id}" (${join(legacyRoot, id)}) into the per-person layout under workspaces.root: ${why}`, { cause: err });
+      });
+    }
+  };
+  // On a first start the owner is created only once the listen succeeded (below): the move waits for it.
+  const firstStart = (await storage.principals.count()) === 0;
+  if (!firstStart) await migrateWorkspaces();
   for (const [id, a] of Object.entries(cfg.agents)) {
-    const legacyRoot = join(cfg.gateway.dataDir, 'workspaces');
-    await migrateLegacyWorkspace({ agentId: id, legacyRoot, root: workspacesRoot, mode: a.workspace.mode, principals, log }).catch((err: unknown) => {
-      const why = err instanceof Error ? err.message : String(err);
-      throw new Error(`could not move the old workspace of agent "${id}" (${join(legacyRoot, id)}) into the per-person layout under workspaces.root: ${why}`, { cause: err });
-    });
     agents.set(id, {
       id,
       system: [{ type: 'text', text: a.systemPrompt }],
@@ -132,7 +153,9 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
   });
   policy = new PolicyService({
-    cfg,
+    get cfg() {
+      return live.current;
+    },
     storage,
     broker,
     log: log.child({ component: 'policy' }),
@@ -182,7 +205,15 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     if (!key) throw new SwbError(SwbErrorCode.UnknownSender, 'A direct message needs a known sender.');
     return engine.accept(message, { agentId: defaultAgent, key, clientId: message.platformId });
   };
-  const boundary = new BoundaryService({ cfg, storage, log: log.child({ component: 'boundary' }), channel: (id) => byId.get(id), admit });
+  const boundary = new BoundaryService({
+    get cfg() {
+      return live.current;
+    },
+    storage,
+    log: log.child({ component: 'boundary' }),
+    channel: (id) => byId.get(id),
+    admit,
+  });
   const accept = async (message: InboundMessage) => {
     if (stopping) throw new SwbError(SwbErrorCode.ShuttingDown, 'The gateway is shutting down; send the message again shortly.');
     const tooLarge = inboxTooLarge(message, cfg.limits.inboxMaxBytes);
@@ -234,12 +265,22 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   };
   for (const ch of channels) await ch.start(channelContext(ctxDeps, ch, app));
 
-  await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
+  try {
+    await app.listen({ host: cfg.gateway.host, port: cfg.gateway.port });
+  } catch (err) {
+    throw listenError(err, cfg.gateway.host, cfg.gateway.port);
+  }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : cfg.gateway.port;
   const host = cfg.gateway.host.includes(':') ? `[${cfg.gateway.host}]` : cfg.gateway.host;
   const url = `http://${host}:${port}`;
-  writePrivateFile(join(cfg.gateway.dataDir, 'endpoint'), `${JSON.stringify({ url, host: cfg.gateway.host, port, pid: process.pid })}\n`);
+  instance.update({ host: cfg.gateway.host, port });
+  // Credentials only once the listen succeeded: a start that fails leaves none behind.
+  const credentials = await bootstrapCredentials(storage, cfg.gateway.dataDir);
+  if (credentials) log.info({ event: 'credentials_created', file: credentials }, 'first start: credentials written');
+  if (firstStart) await migrateWorkspaces();
+  const endpointFile = join(cfg.gateway.dataDir, 'endpoint');
+  writePrivateFile(endpointFile, `${JSON.stringify({ url, host: cfg.gateway.host, port, pid: process.pid })}\n`);
   boundary.start();
   await broker.cancelEnded();
   const resumed = await engine.resumeAll();
@@ -262,6 +303,14 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
       for (const ch of channels) await ch.stop('shutdown').catch((err: unknown) => log.error({ err, channel: ch.id }, 'channel stop failed'));
       await app.close();
       storage.close();
+      rmSync(endpointFile, { force: true });
+      instance.release();
     })());
-  return { app, storage, engine, channels, url, close };
+  live.onChange((next) => {
+    log.level = next.log.level;
+    boundary.configChanged();
+    policyService.invalidateRules();
+  });
+  const reload = (next: Readonly<Config>) => live.reload(next);
+  return { app, storage, engine, channels, url, close, reload };
 }

@@ -39,6 +39,7 @@ import { principalMode } from './scope-modes.js';
 import { SessionGrants } from './session-grants.js';
 
 export interface PolicyDeps {
+  /** The config in force, read on every use (the gateway passes its `LiveConfig`'s current one); rules, modes and ceilings follow reloads. */
   cfg: Readonly<Config>;
   storage: Storage;
   broker: ApprovalBroker;

@@ -26,9 +26,39 @@ export function retryAfterMs(headers: Headers | undefined): number | undefined {
 }
 
 const PROMPT_TOO_LONG = /prompt is too long/i;
+const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+/** Where a client sends its requests, for error messages: the URL (no credentials or query) and a base-URL hint. */
+export interface ModelEndpoint {
+  url: string;
+  /** Set when the base URL ends with `/v1` (requests then go to `/v1/v1/messages`). */
+  hint: string;
+}
+
+/** The messages URL a base URL leads to, without userinfo or query, and a hint when the base ends with `/v1`. */
+export function modelEndpoint(baseUrl: string | undefined): ModelEndpoint {
+  const base = (baseUrl || DEFAULT_BASE_URL).replace(/\/+$/, '');
+  let url = `${base}/v1/messages`;
+  let path = '';
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    url = u.toString();
+    path = new URL(base).pathname;
+  } catch {
+    // not a URL (the config validates it): named as it is
+  }
+  const hint = /\/v1$/i.test(path.replace(/\/+$/, ''))
+    ? ' The base URL ends with /v1, but the client adds /v1/messages itself: remove the /v1 suffix from model.baseUrl (or ANTHROPIC_BASE_URL).'
+    : '';
+  return { url, hint };
+}
 
 /** Maps an SDK error to a ModelError whose message carries no upstream body or secret. */
-function classify(err: unknown, streamedText: boolean): ModelError {
+function classify(err: unknown, streamedText: boolean, at: ModelEndpoint): ModelError {
   if (err instanceof ModelError) return err;
   if (err instanceof Anthropic.APIUserAbortError) {
     return new ModelError('aborted', 'The model call was aborted.', { streamedText });
@@ -37,7 +67,7 @@ function classify(err: unknown, streamedText: boolean): ModelError {
     return new ModelError('stalled', 'The model API did not answer in time.', { streamedText, cause: err });
   }
   if (err instanceof Anthropic.APIConnectionError) {
-    return new ModelError('connection', 'Could not reach the model API.', { streamedText, cause: err });
+    return new ModelError('connection', `Could not reach the model API at ${at.url}.${at.hint}`, { streamedText, cause: err });
   }
   if (err instanceof Anthropic.APIError) {
     const status = err.status;
@@ -63,12 +93,13 @@ function classify(err: unknown, streamedText: boolean): ModelError {
       return new ModelError('server', `The model API failed with HTTP ${status}.`, base);
     }
     if (status === 401 || status === 403) {
-      return new ModelError('auth', `The model API refused the credentials (HTTP ${status}).`, base);
+      return new ModelError('auth', `The model API at ${at.url} refused the credentials (HTTP ${status}).${at.hint}`, base);
     }
     if (status === 400 && PROMPT_TOO_LONG.test(upstreamMessage)) {
       return new ModelError('prompt_too_long', 'The conversation is too long for the model.', base);
     }
-    return new ModelError('invalid_request', `The model API rejected the request (HTTP ${status}).`, base);
+    const where = status === 404 ? ` at ${at.url}` : '';
+    return new ModelError('invalid_request', `The model API rejected the request (HTTP ${status})${where}.${at.hint}`, base);
   }
   return new ModelError('connection', 'The model call failed unexpectedly.', { streamedText, cause: err });
 }
@@ -85,6 +116,7 @@ interface PendingBlock {
 export class AnthropicModelClient implements ModelClient {
   private readonly client: Anthropic;
   private readonly idleMs: number;
+  private readonly endpoint: ModelEndpoint;
 
   constructor(opts: AnthropicModelOptions) {
     this.client = new Anthropic({
@@ -94,6 +126,7 @@ export class AnthropicModelClient implements ModelClient {
       timeout: opts.requestTimeoutMs,
     });
     this.idleMs = opts.streamIdleTimeoutMs;
+    this.endpoint = modelEndpoint(opts.baseUrl);
   }
 
   async *stream(req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamEvent, ModelResponse, void> {
@@ -204,7 +237,7 @@ export class AnthropicModelClient implements ModelClient {
         throw new ModelError('stalled', 'The model stream stalled and was aborted.', { streamedText, cause: err });
       }
       if (signal.aborted) throw new ModelError('aborted', 'The model call was aborted.', { streamedText });
-      throw classify(err, streamedText);
+      throw classify(err, streamedText, this.endpoint);
     } finally {
       if (idle) clearTimeout(idle);
       signal.removeEventListener('abort', onAbort);
