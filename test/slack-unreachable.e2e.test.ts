@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CANARY_SLACK_APP_TOKEN,
+  CANARY_TELEGRAM_TOKEN,
   CANARY_SLACK_BOT_TOKEN,
   CANARY_SLACK_SIGNING_SECRET,
   closedPort,
@@ -169,13 +170,13 @@ describe('Slack refuses the token', () => {
   });
 });
 
-describe('every Slack account unreachable', () => {
-  // The whole-gateway check of issue 11 adds Telegram accounts at the same two ports; on this
-  // branch Telegram's stop still hangs with an unreachable Bot API (its fix is separate), so this
-  // gateway has the Slack half alone: both modes, both kinds of unreachable, one process.
-  it('Slack at a closed port and at a port that never answers, in one gateway: /healthz answers, SIGTERM exits 0 with the stopped line', async () => {
+describe('every platform unreachable', () => {
+  // Issue 11's whole-gateway check: Slack (both modes) and Telegram, each at a closed port and at
+  // a port that accepts and never answers, in one process.
+  it('Slack and Telegram at a closed port and at a port that never answers, in one gateway: /healthz answers, SIGTERM exits 0 with the stopped line', async () => {
     const dead = `http://127.0.0.1:${await closedPort()}`;
     const silent = `http://127.0.0.1:${hole.port}`;
+    const telegram = (apiRoot: string) => ({ token: CANARY_TELEGRAM_TOKEN, apiRoot, dmPolicy: 'pairing', apiTimeout: '1s' });
     const gw = await startGateway({
       modelUrl: model.url,
       config: {
@@ -188,11 +189,13 @@ describe('every Slack account unreachable', () => {
               closedsocket: unreachableAccount('socket', `${dead}/api/`),
             },
           },
+          telegram: { accounts: { tgclosed: telegram(dead), tgsilent: telegram(silent) } },
         },
       },
     });
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
     await gw.waitForLog((l) => l.includes('"slack unreachable"') && l.includes(`127.0.0.1:${hole.port}`), 15_000);
+    await gw.waitForLog((l) => l.includes('telegram:tgsilent') && l.includes('timeout'), 15_000);
     await expectCleanStop(gw);
     expect(leakedCanaries(gw)).toBe(0);
   });

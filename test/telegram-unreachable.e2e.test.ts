@@ -1,6 +1,5 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startFakeAnthropic, startFakeTelegram, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess } from '@switchboard/testkit';
+import { api, closedPort, startBlackhole, startFakeAnthropic, startFakeTelegram, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess } from '@switchboard/testkit';
 import { TOKEN } from './telegram-helpers.js';
 
 // Acceptance 3 of issue 11 (Telegram half): the Bot API unreachable, hanging, or refusing the token.
@@ -12,18 +11,6 @@ afterAll(async () => {
   await stopAllGateways();
   await model?.close();
 });
-
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
-}
-
-/** A port nothing listens on (bound once, then closed). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  const port = await listen(s);
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 const RETRY = { maxRetryAttempts: 1, retryBaseDelay: '200ms', retryMaxDelay: '400ms' };
 
@@ -78,12 +65,8 @@ describe('telegram: Bot API unreachable', () => {
   });
 
   it('a port that accepts and never answers: calls time out (apiTimeout), logged as timeouts; SIGTERM exits 0 with calls open', async () => {
-    const held = new Set<Socket>();
-    const server = createServer((s) => {
-      held.add(s);
-      s.on('error', () => undefined);
-    });
-    const port = await listen(server);
+    const hole = await startBlackhole();
+    const port = hole.port;
     try {
       const gw = await gatewayAt(`http://127.0.0.1:${port}`, { apiTimeout: '1s' });
       expect((await api(gw, 'GET', '/healthz')).status).toBe(200);
@@ -95,8 +78,7 @@ describe('telegram: Bot API unreachable', () => {
       expect((await telegramHealth(gw)).detail).toMatch(/^starting: /);
       await expectCleanStop(gw);
     } finally {
-      for (const s of held) s.destroy();
-      await new Promise((r) => server.close(r));
+      await hole.close();
     }
   });
 
