@@ -1,3 +1,4 @@
+import { scrubSecretValues, scrubbableSecrets } from '@switchboard/core';
 import { pino, type Logger } from 'pino';
 
 /** Patterns of well-known secret shapes, scrubbed from any logged string. */
@@ -10,12 +11,14 @@ const SECRET_PATTERNS: RegExp[] = [
   /swb_[co]_[A-Za-z0-9_-]+/g,
 ];
 
-/** Replaces known secret values and secret-shaped substrings. */
+/**
+ * Replaces known secret values (those long enough to scrub by value, see `scrubSecretValues`)
+ * and secret-shaped substrings.
+ */
 export function scrubber(secrets: readonly string[]): (s: string) => string {
-  const exact = secrets.filter((s) => s.length >= 6);
+  const values = scrubbableSecrets(secrets);
   return (s: string) => {
-    let out = s;
-    for (const v of exact) if (out.includes(v)) out = out.split(v).join('[redacted]');
+    let out = scrubSecretValues(s, values);
     for (const p of SECRET_PATTERNS) out = out.replace(p, '[redacted]');
     return out;
   };

@@ -1,11 +1,11 @@
+import { scrubSecretValues } from '@switchboard/core';
 import { GrammyError, HttpError } from 'grammy';
 
 const TOKEN_SHAPE = /\d{3,}:[A-Za-z0-9_-]{20,}/g;
 
 /** Removes the bot token (it is part of every Bot API URL) and anything shaped like one. */
 export function scrubToken(text: string, token: string): string {
-  const exact = token.length > 0 ? text.split(token).join('[bot token]') : text;
-  return exact.replace(TOKEN_SHAPE, '[bot token]');
+  return scrubSecretValues(text, [token], '[bot token]').replace(TOKEN_SHAPE, '[bot token]');
 }
 
 /** The Bot API error code of a failed call, if the API answered. */

@@ -12,3 +12,4 @@ export * from './transcript-cache.js';
 export * from './workspaces.js';
 export * from './workspace-migration.js';
 export * from './access-events.js';
+export * from './secret-scrub.js';
