@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ROLES, type Role, type Storage } from '@switchboard/core';
 import { principalService, principalView } from './api/principal-service.js';
+import { credentialsPath } from './credentials-file.js';
 
 /** EX_UNAVAILABLE from sysexits.h: the running gateway could not be reached. */
 export const EXIT_UNAVAILABLE = 69;
@@ -71,7 +72,7 @@ export function operatorToken(dataDir: string, flag: string | undefined, env: No
   if (flag) return flag;
   if (env.SWITCHBOARD_TOKEN) return env.SWITCHBOARD_TOKEN;
   try {
-    const creds = JSON.parse(readFileSync(join(dataDir, 'credentials'), 'utf8')) as { operatorToken?: unknown };
+    const creds = JSON.parse(readFileSync(credentialsPath(dataDir), 'utf8')) as { operatorToken?: unknown };
     return typeof creds.operatorToken === 'string' ? creds.operatorToken : null;
   } catch {
     return null;

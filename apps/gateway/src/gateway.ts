@@ -22,6 +22,7 @@ import { createFileTools, type McpServerConfig } from '@switchboard/tools';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapCredentials, writePrivateFile } from './bootstrap.js';
+import { adoptLegacyCredentials, logCredentialsCreated, logLegacyCredentials } from './credentials-file.js';
 import { loadChannels } from './channels.js';
 import type { Config } from './config.js';
 import { controlApi, sendError } from './api/index.js';
@@ -71,8 +72,9 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   mkdirSync(cfg.gateway.dataDir, { recursive: true, mode: 0o700 });
   const databaseFile = join(cfg.gateway.dataDir, 'switchboard.db');
   const storage = openSqliteStorage({ file: databaseFile });
+  logLegacyCredentials(log, adoptLegacyCredentials(cfg.gateway.dataDir));
   const credentials = await bootstrapCredentials(storage, cfg.gateway.dataDir);
-  if (credentials) log.info({ event: 'credentials_created', file: credentials }, 'first start: credentials written');
+  if (credentials) logCredentialsCreated(log, credentials, cfg.gateway.dataDir);
 
   // The MCP SDK is loaded only when servers are configured (it costs ~200 ms of start-up).
   const mcpServers = cfg.mcpServers as Record<string, McpServerConfig>;

@@ -16,3 +16,4 @@ export * from './telegram/index.js';
 export * from './ws-client.js';
 export * from './mcp/index.js';
 export * from './webhook/index.js';
+export * from './no-egress.js';
