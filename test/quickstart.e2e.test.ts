@@ -25,7 +25,8 @@ afterAll(async () => {
 
 /** The environment a new user's shell would have, minus anything pointing at another gateway. */
 function userEnv(extra: Record<string, string>): Record<string, string> {
-  const env = gatewayChildEnv(extra);
+  // npm's update check would be egress (the guard refuses it): a user's npm may do it, a test's must not.
+  const env = gatewayChildEnv({ npm_config_update_notifier: 'false', ...extra });
   for (const k of ['SWITCHBOARD_CONFIG', 'SWITCHBOARD_DATA_DIR', 'SWITCHBOARD_HOST', 'SWITCHBOARD_CLIENT_TOKEN', 'SWITCHBOARD_TOKEN']) delete env[k];
   return { ...env, ...extra };
 }
