@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CANARY_ANTHROPIC_KEY, appendRunLog, connectWs, gatewayChildEnv, repoRoot, startFakeAnthropic, type FakeAnthropic } from '@switchboard/testkit';
 import { bearer, chat } from './helpers.js';
-import { cloneCheckout, shellLines } from './quickstart-clone.js';
+import { cloneCheckout, reuseBuild, shellLines } from './quickstart-clone.js';
 
 const TOKEN_LINE = `node -p 'require("./data/credentials.json").clientToken'`;
 
@@ -80,8 +80,8 @@ describe('quick start', () => {
     const ran: Array<{ line: string; stdout: string }> = [];
     for (const line of lines) {
       if (/^npm (install|ci)\b/.test(line)) {
-        // No install inside the suite; node_modules is linked in. What install's `prepare` does: build.
-        execFileSync(process.execPath, [join(clone, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: clone, stdio: 'pipe' });
+        // No install inside the suite: node_modules is linked in, and the build install's `prepare` makes is reused.
+        reuseBuild(clone);
         continue;
       }
       if (line === 'npm start') {

@@ -45,12 +45,21 @@ function readConfig(file: string | undefined): Readonly<Config> {
 async function start(configFile: string | undefined): Promise<void> {
   const cfg = readConfig(configFile);
   const log = createLogger(cfg.log.level, configSecrets(cfg));
-  const gw = await startGateway(cfg, log, { configFile: configPath(configFile) }).catch((err: unknown) => {
-    log.fatal({ err }, 'gateway failed to start');
-    process.exit(1);
-  });
+  // Signals are handled from the start: one that arrives while starting (even right after the
+  // `listening` line) shuts down once the gateway is up, instead of killing it mid-write.
+  let gw: Awaited<ReturnType<typeof startGateway>> | undefined;
+  let early: NodeJS.Signals | undefined;
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (!gw) {
+      if (early) {
+        log.warn({ signal }, 'second signal while starting: exiting at once');
+        process.exit(130);
+      }
+      early = signal;
+      log.info({ signal, event: 'stopping' }, 'signal while starting: stopping once started');
+      return;
+    }
     signals++;
     if (signals > 1) {
       log.warn({ signal }, 'second signal: exiting at once');
@@ -70,6 +79,11 @@ async function start(configFile: string | undefined): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  gw = await startGateway(cfg, log, { configFile: configPath(configFile) }).catch((err: unknown) => {
+    log.fatal({ err }, 'gateway failed to start');
+    process.exit(1);
+  });
+  if (early) onSignal(early);
 }
 
 async function tokenCreate(values: Record<string, string | boolean | undefined>): Promise<void> {
