@@ -47,8 +47,8 @@ export function egressRecordPath(): string {
 
 function record(target: string): void {
   const line = `[no-egress:${process.pid}] refused ${target} (${process.argv.slice(1).join(' ').slice(0, 200)})\n`;
+  // The record first, then stderr: whoever sees the line can rely on the record being there.
   try {
-    process.stderr.write(line);
     const file = egressRecordPath();
     mkdirSync(dirname(file), { recursive: true });
     appendFileSync(file, line);
@@ -56,6 +56,7 @@ function record(target: string): void {
   } catch {
     // recording is best effort; the throw below is what matters
   }
+  process.stderr.write(line);
 }
 
 function refuse(target: string): never {
