@@ -56,7 +56,11 @@ function record(target: string): void {
   } catch {
     // recording is best effort; the throw below is what matters
   }
-  process.stderr.write(line);
+  try {
+    process.stderr.write(line);
+  } catch {
+    // a closed stderr does not stop the refusal
+  }
 }
 
 function refuse(target: string): never {
