@@ -50,7 +50,9 @@ const CLIENT_FRAME: JsonSchema = {
 beforeAll(async () => {
   void env.gw.exited.then(() => (exited = true));
   ws = await open();
-  await chat(ws, 'fuzz-setup', 'hello');
+  const setup = await chat(ws, 'fuzz-setup', 'hello');
+  // The final frame goes out before the turn row is marked done: the baseline waits for that write.
+  await env.gw.waitForLog((l) => l.includes('turn finished') && l.includes(String(setup.end.turnId)));
   baseline = dbChecksums(env.gw.dataDir);
 });
 
