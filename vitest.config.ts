@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     globalSetup: ['./scripts/vitest-global-setup.ts'],
+    // No test and no process a test spawns may reach beyond loopback (packages/testkit/src/no-egress.ts).
+    setupFiles: ['./packages/testkit/dist/no-egress-register.js'],
   },
 });

@@ -14,4 +14,5 @@ export default function setup(): void {
   const log = process.env.SWITCHBOARD_RUN_LOG ?? join(results, 'run.log');
   writeFileSync(log, '');
   rmSync(join(results, 'canary-key-seen'), { force: true });
+  rmSync(process.env.SWITCHBOARD_EGRESS_LOG || join(results, 'egress-refused'), { force: true });
 }

@@ -45,8 +45,10 @@ beforeAll(async () => {
   ruleBody = { scope: { kind: 'role', id: 'guest' }, behavior: 'deny', rule: 'edit_file' };
   await call('POST', '/rules', ruleBody);
   const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-  await chat(ws, 'b1', 'hi');
+  const turn = await chat(ws, 'b1', 'hi');
   await ws.close();
+  // The final frame goes out before the turn row is marked done: snapshots must not see that write.
+  await gw.waitForLog((l) => l.includes('turn finished') && l.includes(String(turn.end.turnId)));
   endedSession = (await call('GET', '/sessions')).json.sessions[0].id;
   await call('POST', `/sessions/${endedSession}/reset`);
 });

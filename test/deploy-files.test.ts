@@ -94,7 +94,7 @@ describe('Dockerfile', () => {
 
   it('keeps dependencies, state and secrets out of the build context', () => {
     const ignore = read('.dockerignore');
-    for (const entry of ['node_modules', 'dist', 'data', 'credentials', '.env']) expect(ignore).toContain(entry);
+    for (const entry of ['node_modules', 'dist', 'data', 'credentials', 'credentials.json', '.env']) expect(ignore).toContain(entry);
   });
 });
 

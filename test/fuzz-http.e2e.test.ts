@@ -79,8 +79,10 @@ beforeAll(async () => {
   await api(gw, 'POST', '/api/v1/principals', { token: operatorToken, body: { name: 'fuzz-member', role: 'member' } });
   await api(gw, 'POST', '/api/v1/rules', { token: operatorToken, body: { scope: { kind: 'role', id: 'guest' }, behavior: 'deny', rule: 'edit_file' } });
   const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-  await chat(ws, 'fuzz-setup', 'hello');
+  const setup = await chat(ws, 'fuzz-setup', 'hello');
   await ws.close();
+  // The final frame goes out before the turn row is marked done: the baseline waits for that write.
+  await gw.waitForLog((l) => l.includes('turn finished') && l.includes(String(setup.end.turnId)));
   baseline = dbChecksums(gw.dataDir);
 }, 60_000);
 

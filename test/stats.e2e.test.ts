@@ -7,7 +7,9 @@ const env = useGateway({ client: true });
 describe('GET /api/v1/stats', () => {
   it('reports memory, active turns and event-loop delay since the last reset', async () => {
     const { gw, ws } = env;
-    await chat(ws, 'st1', 'hello');
+    const t = await chat(ws, 'st1', 'hello');
+    // The final frame goes out before the engine lets go of the turn: wait for that, then count.
+    await gw.waitForLog((l) => l.includes('turn finished') && l.includes(String(t.end.turnId)));
     const token = gw.credentials().operatorToken;
     const first = await api(gw, 'GET', '/api/v1/stats?reset=true', { token });
     expect(first.status).toBe(200);

@@ -1,6 +1,6 @@
 import { writeFileSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
 import { SCOPES, type Role, type Scope, type Storage } from '@switchboard/core';
+import { credentialsPath } from './credentials-file.js';
 import { createToken } from './tokens.js';
 
 /** Writes a file readable only by this user, atomically. */
@@ -39,14 +39,14 @@ export async function createOperatorToken(
 
 /**
  * On the first start (no principals yet): an owner, a client token for it and an operator token
- * with every scope, written to `<dataDir>/credentials` (mode 0600). Returns the file's path, or
+ * with every scope, written to `<dataDir>/credentials.json` (mode 0600). Returns the file's path, or
  * null when the database already had principals.
  */
 export async function bootstrapCredentials(storage: Storage, dataDir: string): Promise<string | null> {
   if ((await storage.principals.count()) > 0) return null;
   const client = await createClientToken(storage, 'owner', 'owner', 'owner-client');
   const operator = await createOperatorToken(storage, 'bootstrap-operator', [...SCOPES]);
-  const file = join(dataDir, 'credentials');
+  const file = credentialsPath(dataDir);
   writePrivateFile(
     file,
     `${JSON.stringify({ principal: 'owner', principalId: client.principalId, clientToken: client.secret, operatorToken: operator.secret }, null, 2)}\n`,

@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ROLES, type Role, type Storage } from '@switchboard/core';
 import { principalService, principalView } from './api/principal-service.js';
+import { credentialsPath } from './credentials-file.js';
 
 /** EX_UNAVAILABLE from sysexits.h: the running gateway could not be reached. */
 export const EXIT_UNAVAILABLE = 69;
@@ -64,7 +65,7 @@ export function endpointUrl(dataDir: string): string | null {
 export function operatorToken(dataDir: string, flag: string | undefined, env: NodeJS.ProcessEnv): string | null {
   if (flag) return flag;
   if (env.SWITCHBOARD_TOKEN) return env.SWITCHBOARD_TOKEN;
-  for (const file of [join(dataDir, 'credentials.json'), join(dataDir, 'credentials')]) {
+  for (const file of [credentialsPath(dataDir), join(dataDir, 'credentials')]) {
     try {
       const creds = JSON.parse(readFileSync(file, 'utf8')) as { operatorToken?: unknown };
       if (typeof creds.operatorToken === 'string') return creds.operatorToken;

@@ -74,26 +74,26 @@ async function start(configFile: string | undefined): Promise<void> {
   const cfg = readConfig(configFile);
   const log = createLogger(cfg.log.level, configSecrets(cfg));
   const guard = installProcessGuard(log);
-  let running: Gateway | undefined;
+  // Signals are handled from the start: one that arrives while starting (even right after the
+  // `listening` line) shuts down once the gateway is up, instead of killing it mid-write.
+  let gw: Gateway | undefined;
+  let early: NodeJS.Signals | undefined;
   // SIGHUP: reload the config file; live keys apply, the others wait for a restart.
   process.on('SIGHUP', () => {
-    if (!running) return void log.warn({ event: 'config_reload_refused' }, 'config reload ignored: the gateway is still starting; send SIGHUP again once it listens');
-    reloadConfig(running, configPath(configFile), log);
+    if (!gw) return void log.warn({ event: 'config_reload_refused' }, 'config reload ignored: the gateway is still starting; send SIGHUP again once it listens');
+    reloadConfig(gw, configPath(configFile), log);
   });
-  const gw = await startGateway(cfg, log, { configFile: configPath(configFile) }).catch((err: unknown) => {
-    // A problem the operator fixes (a config key, another running gateway): the message alone, no stack.
-    if (err instanceof StartupError || err instanceof InstanceLockedError) {
-      const code = err instanceof StartupError ? err.exitCode : EXIT_LOCKED;
-      log.fatal({ event: 'start_failed', ...(err instanceof StartupError ? { key: err.key } : {}) }, err.message);
-      fail(err.message, code);
-    }
-    log.fatal({ err }, 'gateway failed to start');
-    process.exit(1);
-  });
-  guard.onFatal(() => gw.close(), cfg.limits.shutdownGrace);
-  running = gw;
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
+    if (!gw) {
+      if (early) {
+        log.warn({ signal }, 'second signal while starting: exiting at once');
+        process.exit(130);
+      }
+      early = signal;
+      log.info({ signal, event: 'stopping' }, 'signal while starting: stopping once started');
+      return;
+    }
     signals++;
     if (signals > 1) {
       log.warn({ signal }, 'second signal: exiting at once');
@@ -113,6 +113,19 @@ async function start(configFile: string | undefined): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const started = await startGateway(cfg, log, { configFile: configPath(configFile) }).catch((err: unknown) => {
+    // A problem the operator fixes (a config key, another running gateway): the message alone, no stack.
+    if (err instanceof StartupError || err instanceof InstanceLockedError) {
+      const code = err instanceof StartupError ? err.exitCode : EXIT_LOCKED;
+      log.fatal({ event: 'start_failed', ...(err instanceof StartupError ? { key: err.key } : {}) }, err.message);
+      fail(err.message, code);
+    }
+    log.fatal({ err }, 'gateway failed to start');
+    process.exit(1);
+  });
+  gw = started;
+  guard.onFatal(() => started.close(), cfg.limits.shutdownGrace);
+  if (early) onSignal(early);
 }
 
 function openStorage(dataDir: string) {

@@ -68,7 +68,8 @@ export function refineBoundary(v: { dmPolicy: string; allowFrom: string[] }, ctx
 export const telegramAccountSchema = z
   .strictObject({
     ...boundaryShape,
-    token: z.string().min(1),
+    /** `<bot id>:<35 characters>`; anything shorter is not a Bot API token. */
+    token: z.string().min(20),
     /** Bot API root (tests and self-hosted Bot API servers). */
     apiRoot: z.url().default('https://api.telegram.org').transform((u) => u.replace(/\/+$/, '')),
     mode: z.enum(['polling', 'webhook']).default('polling'),
@@ -119,10 +120,11 @@ export const telegramAccountSchema = z
 export const slackAccountSchema = z
   .strictObject({
     ...boundaryShape,
-    botToken: z.string().min(1),
+    /** Slack tokens (`xoxb-…`, `xapp-…`) and signing secrets (32 hex) are never shorter than these minimums. */
+    botToken: z.string().min(20),
     mode: z.enum(['socket', 'http']).default('http'),
-    appToken: z.string().min(1).optional(),
-    signingSecret: z.string().min(1).optional(),
+    appToken: z.string().min(20).optional(),
+    signingSecret: z.string().min(16).optional(),
     /** Web API root (tests), e.g. http://127.0.0.1:PORT/api/. */
     apiUrl: z.url().default('https://slack.com/api/'),
     /** Socket Mode: no envelope and no pong for this long → the socket is deaf: reconnect. */

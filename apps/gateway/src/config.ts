@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { ROLE_MODE_CEILING, hooksConfigSchema } from '@switchboard/core';
+import { ROLE_MODE_CEILING, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { permissionModeSchema, rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
 import { parseProxyRange } from './client-address.js';
@@ -308,8 +308,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {
       const key = i.path.join('.') || '(root)';
-      let msg = i.message;
-      for (const s of secrets) msg = msg.split(s).join('[redacted]');
+      const msg = scrubSecretValues(i.message, secrets);
       if (i.code === 'unrecognized_keys') return `${key ? `${key}: ` : ''}unknown key(s) ${i.keys.map((k) => `"${[...i.path, k].join('.')}"`).join(', ')}`;
       return `${key}: ${msg}`;
     });

@@ -23,6 +23,7 @@ import { createFileTools, type McpServerConfig } from '@switchboard/tools';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapCredentials, writePrivateFile } from './bootstrap.js';
+import { adoptLegacyCredentials, logCredentialsCreated, logLegacyCredentials } from './credentials-file.js';
 import { loadChannels } from './channels.js';
 import type { Config } from './config.js';
 import { controlApi, sendError } from './api/index.js';
@@ -276,8 +277,9 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const url = `http://${host}:${port}`;
   instance.update({ host: cfg.gateway.host, port });
   // Credentials only once the listen succeeded: a start that fails leaves none behind.
+  logLegacyCredentials(log, adoptLegacyCredentials(cfg.gateway.dataDir));
   const credentials = await bootstrapCredentials(storage, cfg.gateway.dataDir);
-  if (credentials) log.info({ event: 'credentials_created', file: credentials }, 'first start: credentials written');
+  if (credentials) logCredentialsCreated(log, credentials, cfg.gateway.dataDir);
   if (firstStart) await migrateWorkspaces();
   const endpointFile = join(cfg.gateway.dataDir, 'endpoint');
   writePrivateFile(endpointFile, `${JSON.stringify({ url, host: cfg.gateway.host, port, pid: process.pid })}\n`);

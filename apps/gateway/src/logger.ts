@@ -1,4 +1,6 @@
-import { pino, type Logger } from 'pino';
+import { scrubSecretValues, scrubbableSecrets } from '@switchboard/core';
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 /** Patterns of well-known secret shapes, scrubbed from any logged string. */
 const SECRET_PATTERNS: RegExp[] = [
@@ -10,12 +12,14 @@ const SECRET_PATTERNS: RegExp[] = [
   /swb_[co]_[A-Za-z0-9_-]+/g,
 ];
 
-/** Replaces known secret values and secret-shaped substrings. */
+/**
+ * Replaces known secret values (those long enough to scrub by value, see `scrubSecretValues`)
+ * and secret-shaped substrings.
+ */
 export function scrubber(secrets: readonly string[]): (s: string) => string {
-  const exact = secrets.filter((s) => s.length >= 6);
+  const values = scrubbableSecrets(secrets);
   return (s: string) => {
-    let out = s;
-    for (const v of exact) if (out.includes(v)) out = out.split(v).join('[redacted]');
+    let out = scrubSecretValues(s, values);
     for (const p of SECRET_PATTERNS) out = out.replace(p, '[redacted]');
     return out;
   };
@@ -32,11 +36,24 @@ function scrubDeep(value: unknown, scrub: (s: string) => string, depth = 0): unk
 }
 
 /**
- * The gateway's pino logger: JSON to stdout, secret-bearing keys and headers redacted by path,
- * and every string of every log line scrubbed of known secret values and shapes.
+ * pino's own prettifier (`pino-pretty`), synchronous on stdout so nothing is lost when the process
+ * exits right after its last line. Loaded only for a terminal.
  */
-export function createLogger(level: string, secrets: readonly string[]): Logger {
+function prettyStdout(): DestinationStream {
+  const mod = createRequire(import.meta.url)('pino-pretty') as { default?: unknown };
+  const build = (mod.default ?? mod) as (opts: Record<string, unknown>) => DestinationStream;
+  return build({ destination: 1, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service' });
+}
+
+/**
+ * The gateway's pino logger: human-readable when stdout is a terminal (`pretty`, by default
+ * `process.stdout.isTTY`), JSON lines otherwise (pipes, files, supervisors, tests); secret-bearing
+ * keys and headers redacted by path, and every string of every log line scrubbed of known secret
+ * values and shapes before either format sees it.
+ */
+export function createLogger(level: string, secrets: readonly string[], opts: { pretty?: boolean } = {}): Logger {
   const scrub = scrubber(secrets);
+  const pretty = opts.pretty ?? process.stdout.isTTY === true;
   return pino({
     level,
     base: { service: 'switchboard' },
@@ -76,5 +93,5 @@ export function createLogger(level: string, secrets: readonly string[]): Logger 
         );
       },
     },
-  });
+  }, pretty ? prettyStdout() : undefined);
 }

@@ -19,8 +19,8 @@ describe('the shipped config files', () => {
     const env = {
       ANTHROPIC_API_KEY: 'sk-ant-example-000000',
       TELEGRAM_BOT_TOKEN: '123456:example-token-000000000000',
-      SLACK_BOT_TOKEN: 'xoxb-example',
-      SLACK_APP_TOKEN: 'xapp-example',
+      SLACK_BOT_TOKEN: 'xoxb-example-0000000000000',
+      SLACK_APP_TOKEN: 'xapp-example-0000000000000',
       SWITCHBOARD_WEBHOOK_SECRET: 'example-webhook-secret-0123456789',
     };
     const cfg = parseConfig(read('example.json5'), env, '/srv');

@@ -1,4 +1,4 @@
-import { describeThrown } from '@switchboard/core';
+import { describeThrown, scrubSecretValues } from '@switchboard/core';
 import { GrammyError, HttpError } from 'grammy';
 
 const TOKEN_SHAPE = /\d{3,}:[A-Za-z0-9_-]{20,}/g;
@@ -9,7 +9,7 @@ const TOKEN_SHAPE = /\d{3,}:[A-Za-z0-9_-]{20,}/g;
  */
 export function scrubToken(text: unknown, token: unknown): string {
   const s = typeof text === 'string' ? text : text === undefined ? '(no description)' : describeThrown(text);
-  const exact = typeof token === 'string' && token.length > 0 ? s.split(token).join('[bot token]') : s;
+  const exact = typeof token === 'string' ? scrubSecretValues(s, [token], '[bot token]') : s;
   return exact.replace(TOKEN_SHAPE, '[bot token]');
 }
 

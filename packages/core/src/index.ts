@@ -15,3 +15,4 @@ export * from './access-events.js';
 export * from './own.js';
 export * from './fault-boundary.js';
 export * from './dead-letters.js';
+export * from './secret-scrub.js';

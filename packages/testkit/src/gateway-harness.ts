@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ChildOutput, type LineMatcher } from './child-output.js';
 import { deepMerge } from './deep-merge.js';
 import { buildTestConfig, type GatewayConfig } from './gateway-config.js';
+import { noEgressGuardInstalled, noEgressNodeOptions } from './no-egress.js';
 import { canarySeenPath, repoRoot, runLogPath } from './run-log.js';
 
 /** Options for `startGateway`. */
@@ -39,7 +40,7 @@ export interface GatewayEndpoint {
   pid: number;
 }
 
-/** The `<dataDir>/credentials` file the gateway writes on first start. */
+/** The `<dataDir>/credentials.json` file the gateway writes on first start. */
 export interface GatewayCredentials {
   principal: string;
   principalId: string;
@@ -68,7 +69,7 @@ export interface GatewayProcess {
   logs(): string[];
   /** The first line (so far or later) matching; rejects on timeout (default 10 000 ms) or exit. */
   waitForLog(match: LineMatcher, timeoutMs?: number): Promise<string>;
-  /** Reads `<dataDir>/credentials`. */
+  /** Reads `<dataDir>/credentials.json`. */
   credentials(): GatewayCredentials;
   /** Sends `signal` (default SIGKILL) and resolves on exit. */
   kill(signal?: NodeJS.Signals): Promise<ExitInfo>;
@@ -91,7 +92,10 @@ export function gatewayCliPath(): string {
   return join(repoRoot(), 'apps', 'gateway', 'dist', 'cli.js');
 }
 
-/** The child environment: this process's env minus model credentials and NODE_OPTIONS, plus run-log paths. */
+/**
+ * The child environment: this process's env minus model credentials and NODE_OPTIONS, plus
+ * run-log paths; when this process runs under the no-egress guard (tests), the child loads it too.
+ */
 export function gatewayChildEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -99,6 +103,7 @@ export function gatewayChildEnv(extra: Record<string, string> = {}): Record<stri
   }
   env.SWITCHBOARD_RUN_LOG = runLogPath();
   env.SWITCHBOARD_CANARY_SEEN = canarySeenPath();
+  if (noEgressGuardInstalled()) env.NODE_OPTIONS = noEgressNodeOptions();
   return { ...env, ...extra };
 }
 
@@ -233,7 +238,7 @@ async function spawnGateway(spec: SpawnSpec): Promise<GatewayProcess> {
     exited,
     logs: () => [...out.lines],
     waitForLog: (match, timeoutMs = 10_000) => out.waitForLine(match, timeoutMs, exited, `gateway pid ${pid}`),
-    credentials: () => JSON.parse(readFileSync(join(spec.dataDir, 'credentials'), 'utf8')) as GatewayCredentials,
+    credentials: () => JSON.parse(readFileSync(join(spec.dataDir, 'credentials.json'), 'utf8')) as GatewayCredentials,
     kill: (signal = 'SIGKILL') => {
       if (running()) child.kill(signal);
       return exited;

@@ -18,3 +18,4 @@ export * from './mcp/index.js';
 export * from './webhook/index.js';
 export * from './regex-fixtures.js';
 export * from './unreachable.js';
+export * from './no-egress.js';
