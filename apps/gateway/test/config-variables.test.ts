@@ -6,12 +6,12 @@ describe('configVariables: which ${VAR} each key was read from', () => {
     const text = `{
       channels: { slack: { accounts: { team: { botToken: "\${SLACK_BOT}", mode: "socket", appToken: "xapp-\${APP_A}-\${APP_B:-x}" } } } },
     }`;
-    const cfg = parseConfig(text, { SLACK_BOT: 'xoxb-secret-value-1', APP_A: 'a' }, '/srv');
+    const cfg = parseConfig(text, { SLACK_BOT: 'xoxb-secret-value-1-long-enough', APP_A: 'a-long-enough-part-of-a-token' }, '/srv');
     const vars = configVariables(cfg);
     expect(vars.get('channels.slack.accounts.team.botToken')).toEqual(['SLACK_BOT']);
     expect(vars.get('channels.slack.accounts.team.appToken')).toEqual(['APP_A', 'APP_B']);
     expect(vars.get('channels.slack.accounts.team.mode')).toBeUndefined();
-    expect(JSON.stringify([...vars])).not.toContain('xoxb-secret-value-1');
+    expect(JSON.stringify([...vars])).not.toContain('xoxb-secret-value-1-long-enough');
   });
 
   it('a config parsed some other way has none', () => {
