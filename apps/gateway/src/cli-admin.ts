@@ -3,6 +3,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ROLES, type Role, type Storage } from '@switchboard/core';
 import { principalService, principalView } from './api/principal-service.js';
+import { apiRequest } from './cli-remote.js';
 import { credentialsPath } from './credentials-file.js';
 
 /** EX_UNAVAILABLE from sysexits.h: the running gateway could not be reached. */
@@ -16,7 +17,8 @@ export interface CliOutcome {
 }
 
 const ok = (value: unknown): CliOutcome => ({ code: 0, stdout: `${JSON.stringify(value)}\n` });
-const failed = (message: string, code = 1): CliOutcome => ({ code, stderr: `switchboard: ${message}\n` });
+/** A refused CLI command: `switchboard: <message>` on stderr, and its exit code. */
+export const failed = (message: string, code = 1): CliOutcome => ({ code, stderr: `switchboard: ${message}\n` });
 
 /** Who the audit log names for CLI changes: `cli:<os user>`. */
 export function cliActor(): string {
@@ -77,26 +79,9 @@ export function operatorToken(dataDir: string, flag: string | undefined, env: No
 }
 
 async function call(base: string, token: string, method: string, path: string, body?: unknown): Promise<CliOutcome> {
-  let res: Response;
-  try {
-    res = await fetch(`${base}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(15_000),
-    });
-  } catch (err) {
-    return failed(`the gateway at ${base} did not answer (${(err as Error).message}); is it running?`, EXIT_UNAVAILABLE);
-  }
-  const text = await res.text();
-  if (res.ok) return { code: 0, stdout: `${text}\n` };
-  let message = text;
-  try {
-    message = (JSON.parse(text) as { message?: string }).message ?? text;
-  } catch {
-    // not JSON: print it as it came
-  }
-  return failed(`${res.status}: ${message}`);
+  const a = await apiRequest(base, token, method, path, body);
+  if (a.status === 0) return failed(a.message, EXIT_UNAVAILABLE);
+  return a.ok ? { code: 0, stdout: `${a.text}\n` } : failed(a.message);
 }
 
 /**

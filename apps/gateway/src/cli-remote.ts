@@ -51,6 +51,8 @@ export interface ApiAnswer {
   ok: boolean;
   status: number;
   json: any;
+  /** The body as it came. */
+  text: string;
   message: string;
 }
 
@@ -65,7 +67,7 @@ export async function apiRequest(base: string, token: string, method: string, pa
       signal: AbortSignal.timeout(15_000),
     });
   } catch (err) {
-    return { ok: false, status: 0, json: undefined, message: `the gateway at ${base} did not answer (${(err as Error).message}); is it running?` };
+    return { ok: false, status: 0, json: undefined, text: '', message: `the gateway at ${base} did not answer (${(err as Error).message}); is it running?` };
   }
   const text = await res.text();
   let json: any;
@@ -75,6 +77,6 @@ export async function apiRequest(base: string, token: string, method: string, pa
     json = undefined;
   }
   const message = res.ok ? '' : `${res.status}: ${typeof json?.message === 'string' ? json.message : text}`;
-  return { ok: res.ok, status: res.status, json, message };
+  return { ok: res.ok, status: res.status, json, text, message };
 }
 

@@ -2,7 +2,7 @@ import { ROLES, SCOPES, type Role, type Scope, type Storage } from '@switchboard
 import { principalService, principalView } from './api/principal-service.js';
 import { tokenView } from './api/tokens.js';
 import { createClientToken, createOperatorToken } from './bootstrap.js';
-import { cliActor, EXIT_UNAVAILABLE, operatorToken, type CliOutcome } from './cli-admin.js';
+import { cliActor, EXIT_UNAVAILABLE, failed, operatorToken, type CliOutcome } from './cli-admin.js';
 import { apiRequest, runningGateway, type ApiAnswer } from './cli-remote.js';
 import { parseDuration } from './duration.js';
 import { mintedBy } from './tokens.js';
@@ -21,7 +21,6 @@ export interface AdminContext {
 }
 
 const ok = (value: unknown): CliOutcome => ({ code: 0, stdout: `${JSON.stringify(value)}\n` });
-const failed = (message: string, code = 1): CliOutcome => ({ code, stderr: `switchboard: ${message}\n` });
 const NAME_RE = /^[A-Za-z0-9._@-]{1,64}$/;
 
 /** A running gateway's URL and the operator token to call it with, or the outcome that stops the command. */
