@@ -1,20 +1,9 @@
-import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApprovalBroker, type Approval } from '@switchboard/core';
+import { describe, expect, it } from 'vitest';
+import type { Approval } from '@switchboard/core';
 import type { AskSource } from '@switchboard/agent';
-import { openSqliteStorage, type SqliteStorage } from '@switchboard/store';
+import { useBroker } from './broker-fixture.js';
 
-let storage: SqliteStorage;
-let broker: ApprovalBroker;
-
-beforeEach(() => {
-  storage = openSqliteStorage({ file: ':memory:' });
-  broker = new ApprovalBroker({ storage, log: pino({ level: 'silent' }), timeoutMs: 60_000, selfApproveRoles: ['owner', 'admin', 'member'] });
-});
-afterEach(() => {
-  broker.close();
-  storage.close();
-});
+const env = useBroker();
 
 /** Requests an approval from `source` with an allow-everything automatic responder; returns the stored approval and whether the responder was asked. */
 async function request(source: AskSource, id: string) {
@@ -22,7 +11,7 @@ async function request(source: AskSource, id: string) {
   let shown: (a: Approval) => void = () => {};
   const notified = new Promise<Approval>((resolve) => (shown = resolve));
   let consulted = false;
-  const done = broker.request({
+  const done = env.broker.request({
     turnId: 't1',
     toolUseId: id,
     sessionId: 's1',
@@ -57,9 +46,9 @@ describe('ApprovalBroker: automatic responders answer only mode asks', () => {
     const a = await r.notified;
     expect(a.source).toBe(source);
     expect(r.consulted()).toBe(false);
-    expect(await broker.decide(a.id, 'allow', false, { kind: 'hook', name: 'PermissionRequest' })).toMatchObject({ outcome: 'forbidden' });
-    expect(await broker.decide(a.id, 'allow', true, { kind: 'principal', principalId: 'p1', role: 'member' })).toMatchObject({ outcome: 'decided' });
+    expect(await env.broker.decide(a.id, 'allow', false, { kind: 'hook', name: 'PermissionRequest' })).toMatchObject({ outcome: 'forbidden' });
+    expect(await env.broker.decide(a.id, 'allow', true, { kind: 'principal', principalId: 'p1', role: 'member' })).toMatchObject({ outcome: 'decided' });
     expect(await r.done).toMatchObject({ allowed: true, by: 'principal:p1' });
-    expect((await storage.rules.list()).map((x) => x.rule)).toEqual(['write_file(literal:**)']);
+    expect((await env.storage.rules.list()).map((x) => x.rule)).toEqual(['write_file(literal:**)']);
   });
 });
