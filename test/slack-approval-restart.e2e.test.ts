@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, CANARY_SLACK_SIGNING_SECRET, signSlackRequest, type SlackStoredMessage } from '@switchboard/testkit';
-import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
+import { api, CANARY_SLACK_SIGNING_SECRET, signSlackRequest } from '@switchboard/testkit';
+import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage, buttonsOf } from './slack-helpers.js';
 import { findInWorkspaces } from './helpers.js';
 
 const env = useSlackEnv({ account: (slack) => httpAccount(slack, { allowFrom: [USER] }), config: { agents: { default: { mode: 'default' } }, limits: { shutdownGrace: '500ms' } } });
@@ -11,9 +11,6 @@ beforeAll(() => {
   IM = env.slack.identity.imChannelId;
 });
 
-type Button = { action_id: string; value: string };
-const buttonsOf = (m: SlackStoredMessage): Button[] =>
-  ((m.blocks as Array<{ type: string; elements?: Button[] }> | undefined) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
 const approvals = async (status: string) =>
   (await api(env.gw, 'GET', `/api/v1/approvals?status=${status}`, { token: env.gw.credentials().operatorToken })).json.approvals as Array<{ id: string }> | undefined;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, type SlackStoredMessage } from '@switchboard/testkit';
-import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
+import { api } from '@switchboard/testkit';
+import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage, buttonsOf } from './slack-helpers.js';
 import { findInWorkspaces } from './helpers.js';
 
 const TEAMMATE = 'U0USER0002';
@@ -17,9 +17,6 @@ beforeAll(() => {
   IM = env.slack.identity.imChannelId;
 });
 
-type Button = { action_id: string; value: string };
-const buttonsOf = (m: SlackStoredMessage): Button[] =>
-  ((m.blocks as Array<{ type: string; elements?: Button[] }> | undefined) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
 
 describe('Slack approvals with Block Kit buttons', () => {
   it('the requester approves with a button; a teammate and a stranger are refused; a second press is told it was decided; one decision', async () => {

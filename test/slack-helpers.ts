@@ -107,3 +107,11 @@ export function leakedCanaries(gw: GatewayProcess): number {
   const all = gw.logs().join('\n');
   return ALL_CANARIES.filter((c) => all.includes(c)).length;
 }
+
+/** A Block Kit button as the fake Slack stored it. */
+export type SlackButton = { action_id: string; value: string };
+
+/** The buttons of a posted message's `actions` blocks (none once an approval card is decided). */
+export function buttonsOf(m: SlackStoredMessage): SlackButton[] {
+  return ((m.blocks as Array<{ type: string; elements?: SlackButton[] }> | undefined) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+}

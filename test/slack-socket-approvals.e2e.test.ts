@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, type FakeAnthropic, type FakeSlack, type GatewayProcess, type SlackStoredMessage } from '@switchboard/testkit';
 import { postedCanaries } from './slack-leaks.js';
-import { leakedCanaries, socketAccount, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
+import { leakedCanaries, socketAccount, USER, useSlackEnv, waitForMessage, buttonsOf, type SlackButton } from './slack-helpers.js';
 import { findInWorkspaces } from './helpers.js';
 
 const TEAMMATE = 'U0USER0002';
@@ -24,13 +24,10 @@ beforeAll(async () => {
   await gw.waitForLog('slack socket connected');
 });
 
-type Button = { action_id: string; value: string };
-const buttonsOf = (m: SlackStoredMessage): Button[] =>
-  ((m.blocks as Array<{ type: string; elements?: Button[] }> | undefined) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
 const operator = () => ({ token: gw.credentials().operatorToken });
 
 /** Presses `button` of the approval message `request` over the socket (an `interactive` envelope); resolves on its ack. */
-const press = (request: SlackStoredMessage, button: Button, user: string) =>
+const press = (request: SlackStoredMessage, button: SlackButton, user: string) =>
   slack.socketSendInteractive(slack.events.blockActions({ actionId: button.action_id, value: button.value, user, channel: request.channel, messageTs: request.ts }));
 
 describe('Slack approvals with Block Kit buttons over Socket Mode', () => {

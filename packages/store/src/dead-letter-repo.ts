@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { DeadLetter, DeadLetterInput, Storage } from '@switchboard/core';
+import type { InboxRow } from './rows.js';
 
-interface DeadRow {
-  id: string;
-  channel: string;
-  account: string;
-  dedupe_key: string;
-  payload: string;
-  received_at: number;
+/** An `inbox` row that was given up on. */
+interface DeadRow extends Omit<InboxRow, 'turn_id'> {
   failed_at: number;
   error: string | null;
   attempts: number | null;
