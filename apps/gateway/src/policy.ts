@@ -19,6 +19,7 @@ import {
   walkFilter,
   type HooksConfig,
   type ModeResolution,
+  type ScopeModes,
   type PermissionMode,
   type PermissionScope,
   type PipelineResult,
@@ -75,6 +76,10 @@ const NO_FILE_TOOLS =
   'so this call was refused. Answer without reading or writing files';
 
 const conversationId = (c: { channel: string; account: string; id: string }) => `${c.channel}:${c.account}:${c.id}`;
+
+/** A session's own mode setting as a scope entry (none when unset or not a mode). */
+const sessionModeOf = (session: Session): { id: string; mode: PermissionMode } | undefined =>
+  isPermissionMode(session.settings.mode) ? { id: session.id, mode: session.settings.mode } : undefined;
 
 /** The principal whose message a turn answers: the message's own; a DM session's owner only for a DM. */
 const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string | undefined =>
@@ -181,24 +186,26 @@ export class PolicyService {
    * (control API) and, unless `withSession` is false, session.
    */
   async resolveMode(c: ModeContext, withSession = true): Promise<ModeResolution> {
+    const modes = await this.scopeModes(c);
+    return resolveMode(withSession ? modes : { ...modes, session: undefined }, c.role, this.d.cfg.permissions.roleCeilings);
+  }
+
+  /** Every scope's mode setting for `c` (read once; the session's from `c.session`). */
+  private async scopeModes(c: ModeContext): Promise<ScopeModes> {
     const cfg = this.d.cfg;
     const policy = await this.d.boundaryPolicy?.(c.channelId);
     const room = await this.room(c.channelId, c.conversation);
     const agent = Object.hasOwn(cfg.agents, c.session.agentId) ? cfg.agents[c.session.agentId] : undefined;
-    const sessionMode = c.session.settings.mode;
-    return resolveMode(
-      {
-        gateway: cfg.permissions.mode,
-        agent: { id: c.session.agentId, mode: agent?.mode },
-        channel: { id: c.channelId, mode: policy?.permissionMode ?? undefined },
-        conversation: { id: conversationId(c.conversation), mode: room?.mode },
-        ...(c.principalId ? { principal: { id: c.principalId, mode: await principalMode(this.d.storage, c.principalId) } } : {}),
-        ...(withSession && isPermissionMode(sessionMode) ? { session: { id: c.session.id, mode: sessionMode } } : {}),
-      },
-      c.role,
-      cfg.permissions.roleCeilings,
-    );
+    return {
+      gateway: cfg.permissions.mode,
+      agent: { id: c.session.agentId, mode: agent?.mode },
+      channel: { id: c.channelId, mode: policy?.permissionMode ?? undefined },
+      conversation: { id: conversationId(c.conversation), mode: room?.mode },
+      ...(c.principalId ? { principal: { id: c.principalId, mode: await principalMode(this.d.storage, c.principalId) } } : {}),
+      session: sessionModeOf(c.session),
+    };
   }
+
 
   /** The mode in force (see {@link resolveMode}). */
   async modeFor(c: ModeContext): Promise<PermissionMode> {
@@ -252,9 +259,13 @@ export class PolicyService {
     });
     const ruleSet = [...(await this.ruleSet()), ...(await this.roomRules(channelId, message.conversation))];
     // Lapses a due session mode grant and tells the person about lapsed grants (at their next turn).
-    const modeCtx = { session, role, principalId, channelId, conversation: message.conversation };
-    const live = await this.grants.atTurnStart(session, await this.broaderMode(modeCtx), message.conversation);
-    const mode = await this.modeFor({ ...modeCtx, session: live });
+    // Every scope is read once: the broader mode (without the session's) decides whether a session
+    // grant lapses, then the mode in force takes the session's setting as it now is.
+    const modes = await this.scopeModes({ session, role, principalId, channelId, conversation: message.conversation });
+    const ceilings = this.d.cfg.permissions.roleCeilings;
+    const broader = resolveMode({ ...modes, session: undefined }, role, ceilings).mode;
+    const live = await this.grants.atTurnStart(session, broader, message.conversation);
+    const mode = resolveMode({ ...modes, session: sessionModeOf(live) }, role, ceilings).mode;
     // A room works in the room's directory; a person's DMs in that person's. A room sender the
     // gateway knows no principal for gets no file tools at all.
     const fileless = !principalId;
