@@ -19,7 +19,15 @@ const thrown: fc.Arbitrary<unknown> = fc.oneof(
 /** grammY errors built from arbitrary envelopes (JSON, as on the wire): `{ok:false}` with any (or no) fields. */
 const grammyError = fc
   .record({ error_code: fc.jsonValue(), description: fc.jsonValue(), parameters: fc.jsonValue() }, { requiredKeys: [] })
-  .map((env) => new GrammyError("Call to 'sendChatAction' failed!", { ok: false, ...env } as never, 'sendChatAction', {}));
+  .map((env) => {
+    // grammY's constructor interpolates the envelope's fields: one like {"toString":1} makes the
+    // constructor itself throw, and that TypeError is what the caller then sees instead.
+    try {
+      return new GrammyError("Call to 'sendChatAction' failed!", { ok: false, ...env } as never, 'sendChatAction', {});
+    } catch (err) {
+      return err;
+    }
+  });
 
 const httpError = thrown.map((inner) => new HttpError(`Network request for 'getMe' failed!`, inner as never));
 
