@@ -109,7 +109,10 @@ export function slackErrorCode(err: unknown): string {
 /** The Retry-After of a rate-limited call (ms), or null. Never throws. */
 export function retryAfterMs(err: unknown): number | null {
   const secs = num(read(err, 'retryAfter'));
-  return read(err, 'code') === 'slack_webapi_rate_limited_error' && secs !== undefined ? secs * 1000 : null;
+  if (read(err, 'code') !== 'slack_webapi_rate_limited_error' || secs === undefined) return null;
+  // A peer's number: negative or absurd values wait nothing or at most a day, never NaN/Infinity.
+  const ms = secs * 1000;
+  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), 86_400_000) : secs > 0 ? 86_400_000 : 0;
 }
 
 /** `host:port` of a URL, or the text itself when it is not one. */

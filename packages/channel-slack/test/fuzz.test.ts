@@ -117,6 +117,14 @@ describe('Slack error describers are total', () => {
     );
   });
 
+  it('a rate-limit retryAfter from a peer becomes a finite wait of 0 ms to a day (found by the fuzz: -1.8e305 s gave -Infinity)', () => {
+    const limited = (retryAfter: number) => ({ code: 'slack_webapi_rate_limited_error', retryAfter });
+    expect(retryAfterMs(limited(-1.797693134862316e305))).toBe(0);
+    expect(retryAfterMs(limited(1.797693134862316e305))).toBe(86_400_000);
+    expect(retryAfterMs(limited(-5))).toBe(0);
+    expect(retryAfterMs(limited(30))).toBe(30_000);
+  });
+
   it('never throw for hostile values (throwing getters, proxies, cycles)', async () => {
     for (const err of HOSTILE) {
       expect(typeof describeSlackError(err, 10).code).toBe('string');
