@@ -77,7 +77,15 @@ try {
   const rl = await raiseRateLimit(tk, gw);
   log(`rate limit: ${JSON.stringify(rl)}`);
   log(`gateway pid ${gw.pid} (profiling); creating ${sessions} client tokens …`);
-  const tokens = await within(150_000, 'token creation', mapLimit(Array.from({ length: sessions }, (_, i) => `prof-s${i}`), 2, (n) => createClientToken(tk, gw, n)));
+  const tokens = await within(
+    150_000,
+    'token creation',
+    mapLimit(
+      Array.from({ length: sessions }, (_, i) => `prof-s${i}`),
+      2,
+      (n) => createClientToken(tk, gw, n),
+    ),
+  );
   for (const [i, token] of tokens.entries()) conns.push(await ChatConnection.open(gw.wsUrl, { token, label: `s${i}` }));
   const common = { pool: conns, concurrency: sessions, warmupPerWorker: 0, check: checkEcho, serverPid: gw.pid, deadline: performance.now() + 180_000 };
   const w = await runLoad({ ...common, name: 'warm-up', turns: Number(args.warmup), concurrency: Math.min(8, sessions) });

@@ -16,7 +16,22 @@ import { parseArgs } from 'node:util';
 import { ChatConnection, runLoad } from './lib/load.mjs';
 import { loadAvg1, memOf } from './lib/proc.mjs';
 import { measureUnreachableStop } from './lib/unreachable-stop.mjs';
-import { GATEWAY_CONFIG, WORKSPACE_FILE, WORKSPACE_TEXT, checkEcho, checkTool, createClientToken, gatewayStats, mapLimit, personWorkspace, raiseRateLimit, sleep, toolHandler, waitReady, within } from './lib/common.mjs';
+import {
+  GATEWAY_CONFIG,
+  WORKSPACE_FILE,
+  WORKSPACE_TEXT,
+  checkEcho,
+  checkTool,
+  createClientToken,
+  gatewayStats,
+  mapLimit,
+  personWorkspace,
+  raiseRateLimit,
+  sleep,
+  toolHandler,
+  waitReady,
+  within,
+} from './lib/common.mjs';
 import { median, round } from './lib/stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -153,9 +168,7 @@ async function coldStart(opts) {
 }
 
 async function openPool(url, tokens, labelPrefix, expectHello = true) {
-  const pool = await mapLimit(tokens, 8, (token, i) =>
-    ChatConnection.open(url, { token, expectHello, label: `${labelPrefix}${i}`, timeoutMs: 10_000 }),
-  );
+  const pool = await mapLimit(tokens, 8, (token, i) => ChatConnection.open(url, { token, expectHello, label: `${labelPrefix}${i}`, timeoutMs: 10_000 }));
   for (const c of pool) connections.add(c);
   return pool;
 }
@@ -213,7 +226,14 @@ async function regexStall(gw, conn) {
       polls.push(performance.now() - t0);
     }
     const t = await turn;
-    out[key] = { pattern: input.pattern, turnOk: t.ok, turnMs: round(t.ms, 1), healthzPolls: polls.length, healthzP50Ms: round(median(polls), 2), healthzMaxMs: round(Math.max(0, ...polls), 2) };
+    out[key] = {
+      pattern: input.pattern,
+      turnOk: t.ok,
+      turnMs: round(t.ms, 1),
+      healthzPolls: polls.length,
+      healthzP50Ms: round(median(polls), 2),
+      healthzMaxMs: round(Math.max(0, ...polls), 2),
+    };
   }
   fake.setHandler(undefined);
   return out;
@@ -227,7 +247,9 @@ const describeLoad = (r) =>
   (r.otherCpuCores !== null ? `, other processes ${r.otherCpuCores.toFixed(2)} cores` : '') +
   `, history ${r.historyTurnsAtStart.toFixed(0)} turns/session at start` +
   (r.serverRssAfterMB !== null ? `, server RSS after ${r.serverRssAfterMB.toFixed(0)} MB` : '') +
-  (r.measured?.eventLoopDelayMs ? `, event-loop delay p50/p99/max ${r.measured.eventLoopDelayMs.p50}/${r.measured.eventLoopDelayMs.p99}/${r.measured.eventLoopDelayMs.max} ms` : '') +
+  (r.measured?.eventLoopDelayMs
+    ? `, event-loop delay p50/p99/max ${r.measured.eventLoopDelayMs.p50}/${r.measured.eventLoopDelayMs.p99}/${r.measured.eventLoopDelayMs.max} ms`
+    : '') +
   (r.failed || r.wrongAnswers ? ` — ${r.failed} failed, ${r.wrongAnswers} wrong: ${r.errorSamples.join('; ')}` : '') +
   (r.truncated ? ' (TRUNCATED by the time budget)' : '') +
   (r.aborted ? ' (ABORTED: too many errors)' : '');
@@ -265,7 +287,12 @@ const results = {
   schema: 'switchboard-bench/1',
   startedAt: new Date().toISOString(),
   quick: Q,
-  machine: { loadAvg1AtStart: loadAvg1(), node: process.version, platform: `${process.platform}-${process.arch}`, cpus: (await import('node:os')).cpus().length },
+  machine: {
+    loadAvg1AtStart: loadAvg1(),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    cpus: (await import('node:os')).cpus().length,
+  },
   git: gitInfo(),
   staleDist: stale,
   plan: PLAN,
@@ -294,8 +321,16 @@ try {
   results.gateway.coldStart = {
     loadAvg1AtEnd: loadAvg1(),
     method: 'spawn of `node apps/gateway/dist/cli.js start` -> harness sees <dataDir>/endpoint (fs.watch) -> GET /readyz polled every 2 ms until 200',
-    freshDataDir: { medianMs: round(median(fresh.map((r) => r.ms)), 1), runsMs: fresh.map((r) => round(r.ms, 1)), endpointMedianMs: round(median(fresh.map((r) => r.endpointMs)), 1) },
-    reusedDataDir: { medianMs: round(median(reused.map((r) => r.ms)), 1), runsMs: reused.map((r) => round(r.ms, 1)), endpointMedianMs: round(median(reused.map((r) => r.endpointMs)), 1) },
+    freshDataDir: {
+      medianMs: round(median(fresh.map((r) => r.ms)), 1),
+      runsMs: fresh.map((r) => round(r.ms, 1)),
+      endpointMedianMs: round(median(fresh.map((r) => r.endpointMs)), 1),
+    },
+    reusedDataDir: {
+      medianMs: round(median(reused.map((r) => r.ms)), 1),
+      runsMs: reused.map((r) => round(r.ms, 1)),
+      endpointMedianMs: round(median(reused.map((r) => r.endpointMs)), 1),
+    },
   };
   log(`cold start: fresh data dir median ${results.gateway.coldStart.freshDataDir.medianMs} ms, reused ${results.gateway.coldStart.reusedDataDir.medianMs} ms`);
 
@@ -319,9 +354,7 @@ try {
   // The gateway's own event-loop delay (GET /api/v1/stats), reset when a load's measured part
   // starts and read when it ends; null on a gateway without the route.
   const hasStats = (await gatewayStats(tk, gw)) !== null;
-  const statsHooks = hasStats
-    ? { onMeasureStart: () => gatewayStats(tk, gw, true), onMeasureEnd: () => gatewayStats(tk, gw) }
-    : {};
+  const statsHooks = hasStats ? { onMeasureStart: () => gatewayStats(tk, gw, true), onMeasureEnd: () => gatewayStats(tk, gw) } : {};
   results.gateway.rateLimit = await raiseRateLimit(tk, gw);
   if (results.gateway.rateLimit.applied) {
     results.notes.push(
@@ -331,7 +364,11 @@ try {
 
   const names = Array.from({ length: PLAN.pool }, (_, i) => `bench-s${i}`);
   log(`creating ${names.length} client tokens with the CLI (2 at a time) …`);
-  const tokens = await within(150_000, 'token creation', mapLimit(names, 2, (n) => createClientToken(tk, gw, n)));
+  const tokens = await within(
+    150_000,
+    'token creation',
+    mapLimit(names, 2, (n) => createClientToken(tk, gw, n)),
+  );
   const pool = await openPool(gw.wsUrl, tokens, 's');
   log(`${pool.length} sessions connected`);
   // The read_file load reads this file in each person's own workspace.
@@ -402,17 +439,31 @@ try {
 
   // --- /healthz while a catastrophic search_files runs (regexes on RE2, matched in a worker) ----
   results.gateway.regexStall = await regexStall(gw, pool[0]);
-  log(`regex stall: ${Object.entries(results.gateway.regexStall).map(([k, r]) => `${k} ${r.pattern}: turn ${r.turnMs} ms, /healthz p50 ${r.healthzP50Ms} ms max ${r.healthzMaxMs} ms over ${r.healthzPolls} polls`).join('; ')}`);
+  log(
+    `regex stall: ${Object.entries(results.gateway.regexStall)
+      .map(([k, r]) => `${k} ${r.pattern}: turn ${r.turnMs} ms, /healthz p50 ${r.healthzP50Ms} ms max ${r.healthzMaxMs} ms over ${r.healthzPolls} polls`)
+      .join('; ')}`,
+  );
 
   // --- the bare baseline (the gateway stays up, idle, meanwhile) ------------------------------
   const base = await startBaseline(systemText, maxTokens);
   await sleep(500);
   results.baseline.idleRssMB = round(memOf(base.pid).rssMB, 1);
-  results.baseline.description = 'plain `ws` server (child process) -> @anthropic-ai/sdk messages.create({stream:true}) against the same fake; deltas + final back; same system prompt and max_tokens as the gateway, no tools, auth, storage or loop';
+  results.baseline.description =
+    'plain `ws` server (child process) -> @anthropic-ai/sdk messages.create({stream:true}) against the same fake; deltas + final back; same system prompt and max_tokens as the gateway, no tools, auth, storage or loop';
   const basePool = [];
   for (let i = 0; i < 32; i++) basePool.push(await ChatConnection.open(`ws://127.0.0.1:${base.port}`, { expectHello: false, label: `b${i}` }));
   for (const c of basePool) connections.add(c);
-  const bw = await runLoad({ name: 'baseline warm-up', pool: basePool, concurrency: PLAN.warmup.concurrency, turns: PLAN.warmup.text, warmupPerWorker: 0, check: checkEcho, serverPid: base.pid, deadline });
+  const bw = await runLoad({
+    name: 'baseline warm-up',
+    pool: basePool,
+    concurrency: PLAN.warmup.concurrency,
+    turns: PLAN.warmup.text,
+    warmupPerWorker: 0,
+    check: checkEcho,
+    serverPid: base.pid,
+    deadline,
+  });
   log(describeLoad(bw));
   results.baseline.text = {};
   for (const c of PLAN.levels) {
@@ -433,12 +484,16 @@ try {
   results.baseline.rssAfterMB = round(memOf(base.pid).rssMB, 1);
   await closePool(basePool);
   base.child.kill('SIGTERM');
-  await within(5_000, 'baseline exit', new Promise((r) => (base.child.exitCode !== null || base.child.signalCode !== null ? r() : base.child.once('exit', r)))).catch(() => base.child.kill('SIGKILL'));
+  await within(
+    5_000,
+    'baseline exit',
+    new Promise((r) => (base.child.exitCode !== null || base.child.signalCode !== null ? r() : base.child.once('exit', r))),
+  ).catch(() => base.child.kill('SIGKILL'));
   // --- RSS over the soak ---------------------------------------------------------------------
   const soakPool = pool;
   await sleep(500);
   const rssBefore = memOf(gw.pid).rssMB;
-  const heapBefore = hasStats ? (await gatewayStats(tk, gw))?.memory?.heapUsedMB ?? null : null;
+  const heapBefore = hasStats ? ((await gatewayStats(tk, gw))?.memory?.heapUsedMB ?? null) : null;
   const samples = [{ turns: 0, rssMB: round(rssBefore, 1), t: 0 }];
   const soakStart = performance.now();
   const every = Math.max(100, Math.floor(PLAN.soakTurns / 10));
@@ -462,7 +517,7 @@ try {
   const rssAfter = memOf(gw.pid).rssMB;
   await sleep(2_000);
   const rssAfterSettle = memOf(gw.pid);
-  const heapAfter = hasStats ? (await gatewayStats(tk, gw))?.memory?.heapUsedMB ?? null : null;
+  const heapAfter = hasStats ? ((await gatewayStats(tk, gw))?.memory?.heapUsedMB ?? null) : null;
   const rates = samples.slice(1).map((s, i) => ({ upTo: s.turns, turnsPerSec: round(((s.turns - samples[i].turns) * 1000) / (s.t - samples[i].t), 0) }));
   results.gateway.soak = {
     ...compactLoad(soak),
@@ -478,18 +533,21 @@ try {
     turnsPerSecByChunk: rates,
     note: `${PLAN.soakTurns} echo turns over ${PLAN.soakConcurrency} sessions (${soak.sessionsReset ? 'fresh: new_session first' : 'continuing their history'}; about ${Math.round(PLAN.soakTurns / PLAN.soakConcurrency)} turns each, on top of ${round(soak.historyTurnsAtStart, 0)}); growth = RSS 2 s after the last turn minus RSS before the first`,
   };
-  log(`soak: RSS ${rssBefore.toFixed(1)} -> ${rssAfter.toFixed(1)} MB (${rssAfterSettle.rssMB.toFixed(1)} after 2 s); turns/s by chunk ${rates.map((r) => r.turnsPerSec).join(' ')}`);
+  log(
+    `soak: RSS ${rssBefore.toFixed(1)} -> ${rssAfter.toFixed(1)} MB (${rssAfterSettle.rssMB.toFixed(1)} after 2 s); turns/s by chunk ${rates.map((r) => r.turnsPerSec).join(' ')}`,
+  );
   results.gateway.eventLoopDelayP99Ms = results.gateway.text[32]?.eventLoopDelayMs?.p99 ?? null;
   if (results.gateway.eventLoopDelayP99Ms !== null) {
     results.notes.push(
       'event-loop delay comes from the gateway (GET /api/v1/stats: monitorEventLoopDelay, the 10 ms sampling interval subtracted, so an idle loop reads about 0 ms)',
     );
   } else {
-    results.notes.push('event-loop delay p99 during the 32-session run: n/a — this gateway has no GET /api/v1/stats, and the delay cannot be measured from outside the process.');
+    results.notes.push(
+      'event-loop delay p99 during the 32-session run: n/a — this gateway has no GET /api/v1/stats, and the delay cannot be measured from outside the process.',
+    );
   }
   await closePool(pool);
   await within(15_000, 'gateway stop', gw.stop(5_000));
-
 
   clearInterval(dropRecorded);
 } catch (err) {
@@ -503,7 +561,11 @@ try {
 
 results.finishedAt = new Date().toISOString();
 results.durationSec = round((performance.now() - T0) / 1000, 1);
-if (Object.values(results.gateway.text ?? {}).concat(Object.values(results.gateway.tool ?? {}), Object.values(results.baseline.text ?? {})).some((r) => r.truncated)) {
+if (
+  Object.values(results.gateway.text ?? {})
+    .concat(Object.values(results.gateway.tool ?? {}), Object.values(results.baseline.text ?? {}))
+    .some((r) => r.truncated)
+) {
   results.notes.push('some loads were cut short by the time budget: see `truncated` per load');
 }
 const allLoads = [
@@ -574,12 +636,36 @@ function buildTable(r) {
   }
   row(`soak x${PLAN.soakConcurrency}${h(g.soak)}: throughput`, 'turns/s', g.soak?.turnsPerSec, null, null, 'higher');
   row(`soak x${PLAN.soakConcurrency}${h(g.soak)}: server CPU per turn`, 'ms', g.soak?.serverCpuMsPerTurn, null, null, 'lower');
-  if (typeof g.eventLoopDelayP99Ms === 'number') row(`text x32${h(g.text?.[32])}: event-loop delay p99 (gateway stats)`, 'ms', g.eventLoopDelayP99Ms, null, null, 'lower');
-  else rows.push({ metric: 'event-loop delay p99 during text x32', unit: 'ms', gateway: 'n/a', baseline: null, ratio: null, target: null, better: 'lower', ok: null });
+  if (typeof g.eventLoopDelayP99Ms === 'number')
+    row(`text x32${h(g.text?.[32])}: event-loop delay p99 (gateway stats)`, 'ms', g.eventLoopDelayP99Ms, null, null, 'lower');
+  else
+    rows.push({
+      metric: 'event-loop delay p99 during text x32',
+      unit: 'ms',
+      gateway: 'n/a',
+      baseline: null,
+      ratio: null,
+      target: null,
+      better: 'lower',
+      ok: null,
+    });
   const us = g.unreachableStop ?? {};
-  for (const [key, label] of [['slackOnly', 'Slack'], ['telegramAndSlack', 'Telegram + Slack']]) {
+  for (const [key, label] of [
+    ['slackOnly', 'Slack'],
+    ['telegramAndSlack', 'Telegram + Slack'],
+  ]) {
     const u = us[key];
-    if (u?.timedOut) rows.push({ metric: `SIGTERM with unreachable platforms (${label}, grace 2 s)`, unit: 'ms', gateway: `>${u.capMs}`, baseline: null, ratio: null, target: TARGETS.unreachableStopMs, better: 'lower', ok: false });
+    if (u?.timedOut)
+      rows.push({
+        metric: `SIGTERM with unreachable platforms (${label}, grace 2 s)`,
+        unit: 'ms',
+        gateway: `>${u.capMs}`,
+        baseline: null,
+        ratio: null,
+        target: TARGETS.unreachableStopMs,
+        better: 'lower',
+        ok: false,
+      });
     else row(`SIGTERM with unreachable platforms (${label}, grace 2 s)`, 'ms', u?.ms, null, TARGETS.unreachableStopMs, 'lower');
   }
   row('request bytes for a first "hi" (default tools)', 'bytes', g.hiRequest?.bodyBytes, null, TARGETS.hiBytes, 'lower');
@@ -590,13 +676,23 @@ function printTable(rows, r) {
   const fmt = (v) => (v === null || v === undefined ? '—' : typeof v === 'number' ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2)) : String(v));
   const target = (row) => (row.target === null ? '' : `${row.better === 'lower' ? '≤' : '≥'} ${row.target}`);
   const head = ['metric', 'unit', 'gateway', 'baseline', 'gw/base', 'target', ''];
-  const body = rows.map((x) => [x.metric, x.unit, fmt(x.gateway), fmt(x.baseline), x.ratio === null ? '' : `${x.ratio.toFixed(2)}x`, target(x), x.ok === null ? '' : x.ok ? 'ok' : 'MISS']);
+  const body = rows.map((x) => [
+    x.metric,
+    x.unit,
+    fmt(x.gateway),
+    fmt(x.baseline),
+    x.ratio === null ? '' : `${x.ratio.toFixed(2)}x`,
+    target(x),
+    x.ok === null ? '' : x.ok ? 'ok' : 'MISS',
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells) => cells.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
   process.stdout.write(`\nSwitchboard bench${r.quick ? ' (QUICK: smoke sizes, not a measurement)' : ''} — ${r.machine.cpus} CPU(s), Node ${r.machine.node}\n`);
   process.stdout.write(`${out.join('\n')}\n`);
-  process.stdout.write('h~N = mean turns already in each session when the measured part of a load began (each gateway load starts with new_session, then 1 warm-up turn per session)\n');
+  process.stdout.write(
+    'h~N = mean turns already in each session when the measured part of a load began (each gateway load starts with new_session, then 1 warm-up turn per session)\n',
+  );
   for (const n of r.notes) process.stdout.write(`note: ${n}\n`);
   if (r.error) process.stdout.write(`ERROR: ${r.error.split('\n')[0]}\n`);
 }

@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { formatSummary, isWorkspaceFrame, summarizeProfile } from './lib/cpuprofile.mjs';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string', default: '15' }, json: { type: 'boolean', default: false } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: 'string', default: '15' }, json: { type: 'boolean', default: false } },
+});
 if (positionals.length !== 1) {
   process.stderr.write('usage: node bench/summarize-profile.mjs <file.cpuprofile> [--top N] [--json]\n');
   process.exit(2);

@@ -49,7 +49,9 @@ const url = parsed.values.url ?? endpointUrl();
 const clientId = randomUUID();
 const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
 let streamed = false;
-ws.on('unexpected-response', (_req, res) => fail(`${url} answered ${res.statusCode}${res.statusCode === 401 ? ': the token was refused (is it a client token of this gateway?)' : ''}`));
+ws.on('unexpected-response', (_req, res) =>
+  fail(`${url} answered ${res.statusCode}${res.statusCode === 401 ? ': the token was refused (is it a client token of this gateway?)' : ''}`),
+);
 ws.on('error', (err) => fail(`cannot reach ${url}: ${err.message} (is the gateway running?)`));
 ws.on('open', () => ws.send(JSON.stringify({ type: 'message', clientId, text })));
 ws.on('close', (code, reason) => fail(`the gateway closed the connection (${code}${reason.length ? ` ${reason}` : ''})`));
@@ -65,7 +67,7 @@ ws.on('message', (data) => {
     streamed = true;
     process.stdout.write(frame.text);
   } else if (frame.type === 'final') {
-    process.stdout.write(`${streamed ? '' : frame.text ?? ''}\n`);
+    process.stdout.write(`${streamed ? '' : (frame.text ?? '')}\n`);
     process.exit(0);
   } else if (frame.type === 'error' && frame.cursor !== undefined) {
     if (streamed) process.stdout.write('\n');

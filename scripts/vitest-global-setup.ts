@@ -8,7 +8,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Builds the compiled packages the end-to-end tests spawn, and starts a fresh run log. */
 export default function setup(): void {
   // SWITCHBOARD_SKIP_BUILD=1 runs against the dist already built (e.g. while another package is mid-edit).
-  if (process.env.SWITCHBOARD_SKIP_BUILD !== '1') execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: root, stdio: 'inherit' });
+  if (process.env.SWITCHBOARD_SKIP_BUILD !== '1')
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: root, stdio: 'inherit' });
   const results = join(root, 'test-results');
   mkdirSync(results, { recursive: true });
   const log = process.env.SWITCHBOARD_RUN_LOG ?? join(results, 'run.log');

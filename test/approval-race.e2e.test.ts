@@ -44,16 +44,27 @@ describe('approvals race', () => {
     }
     expect(clientWins + operatorWins).toBe(50);
     const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true });
-    const rows = db.prepare(`select status, count(*) n from approvals where tool_use_id like 'toolu_race_%' group by status`).all() as Array<{ status: string; n: number }>;
+    const rows = db.prepare(`select status, count(*) n from approvals where tool_use_id like 'toolu_race_%' group by status`).all() as Array<{
+      status: string;
+      n: number;
+    }>;
     db.close();
-    expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual({ ...(clientWins ? { allowed: clientWins } : {}), ...(operatorWins ? { denied: operatorWins } : {}) });
+    expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual({
+      ...(clientWins ? { allowed: clientWins } : {}),
+      ...(operatorWins ? { denied: operatorWins } : {}),
+    });
     ws.close();
   });
 
-  it("a member's \"always allow\" saves a rule no wider than their own principal; a member cannot answer someone else's approval", async () => {
+  it('a member\'s "always allow" saves a rule no wider than their own principal; a member cannot answer someone else\'s approval', async () => {
     const { fake, gw } = env;
-    const member = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', 'mia', '--role', 'member'], { gateway: gw })).stdout) as { secret: string; principalId: string };
-    const other = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', 'otto', '--role', 'member'], { gateway: gw })).stdout) as { secret: string };
+    const member = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', 'mia', '--role', 'member'], { gateway: gw })).stdout) as {
+      secret: string;
+      principalId: string;
+    };
+    const other = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', 'otto', '--role', 'member'], { gateway: gw })).stdout) as {
+      secret: string;
+    };
     const ws = await connectWs(gw.wsUrl, { headers: bearer(member.secret) });
     const ows = await connectWs(gw.wsUrl, { headers: bearer(other.secret) });
     await ws.next((f) => f.type === 'hello_ok');

@@ -27,14 +27,17 @@ describe('approvals find their person again', () => {
     const { fake, gw } = env;
     const { token, principalId } = await person('reconnecting');
     const ws = await connectWs(gw.wsUrl, { headers: bearer(token) });
-    fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'reconnect.txt', content: 'found again' }, id: 'toolu_reconnect' }] }, { text: 'Written after reconnecting.' });
+    fake.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'reconnect.txt', content: 'found again' }, id: 'toolu_reconnect' }] },
+      { text: 'Written after reconnecting.' },
+    );
     ws.send({ type: 'message', clientId: 'rc1', text: 'write after a reconnect' });
     const live = await ws.next((f) => f.type === 'approval_request');
     ws.close();
 
     const ws2 = await connectWs(gw.wsUrl, { headers: bearer(token) });
     ws2.send({ type: 'hello', cursor: 0 });
-    const hello = await ws2.next((f) => f.type === "hello_ok");
+    const hello = await ws2.next((f) => f.type === 'hello_ok');
     expect(hello.type).toBe('hello_ok');
     const again = await ws2.next((f) => f.type === 'approval_request');
     // The same frame as the live one (including source).
@@ -52,7 +55,10 @@ describe('approvals find their person again', () => {
     const { fake, gw } = env;
     const { token } = await person('re-sending');
     const ws = await connectWs(gw.wsUrl, { headers: bearer(token) });
-    fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'resent.txt', content: 'again' }, id: 'toolu_resent' }] }, { text: 'Written after the re-send.' });
+    fake.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'resent.txt', content: 'again' }, id: 'toolu_resent' }] },
+      { text: 'Written after the re-send.' },
+    );
     ws.send({ type: 'message', clientId: 'rc2', text: 'write after a re-send' });
     const live = await ws.next((f) => f.type === 'approval_request');
     ws.close();

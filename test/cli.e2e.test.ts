@@ -56,7 +56,17 @@ describe('the bin shim and help', () => {
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     expect((await runCli(['-h'])).code).toBe(0);
-    for (const cmd of [['start'], ['doctor'], ['status'], ['token', 'list'], ['token', 'revoke'], ['token', 'create'], ['principals'], ['backup'], ['pairing']]) {
+    for (const cmd of [
+      ['start'],
+      ['doctor'],
+      ['status'],
+      ['token', 'list'],
+      ['token', 'revoke'],
+      ['token', 'create'],
+      ['principals'],
+      ['backup'],
+      ['pairing'],
+    ]) {
       const r = await runCli([...cmd, '--help']);
       expect(r.code, `${cmd.join(' ')} --help: ${r.stderr}`).toBe(0);
       expect(r.stdout).toContain(`switchboard ${cmd[0]}`);
@@ -112,10 +122,23 @@ describe('switchboard doctor', () => {
 
   it('a good config: every check passes, exit 0, and only the free GET /v1/models reaches the model API', async () => {
     const dir = tmp();
-    const file = write(dir, buildTestConfig(join(dir, 'data'), model.url, { channels: channels('${SWB_DOCTOR_TG}', CANARY_SLACK_BOT_TOKEN, CANARY_SLACK_SIGNING_SECRET) }));
+    const file = write(
+      dir,
+      buildTestConfig(join(dir, 'data'), model.url, { channels: channels('${SWB_DOCTOR_TG}', CANARY_SLACK_BOT_TOKEN, CANARY_SLACK_SIGNING_SECRET) }),
+    );
     const r = await runCli(['doctor', '--config', file], { env: { SWB_DOCTOR_TG: TOKEN } });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    for (const line of ['config valid', 'environment variables set', 'data dir', 'port', 'model key accepted', 'telegram:main', 'slack:team bot token', 'slack:sock bot token', 'slack:sock app token']) {
+    for (const line of [
+      'config valid',
+      'environment variables set',
+      'data dir',
+      'port',
+      'model key accepted',
+      'telegram:main',
+      'slack:team bot token',
+      'slack:sock bot token',
+      'slack:sock app token',
+    ]) {
       expect(r.stdout).toMatch(new RegExp(`✓ .*${line}`));
     }
     expect(r.stdout).not.toContain('✗');
@@ -230,9 +253,11 @@ describe('status, token list and token revoke through the running gateway', () =
     expect(again.stderr).toContain('already revoked');
   });
 
-  it('principals set-role and delete through the running gateway close the person\'s sockets at once', async () => {
+  it("principals set-role and delete through the running gateway close the person's sockets at once", async () => {
     const { gw } = env;
-    const made = json((await runCli(['token', 'create', '--kind', 'client', '--principal', 'pia', '--role', 'admin', '--expires', '30d'], { gateway: gw })).stdout);
+    const made = json(
+      (await runCli(['token', 'create', '--kind', 'client', '--principal', 'pia', '--role', 'admin', '--expires', '30d'], { gateway: gw })).stdout,
+    );
     expect(Object.keys(made).sort()).toEqual(['createdPrincipal', 'kind', 'principal', 'principalId', 'secret', 'tokenId']);
     expect(made).toMatchObject({ kind: 'client', principal: 'pia', createdPrincipal: true });
     const ws = await connectWs(gw.wsUrl, { headers: bearer(made.secret) });
@@ -262,7 +287,10 @@ describe('status, token list and token revoke through the running gateway', () =
     expect(made.status).toBe(201);
     expect(made.json.token.expiresAt).toBe(later);
     expect((await api(gw, 'GET', '/api/v1/stats', { token: made.json.secret })).status).toBe(200);
-    const past = await api(gw, 'POST', '/api/v1/tokens', { token: op, body: { kind: 'operator', name: 'stale', scopes: ['read'], expiresAt: '2001-01-01T00:00:00Z' } });
+    const past = await api(gw, 'POST', '/api/v1/tokens', {
+      token: op,
+      body: { kind: 'operator', name: 'stale', scopes: ['read'], expiresAt: '2001-01-01T00:00:00Z' },
+    });
     expect(past.status).toBe(400);
     // Move the expiry into the past in the database: the next request is refused.
     const db = new Database(join(gw.dataDir, 'switchboard.db'));
@@ -287,7 +315,13 @@ describe('status, token list and token revoke through the running gateway', () =
     const file = join(dir, 'needs-secret.json');
     writeFileSync(
       file,
-      JSON.stringify({ ...gw.config, channels: { ...(gw.config.channels as object), webhook: { accounts: { hook: { secret: '${SWB_UNSET_HOOK_SECRET}', callbackUrl: 'http://127.0.0.1:9/cb' } } } } }),
+      JSON.stringify({
+        ...gw.config,
+        channels: {
+          ...(gw.config.channels as object),
+          webhook: { accounts: { hook: { secret: '${SWB_UNSET_HOOK_SECRET}', callbackUrl: 'http://127.0.0.1:9/cb' } } },
+        },
+      }),
     );
     const list = await runCli(['principals', 'list', '--config', file]);
     expect(list.code, list.stderr).toBe(0);
@@ -312,7 +346,10 @@ describe('status, token list and token revoke through the running gateway', () =
 
   it('with no gateway running, token revoke writes the database directly', async () => {
     const { gw } = env;
-    const made = await api(gw, 'POST', '/api/v1/tokens', { token: gw.credentials().operatorToken, body: { kind: 'operator', name: 'offline', scopes: ['read'] } });
+    const made = await api(gw, 'POST', '/api/v1/tokens', {
+      token: gw.credentials().operatorToken,
+      body: { kind: 'operator', name: 'offline', scopes: ['read'] },
+    });
     await gw.stop();
     const r = await runCli(['token', 'revoke', made.json.token.id], { gateway: gw });
     expect(r.code, r.stderr).toBe(0);

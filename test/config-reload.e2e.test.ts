@@ -22,7 +22,10 @@ describe('SIGHUP config reload (issue 11, acceptance 8)', () => {
     const { gw } = env;
     expect(await gates('alice', 3)).toEqual(['admitted', 'admitted', 'admitted']);
 
-    const lowered = deepMerge(gw.config, { channels: { webhook: { accounts: { main: { rateLimit: { burst: 1, perMinute: 0.1 } } } } }, limits: { shutdownGrace: '3s' } });
+    const lowered = deepMerge(gw.config, {
+      channels: { webhook: { accounts: { main: { rateLimit: { burst: 1, perMinute: 0.1 } } } } },
+      limits: { shutdownGrace: '3s' },
+    });
     writeFileSync(gw.configPath, JSON.stringify(lowered));
     gw.child.kill('SIGHUP');
     const reloaded = JSON.parse(await gw.waitForLog((l) => l.includes('"config_reloaded"')));

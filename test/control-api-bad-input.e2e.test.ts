@@ -17,7 +17,20 @@ let endedSession: string;
 let revokedToken: string;
 let ruleBody: Record<string, unknown>;
 
-const TABLES = ['principals', 'identities', 'tokens', 'sessions', 'entries', 'turns', 'inbox', 'rules', 'audit', 'approvals', 'pairing_requests', 'policy_overrides'];
+const TABLES = [
+  'principals',
+  'identities',
+  'tokens',
+  'sessions',
+  'entries',
+  'turns',
+  'inbox',
+  'rules',
+  'audit',
+  'approvals',
+  'pairing_requests',
+  'policy_overrides',
+];
 const LONG = 'x'.repeat(10_000);
 const MISSING = '00000000-0000-4000-8000-000000000000';
 

@@ -63,7 +63,12 @@ describe('capability registry', () => {
     const res = await api(gw, 'GET', '/api/v1/capabilities', { token: op });
     expect(res.status).toBe(200);
     const byId = new Map((res.json.capabilities as any[]).map((c) => [c.id, c]));
-    expect(byId.get('read_file')).toMatchObject({ kind: 'tool', source: 'builtin', groups: ['group:fs'], risk: { readOnly: true, destructive: false, concurrencySafe: true, openWorld: false } });
+    expect(byId.get('read_file')).toMatchObject({
+      kind: 'tool',
+      source: 'builtin',
+      groups: ['group:fs'],
+      risk: { readOnly: true, destructive: false, concurrencySafe: true, openWorld: false },
+    });
     expect(byId.get('read_file').inputSchema).toMatchObject({ type: 'object', required: ['path'] });
     expect(byId.get('write_file').risk).toMatchObject({ readOnly: false, destructive: true, openWorld: false });
     expect(byId.get('websocket:default')).toMatchObject({ kind: 'channel', source: 'websocket' });
@@ -91,7 +96,9 @@ describe('capability registry', () => {
     const again = await api(gw, 'PUT', '/api/v1/capabilities/write_file', { token: op, body: { scope: { kind: 'role', id: 'member' }, enabled: false } });
     expect(again.json.changed).toBe(false);
     const rules = await api(gw, 'GET', '/api/v1/rules?scopeKind=role', { token: op });
-    expect(rules.json.rules).toEqual([expect.objectContaining({ scope: { kind: 'role', id: 'member' }, behavior: 'deny', rule: 'write_file', createdBy: 'operator:bootstrap-operator' })]);
+    expect(rules.json.rules).toEqual([
+      expect.objectContaining({ scope: { kind: 'role', id: 'member' }, behavior: 'deny', rule: 'write_file', createdBy: 'operator:bootstrap-operator' }),
+    ]);
 
     const ownerTools = await toolsOffered(owner);
     const memberTools = await toolsOffered(member);
@@ -108,7 +115,10 @@ describe('capability registry', () => {
   });
 
   it('a group:fs deny rule at one principal removes every file tool for that person alone', async () => {
-    const created = await api(gw, 'POST', '/api/v1/rules', { token: op, body: { scope: { kind: 'principal', id: memberId }, behavior: 'deny', rule: 'group:fs' } });
+    const created = await api(gw, 'POST', '/api/v1/rules', {
+      token: op,
+      body: { scope: { kind: 'principal', id: memberId }, behavior: 'deny', rule: 'group:fs' },
+    });
     expect(created.status).toBe(201);
     expect(await toolsOffered(member)).toEqual([]);
     expect(names(await toolsOffered(owner))).toContain('read_file');
@@ -122,7 +132,12 @@ describe('tool profiles and groups in the config', () => {
     const other = await startGateway({
       modelUrl: fake.url,
       config: {
-        agents: { default: { tools: { profile: 'minimal' } }, everything: { tools: { profile: 'full' } }, mixed: { tools: { profile: ['minimal', 'group:mcp'] } }, plain: {} },
+        agents: {
+          default: { tools: { profile: 'minimal' } },
+          everything: { tools: { profile: 'full' } },
+          mixed: { tools: { profile: ['minimal', 'group:mcp'] } },
+          plain: {},
+        },
         mcpServers: { fx: { command: process.execPath, args: [mcpFixturePath()] } },
         permissions: { deny: ['group:fs(secrets/**)'] },
       },

@@ -23,7 +23,10 @@ async function pairingCode(who: typeof BOB, text: string): Promise<string> {
 
 const env = useTelegramEnv({ dmPolicy: 'pairing' });
 beforeAll(async () => {
-  const made = await api(env.gw, 'POST', '/api/v1/tokens', { token: env.gw.credentials().operatorToken, body: { kind: 'operator', name: 'pairing-cli', scopes: ['pairing'] } });
+  const made = await api(env.gw, 'POST', '/api/v1/tokens', {
+    token: env.gw.credentials().operatorToken,
+    body: { kind: 'operator', name: 'pairing-cli', scopes: ['pairing'] },
+  });
   pairingToken = made.json.secret;
 });
 
@@ -84,7 +87,8 @@ describe('switchboard pairing', () => {
     expect(approved.code, approved.stderr).toBe(0);
     expect(json(approved.stdout)).toMatchObject({ outcome: 'approved', answered: 1 });
     await waitForText(env.tg, BOB.dm.id, 'echo: hello from bob');
-    const bob = (await api(env.gw, 'GET', `/api/v1/principals/${json(approved.stdout).principalId}`, { token: env.gw.credentials().operatorToken })).json.principal;
+    const bob = (await api(env.gw, 'GET', `/api/v1/principals/${json(approved.stdout).principalId}`, { token: env.gw.credentials().operatorToken })).json
+      .principal;
     expect(bob.role).toBe('guest');
     expect((await cli(['pairing', 'approve', code], { SWITCHBOARD_TOKEN: pairingToken })).code).toBe(1);
 

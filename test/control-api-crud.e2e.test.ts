@@ -10,7 +10,8 @@ let gw: GatewayProcess;
 let op: string;
 const ACTOR = 'operator:bootstrap-operator';
 
-const call = (method: string, path: string, body?: unknown, token = op) => api(gw, method, `/api/v1${path}`, { token, ...(body !== undefined ? { body } : {}) });
+const call = (method: string, path: string, body?: unknown, token = op) =>
+  api(gw, method, `/api/v1${path}`, { token, ...(body !== undefined ? { body } : {}) });
 async function actions(action: string): Promise<any[]> {
   return (await call('GET', `/audit?action=${action}`)).json.entries as any[];
 }

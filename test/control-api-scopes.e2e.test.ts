@@ -35,7 +35,14 @@ beforeAll(async () => {
   gw = await startGateway();
   const admin = gw.credentials().operatorToken;
   for (const s of SCOPES) {
-    lacking.set(s, await mint(`lacks-${s}`, SCOPES.filter((x) => x !== s && x !== 'admin'), admin));
+    lacking.set(
+      s,
+      await mint(
+        `lacks-${s}`,
+        SCOPES.filter((x) => x !== s && x !== 'admin'),
+        admin,
+      ),
+    );
     only.set(s, await mint(`only-${s}`, [s], admin));
   }
   const doc = await api(gw, 'GET', '/api/v1/openapi.json');

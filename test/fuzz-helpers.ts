@@ -26,7 +26,9 @@ const VOLATILE_COLUMNS = new Set(['tokens.last_used_at']);
 export function dbChecksums(dataDir: string): Record<string, { rows: number; sha256: string }> {
   const db = new Database(join(dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>)
+    const tables = (
+      db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as Array<{ name: string }>
+    )
       .map((t) => t.name)
       .filter((t) => t !== 'audit');
     return Object.fromEntries(
@@ -44,7 +46,8 @@ export function dbChecksums(dataDir: string): Record<string, { rows: number; sha
           rows = db.prepare(`SELECT ${cols} FROM ${q}`).raw().all(); // a WITHOUT ROWID table
         }
         const hash = createHash('sha256');
-        for (const r of rows) hash.update(JSON.stringify(r, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'bigint' ? String(v) : v))).update('\n');
+        for (const r of rows)
+          hash.update(JSON.stringify(r, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'bigint' ? String(v) : v))).update('\n');
         return [t, { rows: rows.length, sha256: hash.digest('hex') }];
       }),
     );
@@ -54,7 +57,17 @@ export function dbChecksums(dataDir: string): Record<string, { rows: number; sha
 }
 
 /** Keys that reach prototype properties when a record is indexed without an own-property check. */
-export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__', 'then'] as const;
+export const PROTO_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  '__defineGetter__',
+  'then',
+] as const;
 
 /** Sets an own, enumerable property — also for `__proto__`, so JSON.stringify writes it out. */
 export function withKey(obj: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
@@ -65,7 +78,28 @@ export function withKey(obj: Record<string, unknown>, key: string, value: unknow
 /** Strings a validator must survive: prototype keys, control and odd Unicode characters, paths, and huge ones. */
 export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...PROTO_KEYS) },
-  { weight: 2, arbitrary: fc.constantFrom('', ' ', '\u0000', '\n', '..', '../../etc/passwd', '%00', '\u202e', '\ud800', '🦄'.repeat(40), '${HOME}', '{{x}}', 'null', 'true', '-1', '1e400', '<script>') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\u0000',
+      '\n',
+      '..',
+      '../../etc/passwd',
+      '%00',
+      '\u202e',
+      '\ud800',
+      '🦄'.repeat(40),
+      '${HOME}',
+      '{{x}}',
+      'null',
+      'true',
+      '-1',
+      '1e400',
+      '<script>',
+    ),
+  },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 200_000 }).map((n) => 'x'.repeat(n)) },
 );
@@ -227,7 +261,10 @@ export function validValue(input: JsonSchema): fc.Arbitrary<unknown> {
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(schema.items ? validValue(schema.items) : fc.integer(), { minLength: schema.minItems ?? 0, maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)) });
+      return fc.array(schema.items ? validValue(schema.items) : fc.integer(), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)),
+      });
     case 'object': {
       const props = schema.properties ?? {};
       const required = new Set(schema.required ?? []);
@@ -300,10 +337,12 @@ export function brokenValue(input: JsonSchema, taken: Set<unknown> = enumValues(
       const required = schema.required ?? [];
       const base = validValue(schema) as fc.Arbitrary<Record<string, unknown>>;
       if (required.length > 0) {
-        ways.push(fc.tuple(base, fc.constantFrom(...required)).map(([o, k]) => {
-          const { [k]: _gone, ...rest } = o;
-          return rest;
-        }));
+        ways.push(
+          fc.tuple(base, fc.constantFrom(...required)).map(([o, k]) => {
+            const { [k]: _gone, ...rest } = o;
+            return rest;
+          }),
+        );
       }
       if (schema.additionalProperties === false) {
         const unknownKey = fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.string({ minLength: 1, maxLength: 12 })).filter((k) => !Object.hasOwn(props, k));
@@ -333,8 +372,22 @@ export function brokenValue(input: JsonSchema, taken: Set<unknown> = enumValues(
 /** A JSON text that `schema` refuses: near-valid (one field wrong) or hostile in shape. */
 export function invalidJsonText(schema: JsonSchema): fc.Arbitrary<string> {
   const hostileTop = fc.oneof(
-    fc.constantFrom('[]', 'null', '0', '"body"', 'true', '{"a":1,"a":2}', '{', '', '\u0000', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}'),
-    hostileJson.filter((v) => !accepts(schema, v) && (typeof v !== 'object' || v === null || Object.keys(v).length > 0)).map((v) => JSON.stringify(v) ?? 'null'),
+    fc.constantFrom(
+      '[]',
+      'null',
+      '0',
+      '"body"',
+      'true',
+      '{"a":1,"a":2}',
+      '{',
+      '',
+      '\u0000',
+      '{"__proto__":{"polluted":true}}',
+      '{"constructor":{"prototype":{"polluted":true}}}',
+    ),
+    hostileJson
+      .filter((v) => !accepts(schema, v) && (typeof v !== 'object' || v === null || Object.keys(v).length > 0))
+      .map((v) => JSON.stringify(v) ?? 'null'),
     deepJsonText,
   );
   // Checked against the schema too, so a generator slip (or a keyword it does not know) never sends a valid body.

@@ -24,7 +24,17 @@ import { ACCOUNT as SLACK_ACCOUNT, USER as SLACK_USER, httpAccount } from './sla
 import { webhookAccount } from './webhook-helpers.js';
 import { ALICE, BOT_USERNAME, TOKEN as TELEGRAM_TOKEN, telegramAccount } from './telegram-helpers.js';
 import { PROTO_KEYS, dbChecksums, fcParams, fuzzRuns, hostileJson, invalidJsonText, validValue, type JsonSchema } from './fuzz-helpers.js';
-import { WEBHOOK_MESSAGE, pct, slackEvents, telegramUpdates, urlHostile, webhookDecision, webhookMessage, webhookSigned, type FuzzRequest } from './fuzz-channel-requests.js';
+import {
+  WEBHOOK_MESSAGE,
+  pct,
+  slackEvents,
+  telegramUpdates,
+  urlHostile,
+  webhookDecision,
+  webhookMessage,
+  webhookSigned,
+  type FuzzRequest,
+} from './fuzz-channel-requests.js';
 
 // Issue 10, acceptance 1 (HTTP half): random near-valid and hostile requests — bodies, path
 // parameters and queries, each failing validation by construction — to every control-API route
@@ -51,8 +61,8 @@ const perRoute = new Map<string, number>();
 /** Answers seen per route, by status. */
 const statuses = new Map<string, Map<number, number>>();
 const seen = (route: string, status: number) => statuses.get(route)?.get(status) ?? 0;
-const seenWhere = (route: string, ok: (status: number) => boolean) => [...(statuses.get(route) ?? new Map<number, number>())].filter(([s]) => ok(s)).reduce((n, [, c]) => n + c, 0);
-
+const seenWhere = (route: string, ok: (status: number) => boolean) =>
+  [...(statuses.get(route) ?? new Map<number, number>())].filter(([s]) => ok(s)).reduce((n, [, c]) => n + c, 0);
 
 beforeAll(async () => {
   model = await startFakeAnthropic();
@@ -67,7 +77,13 @@ beforeAll(async () => {
         slack: { accounts: { [SLACK_ACCOUNT]: httpAccount(slack) } },
         telegram: {
           accounts: {
-            main: telegramAccount(tg, { mode: 'webhook', webhookSecret: CANARY_WEBHOOK_SECRET, webhookUrl: 'https://bot.example/telegram/main', dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] }),
+            main: telegramAccount(tg, {
+              mode: 'webhook',
+              webhookSecret: CANARY_WEBHOOK_SECRET,
+              webhookUrl: 'https://bot.example/telegram/main',
+              dmPolicy: 'allowlist',
+              allowFrom: [String(ALICE.user.id)],
+            }),
           },
         },
       },
@@ -93,7 +109,6 @@ afterAll(async () => {
   await tg?.close();
   await model?.close();
 });
-
 
 async function send(r: FuzzRequest): Promise<{ status: number; text: string }> {
   const res = await fetch(`${gw.url}${r.path}`, { method: r.method, headers: r.headers, ...(r.body !== undefined ? { body: r.body } : {}) });
@@ -157,20 +172,32 @@ function brokenQueryValue(schema: JsonSchema): fc.Arbitrary<string> {
   const ways: fc.Arbitrary<string>[] = [urlHostile, fc.constantFrom('', '[object Object]', 'NaN', 'undefined')];
   if (schema.enum) ways.push(fc.string({ maxLength: 10 }).filter((s) => !schema.enum!.includes(s)));
   if (schema.maxLength !== undefined) ways.push(fc.integer({ min: schema.maxLength + 1, max: schema.maxLength + 500 }).map((n) => 'q'.repeat(n)));
-  if (schema.type === 'integer') ways.push(fc.constantFrom('-1', '1.5', '1e400', 'abc', '0x10', String((schema.maximum ?? 1e6) + 1), String((schema.minimum ?? 0) - 1)));
+  if (schema.type === 'integer')
+    ways.push(fc.constantFrom('-1', '1.5', '1e400', 'abc', '0x10', String((schema.maximum ?? 1e6) + 1), String((schema.minimum ?? 0) - 1)));
   return fc.oneof(...ways);
 }
 
 function query(op: Operation): fc.Arbitrary<string> {
   const qs = op.params.filter((p) => p.in === 'query');
-  const valid = fc.record(Object.fromEntries(qs.map((p) => [p.name, validValue(p.schema).map(String)])), { requiredKeys: [] }) as fc.Arbitrary<Record<string, string>>;
+  const valid = fc.record(Object.fromEntries(qs.map((p) => [p.name, validValue(p.schema).map(String)])), { requiredKeys: [] }) as fc.Arbitrary<
+    Record<string, string>
+  >;
   const broken: fc.Arbitrary<Array<[string, string]>> =
     qs.length > 0
       ? fc.tuple(valid, fc.constantFrom(...qs)).chain(([v, p]) => brokenQueryValue(p.schema).map((bad) => Object.entries({ ...v, [p.name]: bad })))
       : fc.constant([]);
-  const hostileExtra = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...PROTO_KEYS, 'limit', 'offset', '__proto__[x]', 'a[b][c]'), fc.string({ maxLength: 8 })), urlHostile), { maxLength: 3 });
+  const hostileExtra = fc.array(
+    fc.tuple(fc.oneof(fc.constantFrom(...PROTO_KEYS, 'limit', 'offset', '__proto__[x]', 'a[b][c]'), fc.string({ maxLength: 8 })), urlHostile),
+    { maxLength: 3 },
+  );
   // A read may also be fully valid (prototype keys included where a string is allowed).
-  const either = op.method === 'GET' ? fc.oneof(broken, valid.map((v) => Object.entries(v))) : broken;
+  const either =
+    op.method === 'GET'
+      ? fc.oneof(
+          broken,
+          valid.map((v) => Object.entries(v)),
+        )
+      : broken;
   return fc.tuple(either, hostileExtra).map(([a, b]) => {
     const pairs = [...a, ...b];
     return pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${pct(k)}=${pct(v)}`).join('&')}`;
@@ -180,17 +207,30 @@ function query(op: Operation): fc.Arbitrary<string> {
 /** A request to `op` that its validation refuses (or, for a read, any request at all). */
 function requestFor(op: Operation): fc.Arbitrary<FuzzRequest> {
   const pathParams = op.params.filter((p) => p.in === 'path');
-  const path = fc.tuple(...pathParams.map((p) => pathParam(op, p))).map((values) => pathParams.reduce((acc, p, i) => acc.replace(`{${p.name}}`, pct(values[i]!)), op.path));
+  const path = fc
+    .tuple(...pathParams.map((p) => pathParam(op, p)))
+    .map((values) => pathParams.reduce((acc, p, i) => acc.replace(`{${p.name}}`, pct(values[i]!)), op.path));
   let body: fc.Arbitrary<{ body?: string; type?: string }>;
   if (op.method === 'GET') body = fc.constant({});
   else if (op.body) {
     body = fc.oneof(
       { weight: 8, arbitrary: invalidJsonText(op.body).map((b) => ({ body: b, type: 'application/json' })) },
-      { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 40 }), fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'multipart/form-data; boundary=x')).map(([b, type]) => ({ body: b, type })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.string({ maxLength: 40 }),
+            fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'multipart/form-data; boundary=x'),
+          )
+          .map(([b, type]) => ({ body: b, type })),
+      },
     );
   } else {
     // No body is defined here: none, or a hostile one the route must ignore or refuse.
-    body = fc.oneof(fc.constant({}), hostileJson.map((v) => ({ body: JSON.stringify(v) ?? 'null', type: 'application/json' })));
+    body = fc.oneof(
+      fc.constant({}),
+      hostileJson.map((v) => ({ body: JSON.stringify(v) ?? 'null', type: 'application/json' })),
+    );
   }
   const q = op.method === 'GET' ? query(op) : fc.oneof(fc.constant(''), query(op));
   return fc.tuple(path, q, body).map(([p, qs, b]) => ({
@@ -235,7 +275,11 @@ describe('fuzz: HTTP routes', () => {
       expect(perRoute.get(route), route).toBeGreaterThanOrEqual(Math.min(n, 100));
       // The token is valid, so validation (not authentication) answered; a body route never succeeded.
       expect(seen(route, 401), route).toBe(0);
-      if (o.body) expect(seenWhere(route, (st) => st < 300), route).toBe(0);
+      if (o.body)
+        expect(
+          seenWhere(route, (st) => st < 300),
+          route,
+        ).toBe(0);
     }
   }, 600_000);
 
@@ -276,7 +320,11 @@ describe('fuzz: HTTP routes', () => {
       const res = await send({
         method: 'POST',
         path: `/channels/slack/${SLACK_ACCOUNT}/events`,
-        headers: { 'content-type': 'application/json', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body) },
+        headers: {
+          'content-type': 'application/json',
+          'x-slack-request-timestamp': String(ts),
+          'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body),
+        },
         body,
       });
       expect(res.status, body).toBe(200);

@@ -42,7 +42,10 @@ const CLIENT_FRAME: JsonSchema = {
     frame('abort', { turnId: str(1, 64) }, ['turnId']),
     frame('queue', { mode: { type: 'string', enum: ['followup', 'steer'] } }, ['mode']),
     frame('new_session', {}),
-    frame('approve', { approvalId: str(1, 64), decision: { type: 'string', enum: ['allow', 'deny'] }, always: { type: 'boolean' } }, ['approvalId', 'decision']),
+    frame('approve', { approvalId: str(1, 64), decision: { type: 'string', enum: ['allow', 'deny'] }, always: { type: 'boolean' } }, [
+      'approvalId',
+      'decision',
+    ]),
     frame('mode', { mode: str(1, 32) }, ['mode']),
   ],
 };
@@ -115,7 +118,9 @@ describe('fuzz: WebSocket frames', () => {
         if (internal.length > 0) throw new Error(`internal error frame(s) ${JSON.stringify(internal)} after:\n${excerpt(batch)}`);
         const errors = answers.filter((f) => f.type === 'error' && (f.code === 'bad_frame' || f.code === 'unknown_frame'));
         if (errors.length !== batch.length || answers.length !== batch.length) {
-          throw new Error(`${batch.length} frames got ${errors.length} bad_frame/unknown_frame answers of ${answers.length}: ${JSON.stringify(answers.filter((f) => !errors.includes(f))).slice(0, 500)}\n${excerpt(batch)}`);
+          throw new Error(
+            `${batch.length} frames got ${errors.length} bad_frame/unknown_frame answers of ${answers.length}: ${JSON.stringify(answers.filter((f) => !errors.includes(f))).slice(0, 500)}\n${excerpt(batch)}`,
+          );
         }
         assertUnchanged(() => excerpt(batch));
       }),
@@ -127,7 +132,9 @@ describe('fuzz: WebSocket frames', () => {
     const payload = fc.oneof(
       fc.uint8Array({ maxLength: 200 }).map((b) => ({ kind: 'binary' as const, data: Buffer.from(b) })),
       invalidJsonText(CLIENT_FRAME).map((t) => ({ kind: 'binary' as const, data: Buffer.from(t) })),
-      fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => ({ kind: 'text-bytes' as const, data: Buffer.concat([Buffer.from(b), Buffer.from([0xc3, 0x28, 0xff])]) })),
+      fc
+        .uint8Array({ minLength: 1, maxLength: 40 })
+        .map((b) => ({ kind: 'text-bytes' as const, data: Buffer.concat([Buffer.from(b), Buffer.from([0xc3, 0x28, 0xff])]) })),
       fc.integer({ min: 1024 * 1024 + 1, max: 1024 * 1024 + 4096 }).map((n) => ({ kind: 'text' as const, data: Buffer.alloc(n, 0x61) })),
     );
     await fc.assert(
@@ -156,21 +163,29 @@ describe('fuzz: WebSocket frames', () => {
 
   it('answers valid frames with hostile ids (prototype keys as approval, turn and mode names) once each, never internal', async () => {
     // hello, abort, approve and mode read or refuse; message, queue and new_session would change the session (not under test here).
-    const readOnly: JsonSchema = { oneOf: CLIENT_FRAME.oneOf!.filter((f) => ['hello', 'abort', 'approve', 'mode'].includes(f.properties!.type!.const as string)) };
+    const readOnly: JsonSchema = {
+      oneOf: CLIENT_FRAME.oneOf!.filter((f) => ['hello', 'abort', 'approve', 'mode'].includes(f.properties!.type!.const as string)),
+    };
     await fc.assert(
-      fc.asyncProperty(fc.array(validValue(readOnly).map((f) => JSON.stringify(f)), { minLength: 10, maxLength: 10 }), async (batch) => {
-        const c = await socket();
-        const start = c.frames.length;
-        for (const f of batch) c.sendRaw(f);
-        framesSent += batch.length;
-        const id = await sentinel(c);
-        // A hello re-sends hello_ok and any finals after its cursor; every other frame gets one answer.
-        const answers = c.frames.slice(start).filter((f: WsFrame) => f.turnId !== id && f.type !== 'final');
-        if (answers.some((f) => f.code === 'internal') || answers.length !== batch.length) {
-          throw new Error(`answers ${JSON.stringify(answers).slice(0, 800)} to:\n${excerpt(batch)}`);
-        }
-        assertUnchanged(() => excerpt(batch));
-      }),
+      fc.asyncProperty(
+        fc.array(
+          validValue(readOnly).map((f) => JSON.stringify(f)),
+          { minLength: 10, maxLength: 10 },
+        ),
+        async (batch) => {
+          const c = await socket();
+          const start = c.frames.length;
+          for (const f of batch) c.sendRaw(f);
+          framesSent += batch.length;
+          const id = await sentinel(c);
+          // A hello re-sends hello_ok and any finals after its cursor; every other frame gets one answer.
+          const answers = c.frames.slice(start).filter((f: WsFrame) => f.turnId !== id && f.type !== 'final');
+          if (answers.some((f) => f.code === 'internal') || answers.length !== batch.length) {
+            throw new Error(`answers ${JSON.stringify(answers).slice(0, 800)} to:\n${excerpt(batch)}`);
+          }
+          assertUnchanged(() => excerpt(batch));
+        },
+      ),
       fcParams(Math.max(10, Math.ceil(TOTAL / 500))),
     );
   }, 600_000);

@@ -1,7 +1,16 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { connectWs, startFakeAnthropic, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess, type WsClient, type WsFrame } from '@switchboard/testkit';
+import {
+  connectWs,
+  startFakeAnthropic,
+  startGateway,
+  stopAllGateways,
+  type FakeAnthropic,
+  type GatewayProcess,
+  type WsClient,
+  type WsFrame,
+} from '@switchboard/testkit';
 
 /** The frame that ends a turn: a `final`, or an `error` carrying a cursor. */
 export const isEnd = (f: WsFrame) => f.type === 'final' || (f.type === 'error' && typeof f.cursor === 'number');

@@ -46,7 +46,15 @@ describe('MCP tools', () => {
     const gw = await startGateway({ modelUrl: fake.url, config: mcpConfig(log, { limits: { toolTimeouts: { mcp__fx__slow: '300ms' } } }) });
     const ws = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
     const start = fake.requests.length;
-    fake.enqueue({ toolUses: [{ name: 'mcp__fx__echo', input: { text: 'ping' }, id: 'toolu_echo' }, { name: 'mcp__fx__slow', input: { ms: 60_000 }, id: 'toolu_slow' }] }, { text: 'The slow tool timed out.' });
+    fake.enqueue(
+      {
+        toolUses: [
+          { name: 'mcp__fx__echo', input: { text: 'ping' }, id: 'toolu_echo' },
+          { name: 'mcp__fx__slow', input: { ms: 60_000 }, id: 'toolu_slow' },
+        ],
+      },
+      { text: 'The slow tool timed out.' },
+    );
     const turn = await chat(ws, 'm1', 'use the MCP tools');
     expect(turn.end).toMatchObject({ type: 'final', text: 'The slow tool timed out.' });
     const names = ((fake.requests[start]!.body as Body).tools ?? []).map((t) => t.name);

@@ -26,7 +26,9 @@ async function echoInPlanMode(server: Record<string, unknown>) {
   const turn = await chat(ws, 'e1', 'echo ping');
   expect(turn.end).toMatchObject({ type: 'final', text: 'done' });
   const result = (fake.requests.at(-1)!.body as Body).messages.at(-1)!.content[0]!;
-  const caps = (await (await fetch(`${gw.url}/api/v1/capabilities`, { headers: bearer(gw.credentials().operatorToken) })).json()) as { capabilities: Capability[] };
+  const caps = (await (await fetch(`${gw.url}/api/v1/capabilities`, { headers: bearer(gw.credentials().operatorToken) })).json()) as {
+    capabilities: Capability[];
+  };
   const echo = caps.capabilities.find((c) => c.id === 'mcp__fx__echo');
   ws.close();
   await gw.stop();
@@ -67,8 +69,12 @@ describe('MCP annotations are hints: the operator decides how far a server is tr
     const result = (fake.requests.at(-1)!.body as Body).messages.at(-1)!.content[0]!;
     expect(result.content!.startsWith('0123456789'.repeat(100))).toBe(true);
     expect(result.content).toMatch(/\[output cut: showing 1000 of 5000 characters; the full result is kept in the session store\]$/);
-    const sessions = (await (await fetch(`${gw.url}/api/v1/sessions`, { headers: bearer(gw.credentials().operatorToken) })).json()) as { sessions: Array<{ id: string }> };
-    const transcript = (await (await fetch(`${gw.url}/api/v1/sessions/${sessions.sessions[0]!.id}/transcript`, { headers: bearer(gw.credentials().operatorToken) })).json()) as {
+    const sessions = (await (await fetch(`${gw.url}/api/v1/sessions`, { headers: bearer(gw.credentials().operatorToken) })).json()) as {
+      sessions: Array<{ id: string }>;
+    };
+    const transcript = (await (
+      await fetch(`${gw.url}/api/v1/sessions/${sessions.sessions[0]!.id}/transcript`, { headers: bearer(gw.credentials().operatorToken) })
+    ).json()) as {
       entries: Array<{ kind: string; payload: { fullContent?: string } }>;
     };
     const stored = transcript.entries.find((e) => e.kind === 'tool_result');

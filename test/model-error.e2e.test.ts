@@ -18,9 +18,7 @@ describe('a model error', () => {
     const sessions = await api(gw, 'GET', `/api/v1/sessions?principalId=${principalId}`, { token: operatorToken });
     const id = (sessions.json.sessions as Array<{ id: string }>)[0]!.id;
     const t = await api(gw, 'GET', `/api/v1/sessions/${id}/transcript`, { token: operatorToken });
-    expect((t.json.entries as Array<{ kind: string; payload: any }>).map((e) => [e.kind, e.payload.content[0].text])).toEqual([
-      ['user', 'will this fail?'],
-    ]);
+    expect((t.json.entries as Array<{ kind: string; payload: any }>).map((e) => [e.kind, e.payload.content[0].text])).toEqual([['user', 'will this fail?']]);
     // The session still works, and the failed turn's message stays in the history the model sees.
     const next = await chat(ws, 'e2', 'try again');
     expect(next.end).toMatchObject({ type: 'final', text: 'echo: try again' });

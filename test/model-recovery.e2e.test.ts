@@ -11,7 +11,12 @@ const models = (from: number) => env.fake.requests.slice(from).map((r) => (r.bod
 /** Deltas streamed after the last attempt_reset (what the person ends up seeing). */
 function visibleText(frames: WsFrame[]): { resets: number; text: string; before: string } {
   const resetAt = frames.map((f) => f.type).lastIndexOf('attempt_reset');
-  const deltas = (from: number, to: number) => frames.slice(from, to).filter((f) => f.type === 'delta').map((f) => f.text).join('');
+  const deltas = (from: number, to: number) =>
+    frames
+      .slice(from, to)
+      .filter((f) => f.type === 'delta')
+      .map((f) => f.text)
+      .join('');
   return { resets: frames.filter((f) => f.type === 'attempt_reset').length, text: deltas(resetAt + 1, frames.length), before: deltas(0, Math.max(resetAt, 0)) };
 }
 
@@ -32,7 +37,10 @@ describe('model failure recovery', () => {
 
   it('retries a mid-stream overloaded_error and resets the streamed draft first', async () => {
     const { fake, ws } = env;
-    fake.enqueue({ streamError: { afterEvents: 6, type: 'overloaded_error' }, text: 'This first attempt will break off midway.' }, { text: 'The fresh answer.' });
+    fake.enqueue(
+      { streamError: { afterEvents: 6, type: 'overloaded_error' }, text: 'This first attempt will break off midway.' },
+      { text: 'The fresh answer.' },
+    );
     const t = await chat(ws, 'rmid', 'three');
     expect(t.end).toMatchObject({ type: 'final', text: 'The fresh answer.' });
     const v = visibleText(t.frames);

@@ -5,7 +5,10 @@ import { bearer, collectTurn, isEnd, useGateway } from './helpers.js';
 const env = useGateway();
 
 async function person(name: string, role: string): Promise<{ ws: WsClient; principalId: string }> {
-  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as { secret: string; principalId: string };
+  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as {
+    secret: string;
+    principalId: string;
+  };
   const ws = await connectWs(env.gw.wsUrl, { headers: bearer(r.secret) });
   await ws.next((f) => f.type === 'hello_ok');
   return { ws, principalId: r.principalId };
@@ -62,7 +65,9 @@ describe('a team sharing one assistant', () => {
     expect(await admin.ws.next((f) => f.type === 'approval_result')).toMatchObject({ outcome: 'decided' });
     expect((await collectTurn(admin.ws, 'a2')).end.text).toBe('admin file written');
     const approvals = await api(gw, 'GET', `/api/v1/approvals?principalId=${admin.principalId}`, { token: operatorToken });
-    expect(approvals.json.approvals.map((x: { id: string; decidedBy: string }) => [x.id, x.decidedBy])).toEqual([[req.approvalId, `principal:${admin.principalId}`]]);
+    expect(approvals.json.approvals.map((x: { id: string; decidedBy: string }) => [x.id, x.decidedBy])).toEqual([
+      [req.approvalId, `principal:${admin.principalId}`],
+    ]);
     const memberApprovals = await api(gw, 'GET', `/api/v1/approvals?principalId=${member.principalId}`, { token: operatorToken });
     expect(memberApprovals.json.approvals).toEqual([]);
     expect(member.ws.frames.filter((f) => isEnd(f))).toHaveLength(1);

@@ -5,7 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CANARY_TELEGRAM_TOKEN, EgressRefusedError, buildTestConfig, gatewayChildEnv, gatewayCliPath, isLoopbackHost, repoRoot, trackChild, stopAllGateways } from '@switchboard/testkit';
+import {
+  CANARY_TELEGRAM_TOKEN,
+  EgressRefusedError,
+  buildTestConfig,
+  gatewayChildEnv,
+  gatewayCliPath,
+  isLoopbackHost,
+  repoRoot,
+  trackChild,
+  stopAllGateways,
+} from '@switchboard/testkit';
 
 // 192.0.2.1 is TEST-NET-1 (RFC 5737): never routed. It is only ever the refused target here —
 // the guard refuses before a packet is sent.
@@ -20,7 +30,11 @@ function egressLog(): string {
 
 /** Runs a script in a child with the environment every spawned gateway gets. */
 function runNode(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot(), env: gatewayChildEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: repoRoot(),
+    env: gatewayChildEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   trackChild(child);
   let stdout = '';
   let stderr = '';
@@ -31,8 +45,10 @@ function runNode(script: string, env: Record<string, string>): Promise<{ code: n
 
 describe('no egress from tests', () => {
   it('knows loopback from everything else', () => {
-    for (const h of ['127.0.0.1', '127.0.5.9', 'localhost', 'LOCALHOST.', '::1', '[::1]', '::ffff:127.0.0.1', '0.0.0.0']) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of [OFF_MACHINE, 'api.telegram.org', 'slack.com', '10.0.0.1', '::ffff:192.0.2.1', '2001:db8::1', 'localhost.example.com', '']) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ['127.0.0.1', '127.0.5.9', 'localhost', 'LOCALHOST.', '::1', '[::1]', '::ffff:127.0.0.1', '0.0.0.0'])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of [OFF_MACHINE, 'api.telegram.org', 'slack.com', '10.0.0.1', '::ffff:192.0.2.1', '2001:db8::1', 'localhost.example.com', ''])
+      expect(isLoopbackHost(h), h).toBe(false);
   });
 
   it('is installed in the test process: a connection off the machine throws before connecting', () => {
@@ -40,7 +56,9 @@ describe('no egress from tests', () => {
     process.env.SWITCHBOARD_EGRESS_LOG = egressLog();
     try {
       expect(() => net.connect(443, OFF_MACHINE)).toThrow(EgressRefusedError);
-      expect(() => net.connect({ host: 'swb-egress-check.invalid', port: 80 })).toThrow(/no-egress guard: refused a connection to swb-egress-check\.invalid:80/);
+      expect(() => net.connect({ host: 'swb-egress-check.invalid', port: 80 })).toThrow(
+        /no-egress guard: refused a connection to swb-egress-check\.invalid:80/,
+      );
     } finally {
       if (before === undefined) delete process.env.SWITCHBOARD_EGRESS_LOG;
       else process.env.SWITCHBOARD_EGRESS_LOG = before;
@@ -67,7 +85,9 @@ describe('no egress from tests', () => {
     const r = await runNode(script, { SWITCHBOARD_EGRESS_LOG: record });
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as Record<string, string>;
-    expect(out.net).toBe(`ERR_TEST_EGRESS no-egress guard: refused a connection to ${OFF_MACHINE}:443 (tests may only reach loopback; point this URL at a fake)`);
+    expect(out.net).toBe(
+      `ERR_TEST_EGRESS no-egress guard: refused a connection to ${OFF_MACHINE}:443 (tests may only reach loopback; point this URL at a fake)`,
+    );
     expect(out.tls).toContain(`ERR_TEST_EGRESS no-egress guard: refused a connection to ${OFF_MACHINE}:443`);
     expect(out.fetch).toContain(`ERR_TEST_EGRESS no-egress guard: refused a connection to ${OFF_MACHINE}:80`);
     expect(out.fetchName).toContain('ERR_TEST_EGRESS no-egress guard: refused a connection to api.telegram.org:443');
@@ -84,7 +104,11 @@ describe('no egress from tests', () => {
     });
     const configPath = join(root, 'config.json5');
     writeFileSync(configPath, JSON.stringify(config));
-    const child = spawn(process.execPath, [gatewayCliPath(), 'start', '--config', configPath], { cwd: repoRoot(), env: gatewayChildEnv({ SWITCHBOARD_EGRESS_LOG: record }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [gatewayCliPath(), 'start', '--config', configPath], {
+      cwd: repoRoot(),
+      env: gatewayChildEnv({ SWITCHBOARD_EGRESS_LOG: record }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     trackChild(child);
     const refused = await new Promise<string>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`gateway exited (${code}) before the guard refused anything`)));

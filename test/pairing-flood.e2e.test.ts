@@ -12,14 +12,20 @@ const MAX_HELD_BYTES = 40_000;
 const env = useWebhookGateway({ main: { dmPolicy: 'pairing' } }, { pairing: { maxPending: MAX_PENDING, maxHeldBytes: MAX_HELD_BYTES } });
 
 const CODE = /pairing code (?:is )?([A-Z0-9]{8})\b/;
-const notices = (sender: string, match: RegExp = /./) => (c: ReceivedCallback) =>
-  c.body.type === 'notice' && c.body.conversation?.id === `dm-${sender}` && match.test(c.body.text as string);
+const notices =
+  (sender: string, match: RegExp = /./) =>
+  (c: ReceivedCallback) =>
+    c.body.type === 'notice' && c.body.conversation?.id === `dm-${sender}` && match.test(c.body.text as string);
 const count = (match: (c: ReceivedCallback) => boolean) => env.platform.callbacks.filter(match).length;
 const token = () => env.gw.credentials().operatorToken;
 const pendingOf = async (identity: string) =>
-  ((await api(env.gw, 'GET', '/api/v1/pairing?status=pending', { token: token() })).json.requests as Array<{ code: string; identity: string; heldMessages: number }>).find(
-    (r) => r.identity === identity,
-  );
+  (
+    (await api(env.gw, 'GET', '/api/v1/pairing?status=pending', { token: token() })).json.requests as Array<{
+      code: string;
+      identity: string;
+      heldMessages: number;
+    }>
+  ).find((r) => r.identity === identity);
 
 /** The logical size of the database as a reader sees it (WAL included), in bytes. */
 function dbBytes(): number {
@@ -136,6 +142,10 @@ describe('held-message flood (issue 10, acceptance 3)', () => {
     const told = await platform.waitFor(notices('squat0', /pairing\.cooldown|try again/));
     expect(CODE.test(told.body.text as string)).toBe(false);
     const audit = await api(gw, 'GET', '/api/v1/audit?action=pairing.expired', { token: token() });
-    expect(audit.json.entries).toEqual(expect.arrayContaining([expect.objectContaining({ detail: expect.objectContaining({ identity: 'webhook:squat0', reason: expect.stringMatching(/maxPending/) }) })]));
+    expect(audit.json.entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ detail: expect.objectContaining({ identity: 'webhook:squat0', reason: expect.stringMatching(/maxPending/) }) }),
+      ]),
+    );
   });
 });

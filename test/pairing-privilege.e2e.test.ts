@@ -8,7 +8,8 @@ import { useWebhookGateway } from './webhook-helpers.js';
 const env = useWebhookGateway({ main: { dmPolicy: 'pairing', pairingRole: 'member' } });
 
 const CODE = /pairing code (?:is )?([A-Z0-9]{8})\b/;
-const codeNotice = (sender: string) => (c: ReceivedCallback) => c.body.type === 'notice' && c.body.conversation?.id === `dm-${sender}` && CODE.test(c.body.text as string);
+const codeNotice = (sender: string) => (c: ReceivedCallback) =>
+  c.body.type === 'notice' && c.body.conversation?.id === `dm-${sender}` && CODE.test(c.body.text as string);
 
 /** A stranger writes in and gets a pairing code. */
 async function stranger(sender: string): Promise<string> {
@@ -18,7 +19,10 @@ async function stranger(sender: string): Promise<string> {
 }
 
 async function mintPairingToken(): Promise<string> {
-  const res = await api(env.gw, 'POST', '/api/v1/tokens', { token: env.gw.credentials().operatorToken, body: { kind: 'operator', name: 'door', scopes: ['pairing'] } });
+  const res = await api(env.gw, 'POST', '/api/v1/tokens', {
+    token: env.gw.credentials().operatorToken,
+    body: { kind: 'operator', name: 'door', scopes: ['pairing'] },
+  });
   expect(res.status).toBe(201);
   return res.json.secret as string;
 }
@@ -55,7 +59,9 @@ describe('pairing approval privilege (issue 10, point 1)', () => {
     const adminAsOwner = await approve(admin, { principalId: ownerId });
     expect(adminAsOwner.status).toBe(403);
     expect(adminAsOwner.json.message).toMatch(/owner/);
-    expect((await api(gw, 'GET', `/api/v1/principals/${ownerId}`, { token: admin })).json.principal.identities.map((i: { identity: string }) => i.identity)).not.toContain('webhook:mallory');
+    expect(
+      (await api(gw, 'GET', `/api/v1/principals/${ownerId}`, { token: admin })).json.principal.identities.map((i: { identity: string }) => i.identity),
+    ).not.toContain('webhook:mallory');
 
     // An admin may link to an existing non-owner principal; it is audited as privilege-relevant.
     const linked = await approve(admin, { principalId: member.json.principal.id });
@@ -63,7 +69,11 @@ describe('pairing approval privilege (issue 10, point 1)', () => {
     expect(linked.json).toMatchObject({ outcome: 'approved', principalId: member.json.principal.id });
     const audit = await api(gw, 'GET', '/api/v1/audit?action=pairing.linked', { token: admin });
     expect(audit.json.entries).toEqual([
-      expect.objectContaining({ actor: 'operator:bootstrap-operator', target: code, detail: expect.objectContaining({ identity: 'webhook:mallory', principalId: member.json.principal.id, role: 'member', privileged: true }) }),
+      expect.objectContaining({
+        actor: 'operator:bootstrap-operator',
+        target: code,
+        detail: expect.objectContaining({ identity: 'webhook:mallory', principalId: member.json.principal.id, role: 'member', privileged: true }),
+      }),
     ]);
   });
 

@@ -56,7 +56,10 @@ beforeAll(async () => {
 describe('symlinks inside the workspace do not get around the safety checks or rules', () => {
   it('write_file through gl -> .git needs approval even in bypassPermissions mode', async () => {
     const { fake, ws } = env;
-    fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'gl/hooks/pre-commit', content: '#!/bin/sh\necho pwned\n' }, id: 'toolu_gl_w' }] }, { text: 'hook step done' });
+    fake.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'gl/hooks/pre-commit', content: '#!/bin/sh\necho pwned\n' }, id: 'toolu_gl_w' }] },
+      { text: 'hook step done' },
+    );
     const stop = await firstStop('gl1', 'install the hook');
     expect(stop.type).toBe('approval_request');
     expect(stop.summary).toMatch(/\.git\//);
@@ -70,7 +73,11 @@ describe('symlinks inside the workspace do not get around the safety checks or r
   it('edit_file through gl -> .git needs approval even in bypassPermissions mode', async () => {
     const { fake, ws } = env;
     fake.enqueue(
-      { toolUses: [{ name: 'edit_file', input: { path: 'gl/config', old_string: 'bare = false', new_string: 'bare = false\n\tfsmonitor = ./x' }, id: 'toolu_gl_e' }] },
+      {
+        toolUses: [
+          { name: 'edit_file', input: { path: 'gl/config', old_string: 'bare = false', new_string: 'bare = false\n\tfsmonitor = ./x' }, id: 'toolu_gl_e' },
+        ],
+      },
       { text: 'config step done' },
     );
     const stop = await firstStop('gl2', 'edit the config');

@@ -9,7 +9,10 @@ import { bearer, collectTurn, isEnd, useGateway, personWorkspace, findInWorkspac
 const env = useGateway({ config: { permissions: { deny: ['search_files', 'write_file(secret/**)'] } }, client: true });
 let workspace: string;
 
-type Body = { tools?: Array<{ name: string }>; messages: Array<{ role: string; content: Array<{ type: string; content?: string; is_error?: boolean; tool_use_id?: string }> }> };
+type Body = {
+  tools?: Array<{ name: string }>;
+  messages: Array<{ role: string; content: Array<{ type: string; content?: string; is_error?: boolean; tool_use_id?: string }> }>;
+};
 const lastResult = (i: number) => (env.fake.requests[i]!.body as Body).messages.at(-1)!.content[0]!;
 
 beforeAll(async () => {

@@ -18,7 +18,11 @@ describe('logs', () => {
     writeFileSync(configPath, JSON.stringify(buildTestConfig(dataDir)));
     // util-linux `script` gives the gateway a pseudo-terminal as stdout.
     const command = [process.execPath, gatewayCliPath(), 'start', '--config', configPath].map(shellQuote).join(' ');
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: repoRoot(), env: { ...gatewayChildEnv(), SHELL: '/bin/sh' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: repoRoot(),
+      env: { ...gatewayChildEnv(), SHELL: '/bin/sh' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     trackChild(child);
     const lines: string[] = [];
     const plain = (l: string) => l.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r$/, '');
@@ -26,7 +30,9 @@ describe('logs', () => {
       new Promise<void>((resolve, reject) => {
         if (lines.some((l) => l.includes(needle))) return resolve();
         // "close", not "exit": the last lines may still be in the pipe when the process has exited
-        child.once("close", (code) => (lines.some((l) => l.includes(needle)) ? resolve() : reject(new Error(`exited (${code}) before "${needle}"\n${lines.join("\n")}`))));
+        child.once('close', (code) =>
+          lines.some((l) => l.includes(needle)) ? resolve() : reject(new Error(`exited (${code}) before "${needle}"\n${lines.join('\n')}`)),
+        );
         rl.on('line', () => {
           if (lines.some((l) => l.includes(needle))) resolve();
         });

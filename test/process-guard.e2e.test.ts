@@ -18,14 +18,19 @@ describe('process guard: errors that escaped every fault boundary', () => {
   });
 
   it('an uncaught exception shuts the gateway down gracefully (drain, suspend, close) and exits 70', async () => {
-    const gw = await startGateway({ modelUrl: env.fake.url, env: { NODE_OPTIONS: `--import ${preload}`, SWB_TEST_ESCAPE: 'throw' }, config: { limits: { shutdownGrace: '2s' } } });
+    const gw = await startGateway({
+      modelUrl: env.fake.url,
+      env: { NODE_OPTIONS: `--import ${preload}`, SWB_TEST_ESCAPE: 'throw' },
+      config: { limits: { shutdownGrace: '2s' } },
+    });
     gw.child.kill('SIGUSR2');
     const info = await gw.exited;
     expect(info).toMatchObject({ code: 70, signal: null });
     const events = gw
       .logs()
       .filter((l) => l.startsWith('{'))
-      .map((l) => (JSON.parse(l) as { event?: string }).event).filter((e) => e === 'uncaught_exception' || e === 'shutdown' || e === 'stopped');
+      .map((l) => (JSON.parse(l) as { event?: string }).event)
+      .filter((e) => e === 'uncaught_exception' || e === 'shutdown' || e === 'stopped');
     expect(events).toEqual(['uncaught_exception', 'shutdown', 'stopped']);
   });
 });

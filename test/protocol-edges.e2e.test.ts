@@ -52,7 +52,8 @@ describe('WebSocket protocol edges', () => {
 describe('HTTP edges', () => {
   it('answers upgrade requests it does not upgrade as ordinary HTTP requests', async () => {
     const { gw } = env;
-    const h2c = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n`;
+    const h2c = (path: string) =>
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n`;
     expect(await rawRequest(gw.port, h2c('/healthz'))).toMatch(/^HTTP\/1\.1 200[^]*"ok":true/);
     expect(await rawRequest(gw.port, h2c('/api/v1/sessions'))).toMatch(/^HTTP\/1\.1 401[^]*"code":"unauthorized"/);
     expect(await rawRequest(gw.port, h2c('/ws'))).toMatch(/^HTTP\/1\.1 426/);
@@ -74,7 +75,11 @@ describe('HTTP edges', () => {
 
   it('answers a text/plain body with 415 { code, message }', async () => {
     const { gw } = env;
-    const res = await api(gw, 'POST', '/api/v1/principals', { token: gw.credentials().operatorToken, body: 'name=eve', headers: { 'content-type': 'text/plain' } });
+    const res = await api(gw, 'POST', '/api/v1/principals', {
+      token: gw.credentials().operatorToken,
+      body: 'name=eve',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(415);
     expect(res.json).toEqual({ code: 'unsupported_media_type', message: expect.stringContaining('application/json') });
   });
@@ -84,12 +89,18 @@ describe('HTTP edges', () => {
     const open = await api(gw, 'GET', '/readyz');
     expect(open.status).toBe(200);
     expect(open.json).toEqual({ ready: true, state: 'up' });
-    const reader = await api(gw, 'POST', '/api/v1/tokens', { token: gw.credentials().operatorToken, body: { kind: 'operator', name: 'ready-reader', scopes: ['read'] } });
+    const reader = await api(gw, 'POST', '/api/v1/tokens', {
+      token: gw.credentials().operatorToken,
+      body: { kind: 'operator', name: 'ready-reader', scopes: ['read'] },
+    });
     expect(reader.status).toBe(201);
     const detailed = await api(gw, 'GET', '/readyz', { token: reader.json.secret as string });
     expect(detailed.status).toBe(200);
     expect(detailed.json).toMatchObject({ ready: true, state: 'up', database: 'up', channels: { 'websocket:default': { state: 'up', required: false } } });
-    const pairingOnly = await api(gw, 'POST', '/api/v1/tokens', { token: gw.credentials().operatorToken, body: { kind: 'operator', name: 'ready-pairing', scopes: ['pairing'] } });
+    const pairingOnly = await api(gw, 'POST', '/api/v1/tokens', {
+      token: gw.credentials().operatorToken,
+      body: { kind: 'operator', name: 'ready-pairing', scopes: ['pairing'] },
+    });
     expect((await api(gw, 'GET', '/readyz', { token: pairingOnly.json.secret as string })).status).toBe(403);
     expect((await api(gw, 'GET', '/readyz', { token: 'swb_o_not-a-real-token-xxxxxxxxxxxx' })).status).toBe(401);
   });

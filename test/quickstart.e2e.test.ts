@@ -102,7 +102,10 @@ describe('quick start', () => {
     expect(chatLine?.stdout.trim()).toBe('echo: hello');
 
     // The first start printed a ready-to-paste chat command: it reads the token from the file, never contains it.
-    const notice = server!.lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { event?: string; chatCommand?: string; msg: string }).find((l) => l.event === 'credentials_created')!;
+    const notice = server!.lines
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { event?: string; chatCommand?: string; msg: string })
+      .find((l) => l.event === 'credentials_created')!;
     expect(notice.chatCommand).toBeDefined();
     expect(notice.msg).toContain(notice.chatCommand);
     for (const l of server!.lines) {

@@ -23,7 +23,10 @@ describe('rate-limit audit aggregation (issue 10, point 14)', () => {
     await gw.stop();
     const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
     try {
-      const rows = db.prepare(`SELECT target, detail FROM audit WHERE action = 'gate.rate_limited' ORDER BY id`).all() as Array<{ target: string; detail: string }>;
+      const rows = db.prepare(`SELECT target, detail FROM audit WHERE action = 'gate.rate_limited' ORDER BY id`).all() as Array<{
+        target: string;
+        detail: string;
+      }>;
       const details = rows.map((r) => JSON.parse(r.detail) as { identity: string; count: number; window: number });
       expect(details).toEqual([
         expect.objectContaining({ identity: 'webhook:chatty', count: limited, window: 3_600_000 }),

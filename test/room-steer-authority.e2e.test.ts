@@ -24,7 +24,8 @@ describe('steer mode in a room', () => {
     fake.setHandler((req) => {
       const msgs = req.body.messages ?? [];
       const all = saw(req);
-      if (JSON.stringify(msgs.at(-1)).includes('owner starts a task')) return { hold: true, toolUses: [{ name: 'list_files', input: {}, id: 'toolu_owner_ls' }] };
+      if (JSON.stringify(msgs.at(-1)).includes('owner starts a task'))
+        return { hold: true, toolUses: [{ name: 'list_files', input: {}, id: 'toolu_owner_ls' }] };
       if (all.includes('guest wants a file') && !all.includes('toolu_guest_w')) {
         return { toolUses: [{ name: 'write_file', input: { path: 'guest.txt', content: 'written for the guest' }, id: 'toolu_guest_w' }] };
       }

@@ -32,7 +32,9 @@ beforeAll(async () => {
 
 type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean };
 const resultOf = (req: RecordedRequest, id: string) =>
-  (req.body.messages ?? []).flatMap((m) => (Array.isArray(m.content) ? (m.content as Block[]) : [])).find((b) => b.type === 'tool_result' && b.tool_use_id === id);
+  (req.body.messages ?? [])
+    .flatMap((m) => (Array.isArray(m.content) ? (m.content as Block[]) : []))
+    .find((b) => b.type === 'tool_result' && b.tool_use_id === id);
 
 /**
  * Sends `text` from the owner and answers its first model call with `toolUse`; returns the
@@ -71,7 +73,11 @@ describe('permission modes and denied tools at every scope', () => {
   });
 
   it("a room's denyTools entry with content is a deny rule at the room's scope: the tool stays offered, matching calls are refused", async () => {
-    const { first, result } = await ownerCalls('main', { id: 'room-rules', kind: 'room' }, { name: 'write_file', input: { path: 'locked/a.txt', content: 'x' } });
+    const { first, result } = await ownerCalls(
+      'main',
+      { id: 'room-rules', kind: 'room' },
+      { name: 'write_file', input: { path: 'locked/a.txt', content: 'x' } },
+    );
     expect(toolNames(first)).toContain('write_file');
     expect(result.is_error).toBe(true);
     expect(String(result.content)).toMatch(/denied by rule/i);
@@ -104,7 +110,10 @@ describe('permission modes and denied tools at every scope', () => {
   it("an operator's override of a room's mode and denyTools (control API) takes effect on the next message", async () => {
     const { gw } = env;
     const view = await api(gw, 'GET', '/api/v1/channels/webhook:main/policy', { token: token() });
-    const groups = { ...(view.json.effective.groups as Record<string, unknown>), 'room-free': { requireMention: false, mode: 'dontAsk', denyTools: ['list_files'] } };
+    const groups = {
+      ...(view.json.effective.groups as Record<string, unknown>),
+      'room-free': { requireMention: false, mode: 'dontAsk', denyTools: ['list_files'] },
+    };
     const put = await api(gw, 'PUT', '/api/v1/channels/webhook:main/policy', { token: token(), body: { groups } });
     expect(put.status).toBe(200);
     const { first, result } = await ownerCalls('main', { id: 'room-free', kind: 'room' }, { name: 'write_file', input: { path: 'free-2.txt', content: 'x' } });

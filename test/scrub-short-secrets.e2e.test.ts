@@ -20,7 +20,10 @@ describe('scrubbing only scrubs secrets', () => {
   });
 
   it('a real secret in a wrong-typed value is still never echoed', async () => {
-    const r = await runCli(['start'], { configPath: configFile(`{ gateway: { port: 0 }, model: { apiKey: "${CANARY_ANTHROPIC_KEY}", baseUrl: "${CANARY_ANTHROPIC_KEY}" } }`), timeoutMs: 20_000 });
+    const r = await runCli(['start'], {
+      configPath: configFile(`{ gateway: { port: 0 }, model: { apiKey: "${CANARY_ANTHROPIC_KEY}", baseUrl: "${CANARY_ANTHROPIC_KEY}" } }`),
+      timeoutMs: 20_000,
+    });
     expect(r.code).toBe(78);
     expect(r.stderr).toContain('model.baseUrl');
     expect(r.stderr + r.stdout).not.toContain(CANARY_ANTHROPIC_KEY);
@@ -28,7 +31,9 @@ describe('scrubbing only scrubs secrets', () => {
 
   it('platform tokens shorter than their format allows are refused, naming the key', async () => {
     const r = await runCli(['start'], {
-      configPath: configFile(`{ gateway: { port: 0 }, channels: { telegram: { accounts: { main: { token: "12:x" } } }, slack: { accounts: { main: { botToken: "xoxb-1", signingSecret: "abc" } } } } }`),
+      configPath: configFile(
+        `{ gateway: { port: 0 }, channels: { telegram: { accounts: { main: { token: "12:x" } } }, slack: { accounts: { main: { botToken: "xoxb-1", signingSecret: "abc" } } } } }`,
+      ),
       timeoutMs: 20_000,
     });
     expect(r.code).toBe(78);

@@ -33,7 +33,12 @@ describe('session grants expire (permissions.sessionGrantTtl)', () => {
     expect(created.status).toBe(201);
     const ruleId = created.json.rule.id as string;
     const granted = (await api('GET', '/audit?action=grant.created')).json.entries as Array<{ target: string; detail: Record<string, unknown> }>;
-    expect(granted.find((e) => e.target === ruleId)?.detail).toMatchObject({ kind: 'rule', sessionId: session.id, rule: 'write_file(granted.txt)', expiresAt: expect.any(String) });
+    expect(granted.find((e) => e.target === ruleId)?.detail).toMatchObject({
+      kind: 'rule',
+      sessionId: session.id,
+      rule: 'write_file(granted.txt)',
+      expiresAt: expect.any(String),
+    });
 
     // The grant works while it lasts.
     expect(await writeTurn('w1', 'granted.txt')).toMatchObject({ type: 'final', text: 'done w1' });

@@ -19,7 +19,10 @@ describe('graceful shutdown (SIGTERM)', () => {
     gw.child.kill('SIGTERM');
     await gw.waitForLog(/"event":"stopping"/);
     // New connections are refused while the gateway drains.
-    const refused = await fetch(`${gw.url}/readyz`).then((r) => r.status, () => 0);
+    const refused = await fetch(`${gw.url}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     expect([0, 503]).toContain(refused);
     fake.release();
     const end = await ws.next((f) => isEnd(f) && f.clientId === 'g1');

@@ -4,7 +4,10 @@ import { api, CANARY_SLACK_SIGNING_SECRET, signSlackRequest } from '@switchboard
 import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage, buttonsOf } from './slack-helpers.js';
 import { findInWorkspaces } from './helpers.js';
 
-const env = useSlackEnv({ account: (slack) => httpAccount(slack, { allowFrom: [USER] }), config: { agents: { default: { mode: 'default' } }, limits: { shutdownGrace: '500ms' } } });
+const env = useSlackEnv({
+  account: (slack) => httpAccount(slack, { allowFrom: [USER] }),
+  config: { agents: { default: { mode: 'default' } }, limits: { shutdownGrace: '500ms' } },
+});
 let IM: string;
 
 beforeAll(() => {
@@ -12,7 +15,9 @@ beforeAll(() => {
 });
 
 const approvals = async (status: string) =>
-  (await api(env.gw, 'GET', `/api/v1/approvals?status=${status}`, { token: env.gw.credentials().operatorToken })).json.approvals as Array<{ id: string }> | undefined;
+  (await api(env.gw, 'GET', `/api/v1/approvals?status=${status}`, { token: env.gw.credentials().operatorToken })).json.approvals as
+    | Array<{ id: string }>
+    | undefined;
 
 /** Posts a signed `/switchboard <text>` slash command over HTTP; returns its JSON answer. */
 async function slash(text: string): Promise<{ text: string }> {
@@ -21,7 +26,11 @@ async function slash(text: string): Promise<{ text: string }> {
   const ts = Math.floor(Date.now() / 1000);
   const res = await fetch(slackUrls(env.gw).interactive, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body),
+    },
     body,
   });
   expect(res.status).toBe(200);
@@ -31,7 +40,10 @@ async function slash(text: string): Promise<{ text: string }> {
 describe('Slack approval cards stay valid across a gateway restart', () => {
   it('a card posted before a restart still answers its approval afterwards (action ids resolve against the stored approval)', async () => {
     const { model, slack } = env;
-    model.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'slack-restart.txt', content: 'pressed after restart' } }] }, { text: 'Saved after the restart.' });
+    model.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'slack-restart.txt', content: 'pressed after restart' } }] },
+      { text: 'Saved after the restart.' },
+    );
     await slack.deliverEvent(slackUrls(env.gw).events, slack.events.im({ text: 'please save a note' }));
     const card = await slack.waitFor(() => slack.messages(IM).find((m) => buttonsOf(m).length === 3), 15_000, 'the approval buttons');
     const [approve] = buttonsOf(card);
@@ -41,7 +53,10 @@ describe('Slack approval cards stay valid across a gateway restart', () => {
     // The suspended turn's card was not closed: its buttons are still there to press.
     expect(buttonsOf(slack.messages(IM).find((m) => m.ts === card.ts)!)).toHaveLength(3);
 
-    const ack = await slack.deliverInteraction(slackUrls(env.gw).interactive, slack.events.blockActions({ actionId: approve!.action_id, value: approve!.value, user: USER, channel: IM, messageTs: card.ts }));
+    const ack = await slack.deliverInteraction(
+      slackUrls(env.gw).interactive,
+      slack.events.blockActions({ actionId: approve!.action_id, value: approve!.value, user: USER, channel: IM, messageTs: card.ts }),
+    );
     expect(ack.status).toBe(200);
     await waitForMessage(slack, IM, 'Saved after the restart.');
     const file = findInWorkspaces(env.gw, 'slack-restart.txt');
@@ -62,7 +77,10 @@ describe('Slack approval cards stay valid across a gateway restart', () => {
     expect((await approvals('cancelled'))?.map((a) => a.id)).toContain(approve!.value);
 
     const seen = slack.ephemerals.length;
-    await slack.deliverInteraction(slackUrls(env.gw).interactive, slack.events.blockActions({ actionId: approve!.action_id, value: approve!.value, user: USER, channel: IM, messageTs: card.ts }));
+    await slack.deliverInteraction(
+      slackUrls(env.gw).interactive,
+      slack.events.blockActions({ actionId: approve!.action_id, value: approve!.value, user: USER, channel: IM, messageTs: card.ts }),
+    );
     const notice = await slack.waitFor(() => slack.ephemerals.slice(seen).find((e) => e.user === USER), 10_000, 'the cancelled notice');
     expect(notice.text).toMatch(/already decided: it was cancelled/);
     expect(findInWorkspaces(env.gw, 'slack-stopped.txt')).toBeUndefined();

@@ -17,7 +17,6 @@ beforeAll(() => {
   IM = env.slack.identity.imChannelId;
 });
 
-
 describe('Slack approvals with Block Kit buttons', () => {
   it('the requester approves with a button; a teammate and a stranger are refused; a second press is told it was decided; one decision', async () => {
     const { model, slack, gw } = env;
@@ -71,7 +70,10 @@ describe('Slack approvals with Block Kit buttons', () => {
     await slack.deliverEvent(slackUrls(gw).events, slack.events.im({ text: 'save another note' }));
     const request = await slack.waitFor(() => slack.messages(IM).find((m) => buttonsOf(m).length === 3), 15_000, 'the approval buttons');
     const deny = buttonsOf(request)[1]!;
-    await slack.deliverInteraction(slackUrls(gw).interactive, slack.events.blockActions({ actionId: deny.action_id, value: deny.value, channel: IM, messageTs: request.ts }));
+    await slack.deliverInteraction(
+      slackUrls(gw).interactive,
+      slack.events.blockActions({ actionId: deny.action_id, value: deny.value, channel: IM, messageTs: request.ts }),
+    );
     await slack.waitFor(() => slack.messages(IM).find((m) => m.ts === request.ts && m.text.includes('Denied')), 10_000, 'the denied approval');
     await waitForMessage(slack, IM, 'Understood, not saving.');
     expect(findInWorkspaces(gw, 'denied.txt')).toBeUndefined();

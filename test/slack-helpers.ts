@@ -113,5 +113,7 @@ export type SlackButton = { action_id: string; value: string };
 
 /** The buttons of a posted message's `actions` blocks (none once an approval card is decided). */
 export function buttonsOf(m: SlackStoredMessage): SlackButton[] {
-  return ((m.blocks as Array<{ type: string; elements?: SlackButton[] }> | undefined) ?? []).filter((b) => b.type === 'actions').flatMap((b) => b.elements ?? []);
+  return ((m.blocks as Array<{ type: string; elements?: SlackButton[] }> | undefined) ?? [])
+    .filter((b) => b.type === 'actions')
+    .flatMap((b) => b.elements ?? []);
 }

@@ -35,7 +35,11 @@ describe('Slack rate limits on chat.update', () => {
     try {
       await model.waitForHeld();
       // The first third of the answer is out: the draft is posted, the rest comes after the release.
-      await slack.waitFor(() => slack.messages(IM).find((m) => m.history[0] !== undefined && answer.startsWith(m.history[0]) && m.edits === 0), 10_000, 'the draft');
+      await slack.waitFor(
+        () => slack.messages(IM).find((m) => m.history[0] !== undefined && answer.startsWith(m.history[0]) && m.edits === 0),
+        10_000,
+        'the draft',
+      );
       await gw.waitForLog('slack draft recorded');
       slack.failNext('chat.update', { status: 429, retryAfter: 1 });
     } finally {
@@ -52,7 +56,10 @@ describe('Slack rate limits on chat.update', () => {
   it('a 429 on a streamed draft edit holds every later update, the final one included, until Retry-After is over', async () => {
     const seq = slack.calls.length;
     slack.failNext('chat.update', { status: 429, retryAfter: 2 });
-    model.enqueue({ text: 'Let me check the files.', toolUses: [{ name: 'list_files', input: {} }] }, { text: 'Checked: there is nothing to list yet.', holdAfterEvents: 4 });
+    model.enqueue(
+      { text: 'Let me check the files.', toolUses: [{ name: 'list_files', input: {} }] },
+      { text: 'Checked: there is nothing to list yet.', holdAfterEvents: 4 },
+    );
     await slack.deliverEvent(slackUrls(gw).events, slack.events.im({ text: 'check my files' }));
     let limited: SlackCall;
     try {

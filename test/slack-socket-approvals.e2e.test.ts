@@ -28,7 +28,9 @@ const operator = () => ({ token: gw.credentials().operatorToken });
 
 /** Presses `button` of the approval message `request` over the socket (an `interactive` envelope); resolves on its ack. */
 const press = (request: SlackStoredMessage, button: SlackButton, user: string) =>
-  slack.socketSendInteractive(slack.events.blockActions({ actionId: button.action_id, value: button.value, user, channel: request.channel, messageTs: request.ts }));
+  slack.socketSendInteractive(
+    slack.events.blockActions({ actionId: button.action_id, value: button.value, user, channel: request.channel, messageTs: request.ts }),
+  );
 
 describe('Slack approvals with Block Kit buttons over Socket Mode', () => {
   it('the requester approves with a button; a teammate and a stranger are refused; a second press is told it was decided; one decision', async () => {
@@ -36,7 +38,10 @@ describe('Slack approvals with Block Kit buttons over Socket Mode', () => {
     await slack.socketSend(slack.events.im({ text: 'hello from the teammate', user: TEAMMATE, channel: TEAM_IM }));
     await waitForMessage(slack, TEAM_IM, 'echo: hello from the teammate');
 
-    model.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'socket-note.txt', content: 'approved over the socket' } }] }, { text: 'Saved the socket note.' });
+    model.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'socket-note.txt', content: 'approved over the socket' } }] },
+      { text: 'Saved the socket note.' },
+    );
     await slack.socketSend(slack.events.im({ text: 'please save a note' }));
     const request = await slack.waitFor(() => slack.messages(IM).find((m) => buttonsOf(m).length === 3), 15_000, 'the approval buttons');
     expect(request.text).toContain('write_file');

@@ -18,7 +18,10 @@ describe('Slack with queueMode steer', () => {
       model.release();
     }
     await waitForMessage(slack, IM, 'Answered both questions.');
-    const second = model.requests.at(-1)!.body.messages!.map((m) => JSON.stringify(m.content)).join(' ');
+    const second = model.requests
+      .at(-1)!
+      .body.messages!.map((m) => JSON.stringify(m.content))
+      .join(' ');
     expect(second).toContain('second question, while you work');
     // Later traffic in the same lane proves nothing else was queued for the steered message.
     await slack.deliverEvent(urls.events, slack.events.im({ text: 'third' }));

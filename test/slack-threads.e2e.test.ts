@@ -35,7 +35,8 @@ const requestFor = (text: string) => {
 };
 
 type SessionView = { id: string; scope: string; conversation: string | null; thread: string | null; principalId: string | null };
-const sessions = async (): Promise<SessionView[]> => (await api(gw, 'GET', '/api/v1/sessions?channel=slack', { token: gw.credentials().operatorToken })).json.sessions;
+const sessions = async (): Promise<SessionView[]> =>
+  (await api(gw, 'GET', '/api/v1/sessions?channel=slack', { token: gw.credentials().operatorToken })).json.sessions;
 
 describe('Slack threads in a channel', () => {
   it('a mention is answered in a thread; a follow-up in that thread without a mention is answered in the same session', async () => {
@@ -124,7 +125,17 @@ describe('Slack message edits and deletions', () => {
     };
     const deleted = (channel: string, channelType: string, of: Record<string, unknown>) => {
       const ts = slack.events.nextTs();
-      return { type: 'message', subtype: 'message_deleted', hidden: true, channel, channel_type: channelType, ts, event_ts: ts, deleted_ts: of.ts, previous_message: { type: 'message', user: USER, text: of.text, ts: of.ts } };
+      return {
+        type: 'message',
+        subtype: 'message_deleted',
+        hidden: true,
+        channel,
+        channel_type: channelType,
+        ts,
+        event_ts: ts,
+        deleted_ts: of.ts,
+        previous_message: { type: 'message', user: USER, text: of.text, ts: of.ts },
+      };
     };
     const bot = `<@${slack.identity.botUserId}>`;
     const inThread = slack.events.threadReply({ text: 'a reply in the thread', threadTs: mention.ts as string });

@@ -29,7 +29,8 @@ const noStack = (text: string) => {
 const NOBODY = { uid: 65534, gid: 65534 };
 const asUser = process.getuid?.() === 0 ? NOBODY : {};
 const canRunAsUser =
-  !('uid' in asUser) || spawnSync(process.execPath, ['-e', 'require("fs").accessSync(process.argv[1], 4)', gatewayCliPath()], { ...asUser, stdio: 'ignore' }).status === 0;
+  !('uid' in asUser) ||
+  spawnSync(process.execPath, ['-e', 'require("fs").accessSync(process.argv[1], 4)', gatewayCliPath()], { ...asUser, stdio: 'ignore' }).status === 0;
 
 let busy: Server | undefined;
 afterAll(() => busy?.close());
@@ -69,7 +70,12 @@ describe('start-up errors (issue 11)', () => {
     chmodSync(parent, 0o755);
     chmodSync(dataDir, 0o555);
     const configPath = writeConfig(buildTestConfig(dataDir, model.fake.url));
-    const child = spawn(process.execPath, [gatewayCliPath(), 'start', '--config', configPath], { cwd: repoRoot(), env: gatewayChildEnv(), stdio: ['ignore', 'pipe', 'pipe'], ...asUser });
+    const child = spawn(process.execPath, [gatewayCliPath(), 'start', '--config', configPath], {
+      cwd: repoRoot(),
+      env: gatewayChildEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...asUser,
+    });
     trackChild(child);
     let stderr = '';
     let stdout = '';
@@ -89,7 +95,11 @@ describe('start-up errors (issue 11)', () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'swb-startup-')), 'data');
     const config = buildTestConfig(dataDir, model.fake.url);
     config.channels = {};
-    const child = spawn(process.execPath, [gatewayCliPath(), 'start', '--config', writeConfig(config)], { cwd: repoRoot(), env: gatewayChildEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [gatewayCliPath(), 'start', '--config', writeConfig(config)], {
+      cwd: repoRoot(),
+      env: gatewayChildEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     trackChild(child);
     let out = '';
     const listening = new Promise<void>((resolve) =>

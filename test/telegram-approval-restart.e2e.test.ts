@@ -3,9 +3,16 @@ import { readFileSync } from 'node:fs';
 import { ALICE, control, params, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 import { findInWorkspaces } from './helpers.js';
 
-const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] }, { agents: { default: { systemPrompt: 'You are a test assistant.', mode: 'default' } }, limits: { shutdownGrace: '500ms' } });
+const env = useTelegramEnv(
+  { dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] },
+  { agents: { default: { systemPrompt: 'You are a test assistant.', mode: 'default' } }, limits: { shutdownGrace: '500ms' } },
+);
 
-const answers = (from: number) => env.tg.callbackAnswers(TOKEN).slice(from).map((a) => a.text ?? '');
+const answers = (from: number) =>
+  env.tg
+    .callbackAnswers(TOKEN)
+    .slice(from)
+    .map((a) => a.text ?? '');
 const cards = () => env.tg.sent(TOKEN, ALICE.dm.id).filter((m) => m.reply_markup);
 
 describe('telegram: approval cards stay valid across a gateway restart', () => {
@@ -13,7 +20,10 @@ describe('telegram: approval cards stay valid across a gateway restart', () => {
     const { tg, model } = env;
     tg.sendUserMessage(TOKEN, { chat: ALICE.dm, from: ALICE.user, text: 'hi' });
     await waitForText(tg, ALICE.dm.id, 'echo: hi');
-    model.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'tg-restart.txt', content: 'pressed after restart' }, id: 'toolu_tg_restart' }] }, { text: 'Written after the restart.' });
+    model.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'tg-restart.txt', content: 'pressed after restart' }, id: 'toolu_tg_restart' }] },
+      { text: 'Written after the restart.' },
+    );
     tg.sendUserMessage(TOKEN, { chat: ALICE.dm, from: ALICE.user, text: 'write the file' });
     await tg.waitForAnswered((c) => c.method === 'sendMessage' && params(c).chat_id === ALICE.dm.id && params(c).reply_markup !== undefined, 15_000);
     const card = cards()[0]!;

@@ -11,7 +11,11 @@ const env = useTelegramEnv(
   { agents: { default: { systemPrompt: 'You are a test assistant.', mode: 'default' } } },
 );
 
-const answers = (from: number) => env.tg.callbackAnswers(TOKEN).slice(from).map((a) => a.text ?? '');
+const answers = (from: number) =>
+  env.tg
+    .callbackAnswers(TOKEN)
+    .slice(from)
+    .map((a) => a.text ?? '');
 
 describe('telegram: approvals with inline buttons', () => {
   it('Approve writes the file; a foreign, an unknown and a second press are refused with a reason; one decision is recorded', async () => {
@@ -24,7 +28,10 @@ describe('telegram: approvals with inline buttons', () => {
 
     model.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'approved.txt', content: 'yes' }, id: 'toolu_tg1' }] }, { text: 'Written.' });
     tg.mentionBot(TOKEN, { chat: GROUP, from: ALICE.user, text: 'please write the file' });
-    const request = await tg.waitForAnswered((c) => c.method === 'sendMessage' && params(c).chat_id === GROUP.id && params(c).reply_markup !== undefined, 15_000);
+    const request = await tg.waitForAnswered(
+      (c) => c.method === 'sendMessage' && params(c).chat_id === GROUP.id && params(c).reply_markup !== undefined,
+      15_000,
+    );
     const shown = tg.sent(TOKEN, GROUP.id).find((m) => m.reply_markup)!;
     expect(shown.text).toContain('write_file');
     const buttons = shown.reply_markup!.inline_keyboard.flat();

@@ -47,7 +47,10 @@ describe('telegram: long answers, formatting and flood control', () => {
     tg.failNext('sendMessage', parseError);
     model.enqueue({ text: 'Second **try** here.' });
     tg.sendUserMessage(TOKEN, { chat: BOB.dm, from: BOB.user, text: 'again' });
-    await tg.waitForAnswered((c) => c.seq > again && c.method === 'sendMessage' && c.status === 200 && String(params(c).text) === 'Second **try** here.', 15_000);
+    await tg.waitForAnswered(
+      (c) => c.seq > again && c.method === 'sendMessage' && c.status === 200 && String(params(c).text) === 'Second **try** here.',
+      15_000,
+    );
     expect(tg.sent(TOKEN, BOB.dm.id).at(-1)!.text).toBe('Second **try** here.');
   });
 

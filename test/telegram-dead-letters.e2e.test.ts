@@ -3,7 +3,10 @@ import { api } from '@switchboard/testkit';
 import { ALICE, control, isFinal, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
 // Acceptance 2 of issue 11: an update the inbox genuinely refuses (over limits.inboxMaxBytes).
-const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)], retryBaseDelay: 200 }, { limits: { inboxMaxBytes: 2048, inboxMaxAttempts: 3 } });
+const env = useTelegramEnv(
+  { dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)], retryBaseDelay: 200 },
+  { limits: { inboxMaxBytes: 2048, inboxMaxAttempts: 3 } },
+);
 
 describe('telegram: dead letters', () => {
   it('dead-letters an update the inbox refuses after inboxMaxAttempts, apologises, answers the next one, and lists it', async () => {
@@ -24,7 +27,13 @@ describe('telegram: dead letters', () => {
     expect(res.status).toBe(200);
     expect(res.json.total).toBe(1);
     const [d] = res.json.deadLetters;
-    expect(d).toMatchObject({ channel: 'telegram:main', dedupeKey: String(big.update_id), conversation: String(ALICE.dm.id), sender: `telegram:${ALICE.user.id}`, attempts: 3 });
+    expect(d).toMatchObject({
+      channel: 'telegram:main',
+      dedupeKey: String(big.update_id),
+      conversation: String(ALICE.dm.id),
+      sender: `telegram:${ALICE.user.id}`,
+      attempts: 3,
+    });
     expect(d.error).toMatch(/over limits\.inboxMaxBytes \(2048\)/);
     expect(d.summary).toMatch(/^message: too long x+… \(4009 characters\)$/);
     // Details need a read token; the public answer stays minimal.

@@ -44,7 +44,9 @@ describe('telegram: direct messages', () => {
   it('persists the update offset and shuts down promptly on SIGTERM despite an open long poll', async () => {
     const { tg, gw } = env;
     const file = join(gw.dataDir, 'telegram-main.offset');
-    const lastUpdate = Math.max(...tg.calls.filter((c) => c.method === 'getUpdates').flatMap((c) => ((c.response?.result ?? []) as Array<{ update_id: number }>).map((u) => u.update_id)));
+    const lastUpdate = Math.max(
+      ...tg.calls.filter((c) => c.method === 'getUpdates').flatMap((c) => ((c.response?.result ?? []) as Array<{ update_id: number }>).map((u) => u.update_id)),
+    );
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ offset: lastUpdate + 1 });
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const open = await tg.waitForEvent((e) => e.type === 'poll-started' && /timeout=30/.test(e.detail ?? ''));
@@ -52,6 +54,8 @@ describe('telegram: direct messages', () => {
     const info = await gw.stop();
     expect(info.code).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(tg.events.some((e) => e.type === 'poll-closed' && e.call === open.call) || tg.calls.find((c) => c.seq === open.call)?.response !== undefined).toBe(true);
+    expect(tg.events.some((e) => e.type === 'poll-closed' && e.call === open.call) || tg.calls.find((c) => c.seq === open.call)?.response !== undefined).toBe(
+      true,
+    );
   });
 });

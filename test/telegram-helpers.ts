@@ -78,7 +78,11 @@ export const isFinal = (chatId: number) => (c: TgCall) =>
 /** Waits for the answered call that delivers text containing `needle` in `chatId`. */
 export function waitForText(tg: FakeTelegram, chatId: number, needle: string, timeoutMs = 15_000, since = 0): Promise<TgCall> {
   return tg.waitForAnswered(
-    (c) => (c.method === 'sendMessage' || c.method === 'editMessageText') && params(c).chat_id === chatId && c.status === 200 && String(params(c).text).includes(needle),
+    (c) =>
+      (c.method === 'sendMessage' || c.method === 'editMessageText') &&
+      params(c).chat_id === chatId &&
+      c.status === 200 &&
+      String(params(c).text).includes(needle),
     timeoutMs,
     since,
   );

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { ALICE, isFinal, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
 
 // An update refused because the gateway is shutting down never counts towards inboxMaxAttempts.
-const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)], retryBaseDelay: 200 }, { limits: { inboxMaxAttempts: 1, shutdownGrace: '30s' } });
+const env = useTelegramEnv(
+  { dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)], retryBaseDelay: 200 },
+  { limits: { inboxMaxAttempts: 1, shutdownGrace: '30s' } },
+);
 
 describe('telegram: shutdown and the inbox', () => {
   it('a message arriving while the gateway drains is left for the next start, not dead-lettered', async () => {

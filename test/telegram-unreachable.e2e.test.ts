@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, closedPort, startBlackhole, startFakeAnthropic, startFakeTelegram, startGateway, stopAllGateways, type FakeAnthropic, type GatewayProcess } from '@switchboard/testkit';
+import {
+  api,
+  closedPort,
+  startBlackhole,
+  startFakeAnthropic,
+  startFakeTelegram,
+  startGateway,
+  stopAllGateways,
+  type FakeAnthropic,
+  type GatewayProcess,
+} from '@switchboard/testkit';
 import { TOKEN } from './telegram-helpers.js';
 
 // Acceptance 3 of issue 11 (Telegram half): the Bot API unreachable, hanging, or refusing the token.
@@ -18,7 +28,10 @@ function gatewayAt(apiRoot: string, account: Record<string, unknown> = {}, env: 
   return startGateway({
     modelUrl: model.url,
     env,
-    config: { limits: { shutdownGrace: '2s' }, channels: { telegram: { accounts: { main: { token: TOKEN, apiRoot, dmPolicy: 'pairing', ...RETRY, ...account } } } } },
+    config: {
+      limits: { shutdownGrace: '2s' },
+      channels: { telegram: { accounts: { main: { token: TOKEN, apiRoot, dmPolicy: 'pairing', ...RETRY, ...account } } } },
+    },
   });
 }
 

@@ -4,7 +4,13 @@ import { ALICE, texts, TOKEN, useTelegramEnv, waitForText } from './telegram-hel
 
 const HOOK_URL = 'https://bot.example/telegram/main';
 
-const env = useTelegramEnv({ mode: 'webhook', webhookSecret: CANARY_WEBHOOK_SECRET, webhookUrl: HOOK_URL, dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
+const env = useTelegramEnv({
+  mode: 'webhook',
+  webhookSecret: CANARY_WEBHOOK_SECRET,
+  webhookUrl: HOOK_URL,
+  dmPolicy: 'allowlist',
+  allowFrom: [String(ALICE.user.id)],
+});
 
 function post(body: unknown, secret?: string): Promise<Response> {
   return fetch(`${env.gw.url}/channels/telegram/main/webhook`, {

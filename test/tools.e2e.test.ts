@@ -26,7 +26,12 @@ describe('tools end to end', () => {
     const { fake, ws } = env;
     const start = fake.requests.length;
     fake.enqueue(
-      { toolUses: [{ name: 'list_files', input: {}, id: 'toolu_list' }, { name: 'read_file', input: { path: 'notes.txt' }, id: 'toolu_read' }] },
+      {
+        toolUses: [
+          { name: 'list_files', input: {}, id: 'toolu_list' },
+          { name: 'read_file', input: { path: 'notes.txt' }, id: 'toolu_read' },
+        ],
+      },
       { toolUses: [{ name: 'write_file', input: { path: 'out/result.txt', content: 'milk bought' }, id: 'toolu_write' }] },
       { text: 'All done.' },
     );

@@ -19,7 +19,8 @@ const readDb = <T>(sql: string, ...args: unknown[]): T[] => {
     db.close();
   }
 };
-const channelHealth = async (id: string) => (await api(env.gw, 'GET', '/readyz', { token: env.gw.credentials().operatorToken })).json.channels[id] as { state: string; detail?: string };
+const channelHealth = async (id: string) =>
+  (await api(env.gw, 'GET', '/readyz', { token: env.gw.credentials().operatorToken })).json.channels[id] as { state: string; detail?: string };
 
 /** Polls a condition the gateway updates asynchronously (its health after a callback answer). */
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 5_000): Promise<T> {
@@ -45,7 +46,11 @@ describe('webhook callbacks', () => {
     expect(attempts[1]!.receivedAt - attempts[0]!.receivedAt).toBeGreaterThanOrEqual(190);
     expect(attempts[2]!.receivedAt - attempts[1]!.receivedAt).toBeGreaterThanOrEqual(390);
     const rows = await until(
-      async () => readDb<{ kind: string; part: number; platform_message_id: string }>('select kind, part, platform_message_id from deliveries where turn_id = ?', accepted.turnId),
+      async () =>
+        readDb<{ kind: string; part: number; platform_message_id: string }>(
+          'select kind, part, platform_message_id from deliveries where turn_id = ?',
+          accepted.turnId,
+        ),
       (r) => r.length > 0,
     );
     expect(rows).toEqual([{ kind: 'final', part: 0, platform_message_id: `pm-${attempts[2]!.seq}` }]);
@@ -60,12 +65,22 @@ describe('webhook callbacks', () => {
       expect((await flaky.send(gw, flaky.dm('bob', `knock ${i}`))).json.gate).toBe('refused');
       await flaky.waitForCount((c) => c.body.type === 'notice', i);
     }
-    const down = await until(() => channelHealth('webhook:flaky'), (h) => h.state === 'down');
+    const down = await until(
+      () => channelHealth('webhook:flaky'),
+      (h) => h.state === 'down',
+    );
     expect(down).toMatchObject({ state: 'down', detail: expect.stringMatching(/3 callback deliveries in a row failed \(last: HTTP 500\)/) });
     expect((await channelHealth('webhook:main')).state).toBe('up');
     await flaky.send(gw, flaky.dm('bob', 'knock 4'));
     await flaky.waitFor((c) => c.body.type === 'notice' && c.status === 200);
-    expect((await until(() => channelHealth('webhook:flaky'), (h) => h.state === 'up')).state).toBe('up');
+    expect(
+      (
+        await until(
+          () => channelHealth('webhook:flaky'),
+          (h) => h.state === 'up',
+        )
+      ).state,
+    ).toBe('up');
   });
 
   it('sends approval requests and takes signed decisions from the platform', async () => {
@@ -74,7 +89,12 @@ describe('webhook callbacks', () => {
     const m = platform.dm('alice', 'write the file');
     await platform.send(gw, m);
     const req = await platform.waitFor((c) => c.body.type === 'approval_request' && c.body.replyTo === m.id);
-    expect(req.body).toMatchObject({ tool: 'write_file', conversation: { id: 'dm-alice', kind: 'dm' }, approvalId: expect.any(String), expiresAt: expect.any(String) });
+    expect(req.body).toMatchObject({
+      tool: 'write_file',
+      conversation: { id: 'dm-alice', kind: 'dm' },
+      approvalId: expect.any(String),
+      expiresAt: expect.any(String),
+    });
     expect(req.body.summary).toContain('hook.txt');
     const approvalId = req.body.approvalId as string;
 
@@ -110,7 +130,9 @@ describe('webhook callbacks', () => {
     expect(fake.requests.length).toBe(calls);
 
     const expected = { actor: 'operator:bootstrap-operator', action: 'policy.update', target: 'webhook:main', detail: { dmPolicy: 'disabled' } };
-    const rows = readDb<{ actor: string; action: string; target: string; detail: string }>("select actor, action, target, detail from audit where action = 'policy.update'");
+    const rows = readDb<{ actor: string; action: string; target: string; detail: string }>(
+      "select actor, action, target, detail from audit where action = 'policy.update'",
+    );
     expect(rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as unknown }))).toContainEqual(expected);
     // The audit route is newer than this test; where the gateway has it, it must agree with the table.
     const viaApi = await api(gw, 'GET', '/api/v1/audit?action=policy.update', { token: operatorToken });

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll } from 'vitest';
-import { CANARY_WEBHOOK_SECRET, startWebhookPlatform, type FakeAnthropic, type GatewayProcess, type ReceivedCallback, type WebhookPlatform } from '@switchboard/testkit';
+import {
+  CANARY_WEBHOOK_SECRET,
+  startWebhookPlatform,
+  type FakeAnthropic,
+  type GatewayProcess,
+  type ReceivedCallback,
+  type WebhookPlatform,
+} from '@switchboard/testkit';
 import { useGateway, type ConfigFragment } from './helpers.js';
 
 /** What `useWebhookGateway` gives a test file. */

@@ -5,7 +5,8 @@ import { useWebhookGateway } from './webhook-helpers.js';
 // The expiry mechanism is under test: a short code lifetime and a fast sweep.
 const env = useWebhookGateway({ main: { dmPolicy: 'pairing' } }, { pairing: { codeTtl: '1s', sweepInterval: '300ms', cooldown: '1s' } });
 
-const notice = (match: RegExp) => (c: ReceivedCallback) => c.body.type === 'notice' && c.body.conversation?.id === 'dm-late' && match.test(c.body.text as string);
+const notice = (match: RegExp) => (c: ReceivedCallback) =>
+  c.body.type === 'notice' && c.body.conversation?.id === 'dm-late' && match.test(c.body.text as string);
 
 describe('webhook pairing expiry', () => {
   it('expires an unapproved code after its TTL, discards the held message and tells the sender', async () => {

@@ -110,7 +110,10 @@ describe('webhook signatures and replays', () => {
     const first = await platform.send(env.gw, m);
     const message = platform.lastRequest!;
     await platform.waitFor(replyTo(m.id));
-    fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'restart.txt', content: '1' }, id: 'toolu_rp4' }] }, { text: 'Written before the restart.' });
+    fake.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'restart.txt', content: '1' }, id: 'toolu_rp4' }] },
+      { text: 'Written before the restart.' },
+    );
     const w = platform.dm('alice', 'write before the restart');
     await platform.send(env.gw, w);
     const req = await platform.waitFor(approvalFor(w.id));

@@ -11,7 +11,10 @@ const env = useGateway({ config: { agents: { default: { mode: 'acceptEdits' } } 
 const resultFor = (id: string) => toolResultFor(env.fake, id);
 
 async function person(name: string, role: string): Promise<{ ws: WsClient; principalId: string }> {
-  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as { secret: string; principalId: string };
+  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as {
+    secret: string;
+    principalId: string;
+  };
   const ws = await connectWs(env.gw.wsUrl, { headers: bearer(r.secret) });
   await ws.next((f) => f.type === 'hello_ok');
   return { ws, principalId: r.principalId };
@@ -22,7 +25,10 @@ describe('per-person workspaces', () => {
     const { fake, gw, ws } = env;
     await ws.next((f) => f.type === 'hello_ok');
     const ownerId = gw.credentials().principalId;
-    fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'owner-notes.txt', content: 'the owner secret 4242' }, id: 'toolu_own_w' }] }, { text: 'owner wrote' });
+    fake.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'owner-notes.txt', content: 'the owner secret 4242' }, id: 'toolu_own_w' }] },
+      { text: 'owner wrote' },
+    );
     expect((await chat(ws, 'own1', 'write my notes')).end).toMatchObject({ type: 'final', text: 'owner wrote' });
     const ownerDir = join(gw.dataDir, 'workspaces', 'default', 'people', ownerId);
     expect(readFileSync(join(ownerDir, 'owner-notes.txt'), 'utf8')).toBe('the owner secret 4242');

@@ -19,7 +19,9 @@ export function rawUpgrade(port: number, localAddress: string, path = '/ws', hea
     let buf = '';
     socket.once('error', reject);
     socket.on('connect', () => {
-      const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      const extra = Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
       socket.write(
         `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
           `Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n${extra}\r\n`,

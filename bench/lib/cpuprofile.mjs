@@ -153,7 +153,10 @@ export function summarizeProfile(profile, { top = 15, inclusiveFilter, windowUs 
       .map((v) => ({ function: v.callFrame.functionName || '(anonymous)', location: locate(v.callFrame), pct: f.selfUs > 0 ? (100 * v.us) / f.selfUs : 0 })),
   });
   const all = [...fns.values()].filter((f) => f.name !== '(idle)' && f.name !== '(root)');
-  const topSelf = all.sort((a, b) => b.selfUs - a.selfUs).slice(0, top).map(row);
+  const topSelf = all
+    .sort((a, b) => b.selfUs - a.selfUs)
+    .slice(0, top)
+    .map(row);
   const inclusive = [...fns.values()]
     .filter((f) => f.name !== '(root)' && f.name !== '(idle)' && (inclusiveFilter ? inclusiveFilter(f.callFrame) : true))
     .sort((a, b) => b.totalUs - a.totalUs)
@@ -173,7 +176,9 @@ export function formatSummary(s, { title = 'profile' } = {}) {
   lines.push('');
   lines.push('top self time:');
   s.top.forEach((r, i) => {
-    lines.push(`${String(i + 1).padStart(3)}. ${r.selfPct.toFixed(1).padStart(5)}%  ${r.selfMs.toFixed(0).padStart(6)} ms  ${r.function}  ${r.location}  [${r.area}]`);
+    lines.push(
+      `${String(i + 1).padStart(3)}. ${r.selfPct.toFixed(1).padStart(5)}%  ${r.selfMs.toFixed(0).padStart(6)} ms  ${r.function}  ${r.location}  [${r.area}]`,
+    );
     if (r.via.length > 0) lines.push(`        via ${r.via.map((v) => `${v.function} ${v.location} (${v.pct.toFixed(0)}%)`).join(', ')}`);
   });
   lines.push('');
@@ -189,6 +194,6 @@ export function formatSummary(s, { title = 'profile' } = {}) {
 
 /** Whether a call frame is the project's own code (packages/* or apps/*, outside node_modules). */
 export function isWorkspaceFrame(cf) {
-  const path = cf.url?.startsWith('file://') ? fileURLToPath(cf.url) : cf.url ?? '';
+  const path = cf.url?.startsWith('file://') ? fileURLToPath(cf.url) : (cf.url ?? '');
   return path.startsWith(repoRoot) && !path.includes('/node_modules/') && /\/(packages|apps)\//.test(path);
 }

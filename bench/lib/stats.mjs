@@ -8,7 +8,10 @@ export function percentile(sorted, p) {
 }
 
 export function median(values) {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 /** { n, p50, p90, p99, mean, min, max } of a list of numbers (milliseconds). */

@@ -21,7 +21,14 @@ export async function createClientToken(
   let principal = await storage.principals.byName(principalName);
   const createdPrincipal = !principal;
   if (!principal) principal = await storage.principals.create({ name: principalName, role });
-  const { secret, record } = await createToken(storage, { kind: 'client', name: tokenName, principalId: principal.id, scopes: [], createdBy: meta.createdBy ?? 'bootstrap', expiresAt: meta.expiresAt ?? null });
+  const { secret, record } = await createToken(storage, {
+    kind: 'client',
+    name: tokenName,
+    principalId: principal.id,
+    scopes: [],
+    createdBy: meta.createdBy ?? 'bootstrap',
+    expiresAt: meta.expiresAt ?? null,
+  });
   await storage.principals.linkIdentity(principal.id, 'ws', record.id);
   return { secret, principalId: principal.id, tokenId: record.id, createdPrincipal };
 }
@@ -33,7 +40,14 @@ export async function createOperatorToken(
   scopes: Scope[],
   meta: { expiresAt?: Date | null; createdBy?: string | null } = {},
 ): Promise<{ secret: string; tokenId: string }> {
-  const { secret, record } = await createToken(storage, { kind: 'operator', name, principalId: null, scopes, createdBy: meta.createdBy ?? 'bootstrap', expiresAt: meta.expiresAt ?? null });
+  const { secret, record } = await createToken(storage, {
+    kind: 'operator',
+    name,
+    principalId: null,
+    scopes,
+    createdBy: meta.createdBy ?? 'bootstrap',
+    expiresAt: meta.expiresAt ?? null,
+  });
   return { secret, tokenId: record.id };
 }
 

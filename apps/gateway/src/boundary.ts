@@ -76,7 +76,10 @@ export class BoundaryService {
 
   /** Starts the expiry sweep of pairing requests and the rate-limit audit's window. */
   start(): void {
-    this.sweep = setInterval(() => void this.expire().catch((err: unknown) => this.d.log.error({ err }, 'pairing expiry sweep failed')), this.d.cfg.pairing.sweepInterval);
+    this.sweep = setInterval(
+      () => void this.expire().catch((err: unknown) => this.d.log.error({ err }, 'pairing expiry sweep failed')),
+      this.d.cfg.pairing.sweepInterval,
+    );
     this.sweep.unref();
     this.limitedAudit.start();
   }
@@ -153,9 +156,23 @@ export class BoundaryService {
     const seen = await this.d.storage.turns.seen(message.channel, message.account, message.dedupeKey, message.text);
     if (seen) return { ...seen, gate: 'admitted' };
     // Likewise a redelivery of a message held for pairing: held once, noticed once.
-    const heldBy = message.principalId ? null : await this.d.storage.pairing.heldSeen(message.channel, message.account, message.sender.identity, message.dedupeKey);
+    const heldBy = message.principalId
+      ? null
+      : await this.d.storage.pairing.heldSeen(message.channel, message.account, message.sender.identity, message.dedupeKey);
     if (heldBy) return this.heldAgain(heldBy);
-    const policy = (await this.policy(channelId)) ?? { ...configPolicy(this.d.cfg, channelId), dmPolicy: 'allowlist', allowFrom: [], groupPolicy: 'disabled', groups: {}, requireMention: true, rateLimit: { burst: 10, perMinute: 20 }, pairingRole: 'member', permissionMode: null } as BoundaryPolicy;
+    const policy =
+      (await this.policy(channelId)) ??
+      ({
+        ...configPolicy(this.d.cfg, channelId),
+        dmPolicy: 'allowlist',
+        allowFrom: [],
+        groupPolicy: 'disabled',
+        groups: {},
+        requireMention: true,
+        rateLimit: { burst: 10, perMinute: 20 },
+        pairingRole: 'member',
+        permissionMode: null,
+      } as BoundaryPolicy);
     const sep = message.sender.identity.indexOf(':');
     const channelType = message.sender.identity.slice(0, sep);
     const externalId = message.sender.identity.slice(sep + 1);
@@ -191,7 +208,12 @@ export class BoundaryService {
     switch (decision.decision) {
       case 'refused':
         log.info({ gate: 'refused', reason: decision.reason }, 'gate: refused');
-        await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.refused', target: channelId, detail: { identity: message.sender.identity, reason: decision.reason } });
+        await this.d.storage.audit.append({
+          actor: 'gateway',
+          action: 'gate.refused',
+          target: channelId,
+          detail: { identity: message.sender.identity, reason: decision.reason },
+        });
         if (decision.notify) await this.notify(message, decision.notify);
         return none('refused');
       case 'pairing':
@@ -228,7 +250,12 @@ export class BoundaryService {
       if (existing) return existing.id;
       const principal = await this.createPrincipal(displayName ?? key, role);
       await this.d.storage.principals.linkIdentity(principal, channelType, externalId);
-      await this.d.storage.audit.append({ actor: 'gateway', action: 'principal.created', target: principal, detail: { identity: key, role, via: 'allowFrom' } });
+      await this.d.storage.audit.append({
+        actor: 'gateway',
+        action: 'principal.created',
+        target: principal,
+        detail: { identity: key, role, via: 'allowFrom' },
+      });
       return principal;
     })().finally(() => this.linking.delete(key));
     this.linking.set(key, p);
@@ -270,15 +297,27 @@ export class BoundaryService {
         const reason = 'pairing.cooldown: this identity asked for access recently';
         log.info({ gate: 'refused', reason }, 'gate: refused');
         await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.refused', target: channelId, detail: { identity, reason } });
-        await this.notify(message, `You asked for access recently, so this message was not kept. You can try again in ${span(r.retryAt.getTime() - Date.now())} (pairing.cooldown).`);
+        await this.notify(
+          message,
+          `You asked for access recently, so this message was not kept. You can try again in ${span(r.retryAt.getTime() - Date.now())} (pairing.cooldown).`,
+        );
         return result('refused');
       }
       case 'overflow': {
-        const limit = r.limit === 'maxHeld' ? `at most ${p.maxHeld} messages (pairing.maxHeld)` : `at most ${p.maxHeldBytes} bytes of messages (pairing.maxHeldBytes)`;
+        const limit =
+          r.limit === 'maxHeld' ? `at most ${p.maxHeld} messages (pairing.maxHeld)` : `at most ${p.maxHeldBytes} bytes of messages (pairing.maxHeldBytes)`;
         log.info({ gate: 'refused', reason: `pairing.${r.limit} reached`, code: r.request.code }, 'gate: held message not kept');
         if (r.first) {
-          await this.d.storage.audit.append({ actor: 'gateway', action: 'gate.held_overflow', target: channelId, detail: { identity, code: r.request.code, limit: `pairing.${r.limit}` } });
-          await this.notify(message, `This message was not kept: while pairing code ${r.request.code} waits for an operator, ${limit} are kept. Later messages are not kept either; send them again once you are approved.`);
+          await this.d.storage.audit.append({
+            actor: 'gateway',
+            action: 'gate.held_overflow',
+            target: channelId,
+            detail: { identity, code: r.request.code, limit: `pairing.${r.limit}` },
+          });
+          await this.notify(
+            message,
+            `This message was not kept: while pairing code ${r.request.code} waits for an operator, ${limit} are kept. Later messages are not kept either; send them again once you are approved.`,
+          );
         }
         return result('refused');
       }
@@ -297,7 +336,10 @@ export class BoundaryService {
       }
       case 'held':
         log.info({ gate: 'held', code: r.request.code }, 'gate: message held for pairing');
-        await this.notify(message, `Still waiting for an operator to approve pairing code ${r.request.code}. Your message is kept (${r.request.heldCount} of at most ${p.maxHeld}).`);
+        await this.notify(
+          message,
+          `Still waiting for an operator to approve pairing code ${r.request.code}. Your message is kept (${r.request.heldCount} of at most ${p.maxHeld}).`,
+        );
         return result('held');
     }
   }
@@ -330,7 +372,11 @@ export class BoundaryService {
     code: string,
     opts: { role?: Role | undefined; principalId?: string | undefined; scopes: readonly Scope[] },
     by: string,
-  ): Promise<{ outcome: 'approved'; principalId: string; answered: number } | { outcome: 'not_found' | 'not_pending' | 'unknown_principal' } | { outcome: 'forbidden'; message: string }> {
+  ): Promise<
+    | { outcome: 'approved'; principalId: string; answered: number }
+    | { outcome: 'not_found' | 'not_pending' | 'unknown_principal' }
+    | { outcome: 'forbidden'; message: string }
+  > {
     const req = await this.d.storage.pairing.get(code);
     if (!req) return { outcome: 'not_found' };
     if (req.status !== 'pending' || req.expiresAt.getTime() <= Date.now()) return { outcome: 'not_pending' };
@@ -349,12 +395,20 @@ export class BoundaryService {
     await this.d.storage.principals.linkIdentity(principalId, req.identity.slice(0, sep), req.identity.slice(sep + 1));
     if (target) {
       // Someone's existing identity, sessions and grants now answer to this sender too.
-      await this.d.storage.audit.append({ actor: by, action: 'pairing.linked', target: code, detail: { identity: req.identity, principalId, role, privileged: true } });
+      await this.d.storage.audit.append({
+        actor: by,
+        action: 'pairing.linked',
+        target: code,
+        detail: { identity: req.identity, principalId, role, privileged: true },
+      });
     } else {
       await this.d.storage.audit.append({ actor: by, action: 'pairing.approved', target: code, detail: { identity: req.identity, principalId, role } });
     }
     const turn = combineHeld(code, held);
-    await this.notify(req, turn ? 'You have been approved. Answering your message now.' : 'You have been approved. Send your message again and it will be answered.');
+    await this.notify(
+      req,
+      turn ? 'You have been approved. Answering your message now.' : 'You have been approved. Send your message again and it will be answered.',
+    );
     if (turn) {
       this.limiter.take(`${channelId}|${req.identity}`, policy?.rateLimit ?? { burst: 10, perMinute: 20 }, Date.now(), { force: true });
       await this.d.admit({ ...turn, principalId });
@@ -380,8 +434,16 @@ export class BoundaryService {
     for (const req of due) {
       if (!(await this.d.storage.pairing.decide(req.code, 'expired', 'system'))) continue;
       n++;
-      await this.d.storage.audit.append({ actor: 'system', action: 'pairing.expired', target: req.code, detail: { identity: req.identity, discarded: req.heldCount, reason: 'pairing.codeTtl passed' } });
-      await this.notify(req, `Your pairing code ${req.code} expired before an operator approved it, so your message was discarded. Send a new message to get a new code.`);
+      await this.d.storage.audit.append({
+        actor: 'system',
+        action: 'pairing.expired',
+        target: req.code,
+        detail: { identity: req.identity, discarded: req.heldCount, reason: 'pairing.codeTtl passed' },
+      });
+      await this.notify(
+        req,
+        `Your pairing code ${req.code} expired before an operator approved it, so your message was discarded. Send a new message to get a new code.`,
+      );
     }
     return n;
   }

@@ -58,7 +58,16 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
     deadLetter: async (item) => {
       const r = await storage.deadLetters.record(item);
       d.log.error(
-        { event: 'dead_letter', channel: item.channel, account: item.account, conversation: item.conversation, dedupeKey: item.dedupeKey, attempts: item.attempts, error: item.error, deadLetterId: r.id },
+        {
+          event: 'dead_letter',
+          channel: item.channel,
+          account: item.account,
+          conversation: item.conversation,
+          dedupeKey: item.dedupeKey,
+          attempts: item.attempts,
+          error: item.error,
+          deadLetterId: r.id,
+        },
         `${item.channel}:${item.account}: gave up on an inbound item after ${item.attempts} attempts; recorded as a dead letter`,
       );
     },
@@ -113,7 +122,15 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
         const turn = await storage.turns.get(a.turnId);
         // Only a turn that can still use the answer: running, waiting for it, or suspended to resume.
         if (!turn || !OPEN_TURN_STATES.has(turn.state)) continue;
-        out.push({ approvalId: a.id, turnId: a.turnId, clientId: turn.clientId, tool: a.tool, summary: a.summary, expiresAt: a.expiresAt.toISOString(), source: a.source });
+        out.push({
+          approvalId: a.id,
+          turnId: a.turnId,
+          clientId: turn.clientId,
+          tool: a.tool,
+          summary: a.summary,
+          expiresAt: a.expiresAt.toISOString(),
+          source: a.source,
+        });
       }
       return out;
     },

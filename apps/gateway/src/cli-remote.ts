@@ -20,7 +20,8 @@ export function dataDirOf(file: string, env: NodeJS.ProcessEnv, cwd: string): st
     throw new ConfigError(code ? `cannot read the config file ${file}: ${code}` : `the config is not valid JSON5: ${(err as Error).message}`);
   }
   const gw = raw && typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, 'gateway') ? (raw as { gateway: unknown }).gateway : undefined;
-  const fromFile = gw && typeof gw === 'object' && Object.hasOwn(gw, 'dataDir') ? interpolate((gw as { dataDir: unknown }).dataDir, env, ['gateway', 'dataDir']) : undefined;
+  const fromFile =
+    gw && typeof gw === 'object' && Object.hasOwn(gw, 'dataDir') ? interpolate((gw as { dataDir: unknown }).dataDir, env, ['gateway', 'dataDir']) : undefined;
   if (fromFile !== undefined && (typeof fromFile !== 'string' || fromFile === '')) throw new ConfigError('gateway.dataDir: expected a non-empty string');
   const dir = env.SWITCHBOARD_DATA_DIR || (fromFile as string | undefined) || './data';
   return isAbsolute(dir) ? dir : resolve(cwd, dir);
@@ -79,4 +80,3 @@ export async function apiRequest(base: string, token: string, method: string, pa
   const message = res.ok ? '' : `${res.status}: ${typeof json?.message === 'string' ? json.message : text}`;
   return { ok: res.ok, status: res.status, json, text, message };
 }
-

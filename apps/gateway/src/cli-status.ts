@@ -8,8 +8,16 @@ import { apiRequest, runningGateway } from './cli-remote.js';
  */
 export async function statusCommand(dataDir: string, tokenFlag: string | undefined, env: NodeJS.ProcessEnv): Promise<CliOutcome> {
   const gw = await runningGateway(dataDir);
-  if (!gw.running) return { code: EXIT_UNAVAILABLE, stderr: `switchboard: no gateway is running on ${dataDir} (nothing holds its instance lock); start it with: switchboard start\n` };
-  if (!gw.url) return { code: EXIT_UNAVAILABLE, stderr: `switchboard: a gateway holds ${dataDir} but does not listen yet (starting or stopping): try again in a moment\n` };
+  if (!gw.running)
+    return {
+      code: EXIT_UNAVAILABLE,
+      stderr: `switchboard: no gateway is running on ${dataDir} (nothing holds its instance lock); start it with: switchboard start\n`,
+    };
+  if (!gw.url)
+    return {
+      code: EXIT_UNAVAILABLE,
+      stderr: `switchboard: a gateway holds ${dataDir} but does not listen yet (starting or stopping): try again in a moment\n`,
+    };
   const token = operatorToken(dataDir, tokenFlag, env);
   if (!token) return { code: 2, stderr: 'switchboard: an operator token with the "read" scope is needed: --token <secret> or SWITCHBOARD_TOKEN\n' };
   const url = gw.url;
@@ -25,7 +33,12 @@ export async function statusCommand(dataDir: string, tokenFlag: string | undefin
   const out = {
     gateway: url,
     channels: channels.ok
-      ? (channels.json.channels as Array<{ id: string; type: string; account: string; health: Record<string, unknown> }>).map((c) => ({ id: c.id, type: c.type, account: c.account, ...c.health }))
+      ? (channels.json.channels as Array<{ id: string; type: string; account: string; health: Record<string, unknown> }>).map((c) => ({
+          id: c.id,
+          type: c.type,
+          account: c.account,
+          ...c.health,
+        }))
       : err(channels),
     turns: turns.ok ? { active: turns.json.activeTurns, today: turns.json.turns } : err(turns),
     approvals: approvals.ok ? { pending: (approvals.json.approvals as unknown[]).length } : err(approvals),

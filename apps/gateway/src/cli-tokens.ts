@@ -30,7 +30,10 @@ async function remote(ctx: AdminContext): Promise<{ url: string; token: string }
   if (!gw.url) return failed(`a gateway holds ${ctx.dataDir} but does not listen yet (starting or stopping): try again in a moment`, EXIT_UNAVAILABLE);
   const token = operatorToken(ctx.dataDir, ctx.tokenFlag, ctx.env);
   if (!token) {
-    return failed(`a gateway is running at ${gw.url}, so this change goes through its control API: pass an operator token (--token <secret> or SWITCHBOARD_TOKEN)`, 2);
+    return failed(
+      `a gateway is running at ${gw.url}, so this change goes through its control API: pass an operator token (--token <secret> or SWITCHBOARD_TOKEN)`,
+      2,
+    );
   }
   return { url: gw.url, token };
 }
@@ -72,7 +75,12 @@ export async function tokenRevoke(ctx: AdminContext, id: string | undefined, cas
     const targets = [token, ...(cascade ? mintedBy(all, id) : [])];
     for (const t of targets) {
       await storage.tokens.revoke(t.id);
-      await storage.audit.append({ actor: cliActor(), action: 'token.revoke', target: t.id, detail: { kind: t.kind, name: t.name, ...(t === token ? {} : { cascadeFrom: id }) } });
+      await storage.audit.append({
+        actor: cliActor(),
+        action: 'token.revoke',
+        target: t.id,
+        detail: { kind: t.kind, name: t.name, ...(t === token ? {} : { cascadeFrom: id }) },
+      });
     }
     const after = new Map((await storage.tokens.list()).map((t) => [t.id, t]));
     return ok({ token: tokenView(after.get(id)!), cascaded: targets.slice(1).map((t) => tokenView(after.get(t.id)!)) });
@@ -82,7 +90,14 @@ export async function tokenRevoke(ctx: AdminContext, id: string | undefined, cas
 /** `token create --kind client|operator ...`: the same JSON output whichever way it went. */
 export async function tokenCreate(
   ctx: AdminContext,
-  v: { kind?: string | undefined; principal?: string | undefined; role?: string | undefined; scopes?: string | undefined; name?: string | undefined; expires?: string | undefined },
+  v: {
+    kind?: string | undefined;
+    principal?: string | undefined;
+    role?: string | undefined;
+    scopes?: string | undefined;
+    name?: string | undefined;
+    expires?: string | undefined;
+  },
 ): Promise<CliOutcome> {
   const expiresAt = parseExpiry(v.expires);
   if (typeof expiresAt === 'string') return failed(expiresAt, 2);
@@ -112,7 +127,14 @@ export async function tokenCreate(
     return ok({ kind: 'client', principal, principalId: c.principalId, tokenId: c.tokenId, createdPrincipal: c.createdPrincipal, secret: c.secret });
   }
   if (v.kind === 'operator') {
-    const scopes = [...new Set(String(v.scopes ?? '').split(',').map((s) => s.trim()).filter(Boolean))];
+    const scopes = [
+      ...new Set(
+        String(v.scopes ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ];
     if (scopes.length === 0 || scopes.some((s) => !SCOPES.includes(s as Scope))) return failed(`--scopes must list some of ${SCOPES.join(', ')}`, 2);
     const name = v.name ?? 'operator';
     const r = await remote(ctx);

@@ -80,7 +80,8 @@ async function start(configFile: string | undefined): Promise<void> {
   let early: NodeJS.Signals | undefined;
   // SIGHUP: reload the config file; live keys apply, the others wait for a restart.
   process.on('SIGHUP', () => {
-    if (!gw) return void log.warn({ event: 'config_reload_refused' }, 'config reload ignored: the gateway is still starting; send SIGHUP again once it listens');
+    if (!gw)
+      return void log.warn({ event: 'config_reload_refused' }, 'config reload ignored: the gateway is still starting; send SIGHUP again once it listens');
     reloadConfig(gw, configPath(configFile), log);
   });
   let signals = 0;
@@ -241,11 +242,19 @@ async function main(): Promise<void> {
   if (cmd === 'status' && parsed.positionals.length === 1) return finish(await statusCommand(readDataDir(v.config), v.token, process.env));
   if (cmd === 'token' && sub === 'create') return finish(await tokenCreate(adminContext(v), v));
   if (cmd === 'token' && sub === 'list') return finish(await tokenList(adminContext(v), { kind: v.kind, active: v.active }));
-  if (cmd === 'token' && sub === 'revoke' && parsed.positionals.length <= 3) return finish(await tokenRevoke(adminContext(v), parsed.positionals[2], v.cascade === true));
+  if (cmd === 'token' && sub === 'revoke' && parsed.positionals.length <= 3)
+    return finish(await tokenRevoke(adminContext(v), parsed.positionals[2], v.cascade === true));
   if (cmd === 'principals') return principals(parsed.positionals.slice(1), v);
   if (cmd === 'backup' && sub && parsed.positionals.length === 2) return backup(sub, v);
   if (cmd === 'pairing') {
-    return finish(await pairingCommand(readDataDir(v.config), parsed.positionals.slice(1), { role: v.role, token: v.token, status: v.status, channel: v.channel }, process.env));
+    return finish(
+      await pairingCommand(
+        readDataDir(v.config),
+        parsed.positionals.slice(1),
+        { role: v.role, token: v.token, status: v.status, channel: v.channel },
+        process.env,
+      ),
+    );
   }
   fail(cmd !== undefined && Object.hasOwn(HELP, cmd) ? HELP[cmd]! : USAGE);
 }

@@ -71,7 +71,10 @@ export const telegramAccountSchema = z
     /** `<bot id>:<35 characters>`; anything shorter is not a Bot API token. */
     token: z.string().min(20),
     /** Bot API root (tests and self-hosted Bot API servers). */
-    apiRoot: z.url().default('https://api.telegram.org').transform((u) => u.replace(/\/+$/, '')),
+    apiRoot: z
+      .url()
+      .default('https://api.telegram.org')
+      .transform((u) => u.replace(/\/+$/, '')),
     mode: z.enum(['polling', 'webhook']).default('polling'),
     /** Webhook mode: the secret Telegram sends in X-Telegram-Bot-Api-Secret-Token. */
     webhookSecret: z.string().min(16).max(256).optional(),
@@ -94,7 +97,11 @@ export const telegramAccountSchema = z
     apiTimeout: duration.default(15_000),
     /** A token the Bot API refused (401) is tried again this often. */
     authRetryInterval: duration.default(300_000),
-    maxInboundMediaBytes: z.number().int().min(0).default(20 * 1024 * 1024),
+    maxInboundMediaBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(20 * 1024 * 1024),
     /** Extra patterns that count as a mention in groups (case-insensitive, RE2 syntax: linear time, no backreferences or lookaround). */
     mentionPatterns: z.array(z.string().min(1).max(200)).default([]),
   })
@@ -104,9 +111,14 @@ export const telegramAccountSchema = z
     if (v.webhookSecret !== undefined && !/^[A-Za-z0-9_-]+$/.test(v.webhookSecret)) {
       ctx.addIssue({ code: 'custom', path: ['webhookSecret'], message: 'Telegram accepts only A-Z, a-z, 0-9, _ and - in a webhook secret' });
     }
-    if (v.pollTimeout < 1000) ctx.addIssue({ code: 'custom', path: ['pollTimeout'], message: 'pollTimeout must be at least 1s (getUpdates counts whole seconds)' });
+    if (v.pollTimeout < 1000)
+      ctx.addIssue({ code: 'custom', path: ['pollTimeout'], message: 'pollTimeout must be at least 1s (getUpdates counts whole seconds)' });
     if (v.pollStallTimeout <= v.pollTimeout) {
-      ctx.addIssue({ code: 'custom', path: ['pollStallTimeout'], message: 'pollStallTimeout must be longer than pollTimeout, or every idle long poll would count as stalled' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pollStallTimeout'],
+        message: 'pollStallTimeout must be longer than pollTimeout, or every idle long poll would count as stalled',
+      });
     }
     for (const [i, p] of v.mentionPatterns.entries()) {
       try {
@@ -165,7 +177,12 @@ export const webhookAccountSchema = z
     /** A callback attempt that has not answered in this long is abandoned (and retried). */
     callbackTimeout: duration.default(10_000),
     /** Largest accepted inbound request body, in bytes (larger → 413). */
-    maxBodyBytes: z.number().int().min(1024).max(4 * 1024 * 1024).default(256 * 1024),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(4 * 1024 * 1024)
+      .default(256 * 1024),
   })
   .superRefine(refineBoundary);
 

@@ -38,7 +38,12 @@ const websocketAccount = z.strictObject({
   /** A client that authenticates by frame must send `hello` within this time. */
   helloTimeout: duration.default(10_000),
   /** Largest accepted frame, in bytes, on a connection whose upgrade carried a valid token (others: 64 KiB). */
-  maxPayload: z.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  maxPayload: z
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
   /** Open connections not yet authenticated, per client address (IPv6 by /64) and in all. */
   maxUnauthenticatedPerAddress: z.number().int().min(1).max(10_000).default(8),
   maxUnauthenticated: z.number().int().min(1).max(100_000).default(1000),
@@ -73,9 +78,17 @@ export const configSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).default(7420),
       dataDir: z.string().min(1).default('./data'),
       /** Largest accepted HTTP body, in bytes. */
-      bodyLimit: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+      bodyLimit: z
+        .number()
+        .int()
+        .min(1024)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
       /** Reverse proxies (addresses or CIDRs) whose `X-Forwarded-For` names the client; none by default. */
-      trustedProxies: z.array(z.string().refine((t) => parseProxyRange(t) !== null, 'expected an IP address or CIDR range')).max(100).default([]),
+      trustedProxies: z
+        .array(z.string().refine((t) => parseProxyRange(t) !== null, 'expected an IP address or CIDR range'))
+        .max(100)
+        .default([]),
       /** A request's headers must arrive within this time (slow clients are cut off). */
       headersTimeout: serverTimeout.default(10_000),
       /** A whole request (headers and body) must arrive within this time. */
@@ -124,7 +137,14 @@ export const configSchema = z.strictObject({
         })
         .prefault({}),
       /** How long a session grant (a session rule, or a session mode above the broader mode) lasts. */
-      sessionGrantTtl: duration.pipe(z.number().min(200, 'sessionGrantTtl must be at least 200ms').max(365 * 86_400_000)).default(12 * 3_600_000),
+      sessionGrantTtl: duration
+        .pipe(
+          z
+            .number()
+            .min(200, 'sessionGrantTtl must be at least 200ms')
+            .max(365 * 86_400_000),
+        )
+        .default(12 * 3_600_000),
     })
     .default({
       allow: [],
@@ -146,7 +166,12 @@ export const configSchema = z.strictObject({
       /** Messages kept per pending request (the first counts); later ones are not kept. */
       maxHeld: z.number().int().min(1).max(100).default(5),
       /** Bytes of held messages (stored size) per pending request at most. */
-      maxHeldBytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+      maxHeldBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(16 * 1024 * 1024)
+        .default(64 * 1024),
       /** Least time between two pairing requests of one identity on one account. */
       cooldown: duration.default(600_000),
       /** How often expired codes are swept (and their senders told). */
@@ -209,7 +234,12 @@ export const configSchema = z.strictObject({
       /** Attempts to store or process one inbound item before it becomes a dead letter. */
       inboxMaxAttempts: z.number().int().min(1).max(100).default(5),
       /** Largest inbound item the inbox stores (its JSON, in bytes); larger ones are refused. */
-      inboxMaxBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+      inboxMaxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
     })
     .default({
       modelRequestTimeout: 60_000,

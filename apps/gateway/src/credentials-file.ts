@@ -80,6 +80,8 @@ export function logCredentialsCreated(log: NoticeLog, file: string, dataDir: str
   const chat = chatCommand(file, dataDir, cwd);
   log.info(
     { event: 'credentials_created', file, tokenCommand: token, ...(chat ? { chatCommand: chat } : {}) },
-    chat ? `first start: credentials written to ${file}; chat as the owner with: ${chat}` : `first start: credentials written to ${file}; the owner's client token: ${token}`,
+    chat
+      ? `first start: credentials written to ${file}; chat as the owner with: ${chat}`
+      : `first start: credentials written to ${file}; the owner's client token: ${token}`,
   );
 }

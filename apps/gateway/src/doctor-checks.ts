@@ -56,7 +56,13 @@ export async function checkDataDir(dataDir: string): Promise<Check> {
     }
   }
   const gw = await runningGateway(dataDir);
-  if (gw.running) return { ok: false, title, detail: `a gateway is running on it (${gw.url ?? 'starting'})`, fix: 'stop that gateway first, or see what it does with: switchboard status' };
+  if (gw.running)
+    return {
+      ok: false,
+      title,
+      detail: `a gateway is running on it (${gw.url ?? 'starting'})`,
+      fix: 'stop that gateway first, or see what it does with: switchboard status',
+    };
   return { ok: true, title };
 }
 
@@ -82,7 +88,8 @@ export async function checkModel(cfg: Readonly<Config>): Promise<Check> {
   const base = (cfg.model.baseUrl || 'https://api.anthropic.com').replace(/\/+$/, '');
   const url = `${base}/v1/models`;
   const title = `model key accepted (GET ${url})`;
-  if (!cfg.model.apiKey) return { ok: false, title, detail: 'no key is configured', fix: 'set model.apiKey in the config, or ANTHROPIC_API_KEY in the environment' };
+  if (!cfg.model.apiKey)
+    return { ok: false, title, detail: 'no key is configured', fix: 'set model.apiKey in the config, or ANTHROPIC_API_KEY in the environment' };
   let res: Response;
   try {
     res = await fetch(url, { headers: { 'x-api-key': cfg.model.apiKey, 'anthropic-version': '2023-06-01' }, signal: AbortSignal.timeout(10_000) });
@@ -92,9 +99,12 @@ export async function checkModel(cfg: Readonly<Config>): Promise<Check> {
   const body = (await res.json().catch(() => undefined)) as { error?: { type?: unknown; message?: unknown } } | undefined;
   if (res.ok) return { ok: true, title };
   const why = typeof body?.error?.type === 'string' ? `${res.status} ${body.error.type}` : `HTTP ${res.status}`;
-  if (res.status === 401 || res.status === 403) return { ok: false, title, detail: `the key was refused (${why})`, fix: 'check model.apiKey (or ANTHROPIC_API_KEY): a valid key for this API' };
+  if (res.status === 401 || res.status === 403)
+    return { ok: false, title, detail: `the key was refused (${why})`, fix: 'check model.apiKey (or ANTHROPIC_API_KEY): a valid key for this API' };
   if (res.status === 404) {
-    const hint = /\/v1$/.test(base) ? 'remove the /v1 suffix from model.baseUrl (the client adds /v1 itself)' : 'check model.baseUrl: the API root, without /v1';
+    const hint = /\/v1$/.test(base)
+      ? 'remove the /v1 suffix from model.baseUrl (the client adds /v1 itself)'
+      : 'check model.baseUrl: the API root, without /v1';
     return { ok: false, title, detail: why, fix: hint };
   }
   return { ok: false, title, detail: why, fix: 'the model API answered with an error: check model.baseUrl and retry later' };
@@ -115,7 +125,12 @@ export async function checkTelegram(id: string, account: { token: string; apiRoo
     const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
     body = (await res.json().catch(() => ({ ok: false, error_code: res.status }))) as typeof body;
   } catch (err) {
-    return { ok: false, title, detail: networkCause(err, account.apiRoot), fix: `check channels.telegram.accounts.${id}.apiRoot and that this host can reach it` };
+    return {
+      ok: false,
+      title,
+      detail: networkCause(err, account.apiRoot),
+      fix: `check channels.telegram.accounts.${id}.apiRoot and that this host can reach it`,
+    };
   }
   if (body?.ok === true) return { ok: true, title: `${title}: @${String(body.result?.username ?? '?')}` };
   const why = `${typeof body?.error_code === 'number' ? body.error_code : 'error'} ${typeof body?.description === 'string' ? body.description : ''}`.trim();
@@ -135,13 +150,17 @@ export async function checkSlack(
   const url = new URL(t.method, apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`).toString();
   let body: { ok?: unknown; team?: unknown; user?: unknown; error?: unknown } | undefined;
   try {
-    const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/x-www-form-urlencoded' }, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      signal: AbortSignal.timeout(10_000),
+    });
     body = (await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }))) as typeof body;
   } catch (err) {
     return { ok: false, title, detail: networkCause(err, url), fix: `check channels.slack.accounts.${id}.apiUrl and that this host can reach it` };
   }
   if (body?.ok === true) return { ok: true, title: bot ? `${title}: ${String(body.user ?? '?')} in ${String(body.team ?? '?')}` : title };
   const why = typeof body?.error === 'string' ? body.error.slice(0, 100) : 'error';
-  const what = bot ? "the app's Bot User OAuth Token (xoxb-…)" : "an app-level token (xapp-…) with the connections:write scope";
+  const what = bot ? "the app's Bot User OAuth Token (xoxb-…)" : 'an app-level token (xapp-…) with the connections:write scope';
   return { ok: false, title, detail: `Slack refused it (${why})`, fix: `check ${key}${via(varsAt(t.keyPath))}: ${what}` };
 }

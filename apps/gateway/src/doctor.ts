@@ -54,7 +54,10 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return invalid(`cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`, 'pass --config <file> or set SWITCHBOARD_CONFIG (default config/switchboard.json5)');
+    return invalid(
+      `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      'pass --config <file> or set SWITCHBOARD_CONFIG (default config/switchboard.json5)',
+    );
   }
   let raw: unknown;
   try {
@@ -70,7 +73,12 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
     if (!r.hasDefault && (v === undefined || v === '') && !missing.has(r.name)) missing.set(r.name, r.path);
   }
   for (const [name, path] of missing) {
-    checks.push({ ok: false, title: `environment variable ${name} set`, detail: `used at ${path.join('.')}`, fix: `export ${name}=… before starting, or write \${${name}:-default} for an optional value` });
+    checks.push({
+      ok: false,
+      title: `environment variable ${name} set`,
+      detail: `used at ${path.join('.')}`,
+      fix: `export ${name}=… before starting, or write \${${name}:-default} for an optional value`,
+    });
   }
   if (missing.size === 0) checks.push({ ok: true, title: `environment variables set (${new Set(refs.map((r) => r.name)).size} referenced)` });
 
@@ -86,16 +94,24 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
 
   checks.push(await checkDataDir(cfg.gateway.dataDir));
   checks.push(await checkPort(cfg.gateway.host, cfg.gateway.port));
-  checks.push(cfg.model.apiKey === PLACEHOLDER ? { ok: false, skipped: true, title: 'model key not checked (its variable is not set)' } : await checkModel(cfg));
+  checks.push(
+    cfg.model.apiKey === PLACEHOLDER ? { ok: false, skipped: true, title: 'model key not checked (its variable is not set)' } : await checkModel(cfg),
+  );
 
   const usesUnset = (path: string[]) => refs.some((r) => missing.has(r.name) && r.path.join('.') === path.join('.'));
   const varsAt = (path: string[]) => refs.filter((r) => r.path.join('.') === path.join('.')).map((r) => r.name);
   for (const [id, acc] of Object.entries(cfg.channels.telegram?.accounts ?? {})) {
     const key = ['channels', 'telegram', 'accounts', id, 'token'];
-    checks.push(usesUnset(key) ? { ok: false, skipped: true, title: `telegram:${id} bot token not checked (its variable is not set)` } : await checkTelegram(id, acc, key, varsAt));
+    checks.push(
+      usesUnset(key)
+        ? { ok: false, skipped: true, title: `telegram:${id} bot token not checked (its variable is not set)` }
+        : await checkTelegram(id, acc, key, varsAt),
+    );
   }
   for (const [id, acc] of Object.entries(cfg.channels.slack?.accounts ?? {})) {
-    const tokens: Array<{ method: 'auth.test' | 'apps.connections.open'; token: string; field: string }> = [{ method: 'auth.test', token: acc.botToken, field: 'botToken' }];
+    const tokens: Array<{ method: 'auth.test' | 'apps.connections.open'; token: string; field: string }> = [
+      { method: 'auth.test', token: acc.botToken, field: 'botToken' },
+    ];
     if (acc.mode === 'socket' && acc.appToken) tokens.push({ method: 'apps.connections.open', token: acc.appToken, field: 'appToken' });
     for (const t of tokens) {
       const keyPath = ['channels', 'slack', 'accounts', id, t.field];

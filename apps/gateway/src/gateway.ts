@@ -114,7 +114,10 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const agents = new Map<string, AgentRuntime>();
   const workspacesRoot = cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
   mkdirSync(workspacesRoot, { recursive: true, mode: 0o700 });
-  const workspaces = new WorkspaceDirectories({ root: workspacesRoot, modeOf: (id) => (Object.hasOwn(cfg.agents, id) ? cfg.agents[id]!.workspace.mode : 'per-person') });
+  const workspaces = new WorkspaceDirectories({
+    root: workspacesRoot,
+    modeOf: (id) => (Object.hasOwn(cfg.agents, id) ? cfg.agents[id]!.workspace.mode : 'per-person'),
+  });
   const legacyRoot = join(cfg.gateway.dataDir, 'workspaces');
   /** Moves each agent's old single workspace into the per-person layout (the earliest owner's directory). */
   const migrateWorkspaces = async () => {
@@ -122,7 +125,10 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     for (const [id, a] of Object.entries(cfg.agents)) {
       await migrateLegacyWorkspace({ agentId: id, legacyRoot, root: workspacesRoot, mode: a.workspace.mode, principals, log }).catch((err: unknown) => {
         const why = err instanceof Error ? err.message : String(err);
-        throw new Error(`could not move the old workspace of agent "${id}" (${join(legacyRoot, id)}) into the per-person layout under workspaces.root: ${why}`, { cause: err });
+        throw new Error(
+          `could not move the old workspace of agent "${id}" (${join(legacyRoot, id)}) into the per-person layout under workspaces.root: ${why}`,
+          { cause: err },
+        );
       });
     }
   };
@@ -199,7 +205,14 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   const sessionKey = (conv: ConversationRef, principalId: string): SessionKey =>
     conv.kind === 'dm'
       ? { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'dm', principalId }
-      : { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'room', conversation: conv.id, ...(conv.thread ? { thread: conv.thread } : {}) };
+      : {
+          agent: defaultAgent,
+          channel: conv.channel,
+          account: conv.account,
+          scope: 'room',
+          conversation: conv.id,
+          ...(conv.thread ? { thread: conv.thread } : {}),
+        };
   const admit = (message: InboundMessage) => {
     const key: SessionKey | null =
       message.kind === 'room' ? sessionKey(message.conversation, '') : message.principalId ? sessionKey(message.conversation, message.principalId) : null;
@@ -245,7 +258,20 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   app.get('/healthz', async () => ({ ok: true, status: 'live' }));
   await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails });
   await registerOpenApi(app, VERSION);
-  await app.register(controlApi, { prefix: '/api/v1', storage, broker, boundary, channels, engine, policy: policyService, registry, limiter, clientAddress, access, agentTools: Object.fromEntries([...agents].map(([id, a]) => [id, a.tools.map((t) => t.name)])) });
+  await app.register(controlApi, {
+    prefix: '/api/v1',
+    storage,
+    broker,
+    boundary,
+    channels,
+    engine,
+    policy: policyService,
+    registry,
+    limiter,
+    clientAddress,
+    access,
+    agentTools: Object.fromEntries([...agents].map(([id, a]) => [id, a.tools.map((t) => t.name)])),
+  });
 
   const ctxDeps: ChannelContextDeps = {
     storage,

@@ -40,5 +40,7 @@ export function registerHttpEdges(app: FastifyInstance): void {
       return reply.code(414).send({ code: 'uri_too_long', message: `The request path is longer than ${MAX_PATH_LENGTH} characters.` });
     }
   });
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}.` }));
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}.` }),
+  );
 }

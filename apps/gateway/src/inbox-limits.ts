@@ -11,5 +11,7 @@ export const INBOX_TOO_LARGE = 'SWB_E_INBOX_TOO_LARGE';
  */
 export function inboxTooLarge(message: InboundMessage, maxBytes: number): SwbError | null {
   const bytes = Buffer.byteLength(JSON.stringify(message));
-  return bytes > maxBytes ? new SwbError(INBOX_TOO_LARGE, `the inbound item is ${bytes} bytes, over limits.inboxMaxBytes (${maxBytes}); it is not stored`) : null;
+  return bytes > maxBytes
+    ? new SwbError(INBOX_TOO_LARGE, `the inbound item is ${bytes} bytes, over limits.inboxMaxBytes (${maxBytes}); it is not stored`)
+    : null;
 }

@@ -54,44 +54,44 @@ function prettyStdout(): DestinationStream {
 export function createLogger(level: string, secrets: readonly string[], opts: { pretty?: boolean } = {}): Logger {
   const scrub = scrubber(secrets);
   const pretty = opts.pretty ?? process.stdout.isTTY === true;
-  return pino({
-    level,
-    base: { service: 'switchboard' },
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'req.headers["x-api-key"]',
-        'req.headers["x-telegram-bot-api-secret-token"]',
-        'req.headers["x-slack-signature"]',
-        '*.apiKey',
-        '*.token',
-        '*.botToken',
-        '*.appToken',
-        '*.signingSecret',
-        '*.secret',
-        '*.password',
-      ],
-      censor: '[redacted]',
-    },
-    serializers: {
-      // The serialized error is copied into a plain object so every string in it is scrubbed.
-      err: (err: unknown) => scrubDeep(JSON.parse(JSON.stringify(pino.stdSerializers.err(err as Error))), scrub),
-      req: (req: { method?: string; url?: string; id?: string; ip?: string }) => ({
-        id: req.id,
-        method: req.method,
-        // The query string is dropped: tokens must never reach the log even when misplaced.
-        url: typeof req.url === 'string' ? scrub(req.url.split('?')[0] ?? '') : undefined,
-        ip: req.ip,
-      }),
-    },
-    hooks: {
-      logMethod(args, method) {
-        method.apply(
-          this,
-          args.map((a) => scrubDeep(a, scrub)) as Parameters<typeof method>,
-        );
+  return pino(
+    {
+      level,
+      base: { service: 'switchboard' },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers["x-api-key"]',
+          'req.headers["x-telegram-bot-api-secret-token"]',
+          'req.headers["x-slack-signature"]',
+          '*.apiKey',
+          '*.token',
+          '*.botToken',
+          '*.appToken',
+          '*.signingSecret',
+          '*.secret',
+          '*.password',
+        ],
+        censor: '[redacted]',
+      },
+      serializers: {
+        // The serialized error is copied into a plain object so every string in it is scrubbed.
+        err: (err: unknown) => scrubDeep(JSON.parse(JSON.stringify(pino.stdSerializers.err(err as Error))), scrub),
+        req: (req: { method?: string; url?: string; id?: string; ip?: string }) => ({
+          id: req.id,
+          method: req.method,
+          // The query string is dropped: tokens must never reach the log even when misplaced.
+          url: typeof req.url === 'string' ? scrub(req.url.split('?')[0] ?? '') : undefined,
+          ip: req.ip,
+        }),
+      },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => scrubDeep(a, scrub)) as Parameters<typeof method>);
+        },
       },
     },
-  }, pretty ? prettyStdout() : undefined);
+    pretty ? prettyStdout() : undefined,
+  );
 }

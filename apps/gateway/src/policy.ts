@@ -165,7 +165,8 @@ export class PolicyService {
       if (!this.grants.isLive(r)) continue;
       if (r.scopeKind === 'session') liveUntil = Math.min(liveUntil, this.grants.expiresAt(r.createdAt));
       const scope: PermissionScope = r.scopeId === null ? { kind: r.scopeKind } : { kind: r.scopeKind, id: r.scopeId };
-      for (const rule of expand(r.rule)) out.push({ scope, behavior: r.behavior, rule, source: r.createdBy.startsWith('operator:') ? 'database' : 'approval', id: r.id });
+      for (const rule of expand(r.rule))
+        out.push({ scope, behavior: r.behavior, rule, source: r.createdBy.startsWith('operator:') ? 'database' : 'approval', id: r.id });
     }
     this.rulesCache = out;
     this.rulesLiveUntil = liveUntil;
@@ -205,7 +206,6 @@ export class PolicyService {
       session: sessionModeOf(c.session),
     };
   }
-
 
   /** The mode in force (see {@link resolveMode}). */
   async modeFor(c: ModeContext): Promise<PermissionMode> {
@@ -289,18 +289,19 @@ export class PolicyService {
     const basePayload = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };
 
     const canUseTool = async (tool: AnyTool, input: unknown, tctx: Parameters<TurnPolicy['canUseTool']>[2]): Promise<Decision> => {
-      const result: PipelineResult = fileless && isFileTool(tool)
-        ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
-        : await decidePermission(
-            { tool, input, ctx: tctx },
-            {
-              ruleSet,
-              scopes,
-              mode,
-              ...(preToolUse ? { preToolUse } : {}),
-              safety: { ...(this.d.configFile ? { configFile: this.d.configFile } : {}), databaseFile: this.d.databaseFile },
-            },
-          );
+      const result: PipelineResult =
+        fileless && isFileTool(tool)
+          ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
+          : await decidePermission(
+              { tool, input, ctx: tctx },
+              {
+                ruleSet,
+                scopes,
+                mode,
+                ...(preToolUse ? { preToolUse } : {}),
+                safety: { ...(this.d.configFile ? { configFile: this.d.configFile } : {}), databaseFile: this.d.databaseFile },
+              },
+            );
       const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
       let decision: Decision;
       if (result.behavior === 'ask') {
@@ -318,7 +319,13 @@ export class PolicyService {
         mode,
       });
       if (decision.behavior === 'deny') {
-        void runHooks('PermissionDenied', { ...basePayload, toolName: tool.name, toolInput: input, toolUseId: tctx.toolUseId, reason: decision.reason } as never, this.hooks, log, hookOpts);
+        void runHooks(
+          'PermissionDenied',
+          { ...basePayload, toolName: tool.name, toolInput: input, toolUseId: tctx.toolUseId, reason: decision.reason } as never,
+          this.hooks,
+          log,
+          hookOpts,
+        );
         const state = this.denials.recordDenial(session.id);
         if (state.signal === 'denial_limit') {
           stop = {
@@ -348,7 +355,13 @@ export class PolicyService {
     if (this.hooks.PostToolUse?.length || this.hooks.PostToolUseFailure?.length) {
       policy.afterTool = async ({ tool, input, result, ctx: tctx }) => {
         const event = result.is_error ? 'PostToolUseFailure' : 'PostToolUse';
-        const r = await runHooks(event, { ...basePayload, toolName: tool.name, toolInput: input, toolUseId: tctx.toolUseId, toolResult: result.content } as never, this.hooks, log, hookOpts);
+        const r = await runHooks(
+          event,
+          { ...basePayload, toolName: tool.name, toolInput: input, toolUseId: tctx.toolUseId, toolResult: result.content } as never,
+          this.hooks,
+          log,
+          hookOpts,
+        );
         const extra = r.opinions.map((o) => o.additionalContext).filter((c): c is string => !!c);
         return extra.length > 0 ? extra.join('\n') : undefined;
       };
@@ -400,11 +413,26 @@ export class PolicyService {
         requesterPrincipalId: speakerOf(ctx) ?? null,
         conversation: message.conversation,
         signal,
-        notify: (a) => ctx.emit({ type: 'approval_requested', approvalId: a.id, toolUseId, name: tool.name, summary: `${a.summary} — ${reason}`, expiresAt: a.expiresAt.toISOString(), source: a.source }),
+        notify: (a) =>
+          ctx.emit({
+            type: 'approval_requested',
+            approvalId: a.id,
+            toolUseId,
+            name: tool.name,
+            summary: `${a.summary} — ${reason}`,
+            expiresAt: a.expiresAt.toISOString(),
+            source: a.source,
+          }),
         ...(this.hooks.PermissionRequest?.length
           ? {
               autoResponder: async () => {
-                const r = await runHooks('PermissionRequest', { sessionId: session.id, turnId: turn.id, agentId: session.agentId, toolName: tool.name, toolInput: input, toolUseId, reason } as never, this.hooks, log, hookOpts);
+                const r = await runHooks(
+                  'PermissionRequest',
+                  { sessionId: session.id, turnId: turn.id, agentId: session.agentId, toolName: tool.name, toolInput: input, toolUseId, reason } as never,
+                  this.hooks,
+                  log,
+                  hookOpts,
+                );
                 if (r.status === 'failed') return undefined;
                 const deny = r.opinions.find((o) => o.decision === 'deny');
                 if (deny) return { decision: 'deny' as const, name: 'PermissionRequest', ...(deny.reason ? { reason: deny.reason } : {}) };
@@ -418,12 +446,18 @@ export class PolicyService {
       // A stopped turn's approval is cancelled now, before anyone is told it was resolved (the turn's
       // end cancels it too; the claim is atomic, so only one of them records it).
       if (signal.aborted && !suspendedForShutdown(signal)) {
-        await this.d.broker.cancelTurn(turn.id, 'the turn was stopped').catch((err: unknown) => log.error({ err, turnId: turn.id }, 'could not cancel the approval of a stopped turn'));
+        await this.d.broker
+          .cancelTurn(turn.id, 'the turn was stopped')
+          .catch((err: unknown) => log.error({ err, turnId: turn.id }, 'could not cancel the approval of a stopped turn'));
       }
       // A turn suspended for shutdown resumes and asks again: its approval is still open, its cards stay live.
       if (!suspendedForShutdown(signal)) ctx.emit({ type: 'approval_resolved', approvalId, toolUseId, allowed: decision.allowed, by: decision.by });
       if (decision.allowed) return updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput };
-      return { behavior: 'deny', reason: decision.reason ?? 'the approval was declined', kind: decision.by.startsWith('hook:') ? 'hook' : decision.by === 'system' ? 'limit' : 'person' };
+      return {
+        behavior: 'deny',
+        reason: decision.reason ?? 'the approval was declined',
+        kind: decision.by.startsWith('hook:') ? 'hook' : decision.by === 'system' ? 'limit' : 'person',
+      };
     } finally {
       if (!signal.aborted) await this.d.storage.turns.setState(turn.id, 'running');
     }

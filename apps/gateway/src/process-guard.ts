@@ -35,16 +35,28 @@ export function installProcessGuard(log: Logger): ProcessGuard {
   process.on('unhandledRejection', (reason: unknown) => {
     rejections++;
     const stack = reason instanceof Error && typeof reason.stack === 'string' ? reason.stack : undefined;
-    safeLog('error', { event: 'unhandled_rejection', error: describeThrown(reason), ...(stack ? { stack } : {}), count: rejections }, 'a promise rejection escaped every fault boundary; the gateway keeps running');
+    safeLog(
+      'error',
+      { event: 'unhandled_rejection', error: describeThrown(reason), ...(stack ? { stack } : {}), count: rejections },
+      'a promise rejection escaped every fault boundary; the gateway keeps running',
+    );
   });
   process.on('uncaughtException', (err: unknown, origin: string) => {
     const stack = err instanceof Error && typeof err.stack === 'string' ? err.stack : undefined;
     if (fatal) {
-      safeLog('error', { event: 'uncaught_exception', error: describeThrown(err), origin, ...(stack ? { stack } : {}) }, 'another uncaught exception during the emergency shutdown');
+      safeLog(
+        'error',
+        { event: 'uncaught_exception', error: describeThrown(err), origin, ...(stack ? { stack } : {}) },
+        'another uncaught exception during the emergency shutdown',
+      );
       return;
     }
     fatal = true;
-    safeLog('fatal', { event: 'uncaught_exception', error: describeThrown(err), origin, ...(stack ? { stack } : {}) }, 'an exception escaped every fault boundary; shutting down gracefully');
+    safeLog(
+      'fatal',
+      { event: 'uncaught_exception', error: describeThrown(err), origin, ...(stack ? { stack } : {}) },
+      'an exception escaped every fault boundary; shutting down gracefully',
+    );
     if (!shutdown) process.exit(EXIT_UNCAUGHT);
     const deadline = setTimeout(() => {
       safeLog('error', { event: 'shutdown_deadline' }, 'emergency shutdown did not finish in time; exiting');

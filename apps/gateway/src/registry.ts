@@ -194,7 +194,13 @@ export class CapabilityRegistry {
       groups: TOOL_GROUPS.filter((g) => this.groups[g].includes(t.name)),
     }));
     for (const c of this.input.channels) {
-      out.push({ id: c.id, kind: 'channel', source: c.type, description: `${c.type} channel, account ${c.account}`, detail: { required: c.required, health: c.health() } });
+      out.push({
+        id: c.id,
+        kind: 'channel',
+        source: c.type,
+        description: `${c.type} channel, account ${c.account}`,
+        detail: { required: c.required, health: c.health() },
+      });
     }
     const m = this.input.model;
     out.push({
@@ -207,7 +213,13 @@ export class CapabilityRegistry {
     for (const event of HOOK_EVENTS) {
       (this.input.hooks[event] ?? []).forEach((h, i) => {
         // Hook URLs, headers and environments may hold secrets: only the shape is listed.
-        out.push({ id: `hook:${event}:${i}`, kind: 'hook', source: 'config', description: `${event} ${h.type} hook`, detail: { event, type: h.type, matcher: h.matcher ?? '*' } });
+        out.push({
+          id: `hook:${event}:${i}`,
+          kind: 'hook',
+          source: 'config',
+          description: `${event} ${h.type} hook`,
+          detail: { event, type: h.type, matcher: h.matcher ?? '*' },
+        });
       });
     }
     return out;

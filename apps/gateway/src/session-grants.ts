@@ -53,7 +53,13 @@ export class SessionGrants {
       actor: rule.createdBy,
       action: 'grant.created',
       target: rule.id,
-      detail: { kind: 'rule', sessionId: rule.scopeId, rule: rule.rule, behavior: rule.behavior, expiresAt: new Date(this.expiresAt(rule.createdAt)).toISOString() },
+      detail: {
+        kind: 'rule',
+        sessionId: rule.scopeId,
+        rule: rule.rule,
+        behavior: rule.behavior,
+        expiresAt: new Date(this.expiresAt(rule.createdAt)).toISOString(),
+      },
     });
     await this.sweep();
   }
@@ -90,7 +96,12 @@ export class SessionGrants {
       const above = typeof mode === 'string' && isPermissionMode(mode) && modeRank(mode) > modeRank(broader);
       if (above && (typeof granted !== 'number' || Date.now() >= granted + this.d.ttlMs)) {
         s = await this.d.storage.sessions.updateSettings(s.id, { mode: null, modeGrantedAt: null });
-        await this.d.storage.audit.append({ actor: 'system', action: 'grant.lapsed', target: s.id, detail: { kind: 'mode', sessionId: s.id, mode, above: broader } });
+        await this.d.storage.audit.append({
+          actor: 'system',
+          action: 'grant.lapsed',
+          target: s.id,
+          detail: { kind: 'mode', sessionId: s.id, mode, above: broader },
+        });
         this.d.log.info({ sessionId: s.id, mode }, `session grant lapsed: mode ${mode} of session ${s.id}`);
         s = (await this.addNotice(s.id, `the ${mode} mode of this session (back to ${broader})`)) ?? s;
       }

@@ -72,10 +72,16 @@ export function listenError(err: unknown, host: string, port: number): unknown {
     );
   }
   if (c === 'EACCES' || c === 'EPERM') {
-    return new StartupError(`gateway.port: this user may not listen on ${where} (ports below 1024 need privileges); choose another port with gateway.port (or SWITCHBOARD_PORT)`, 'gateway.port');
+    return new StartupError(
+      `gateway.port: this user may not listen on ${where} (ports below 1024 need privileges); choose another port with gateway.port (or SWITCHBOARD_PORT)`,
+      'gateway.port',
+    );
   }
   if (c === 'EADDRNOTAVAIL' || c === 'ENOTFOUND' || c === 'EAI_AGAIN') {
-    return new StartupError(`gateway.host: ${host} is not an address of this machine; set gateway.host (or SWITCHBOARD_HOST) to one, e.g. 127.0.0.1`, 'gateway.host');
+    return new StartupError(
+      `gateway.host: ${host} is not an address of this machine; set gateway.host (or SWITCHBOARD_HOST) to one, e.g. 127.0.0.1`,
+      'gateway.host',
+    );
   }
   return err;
 }

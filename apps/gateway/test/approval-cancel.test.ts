@@ -64,7 +64,18 @@ describe('ApprovalBroker.cancelTurn', () => {
     const open = await env.storage.turns.accept(message('m2'), { key, clientId: 'm2' });
     await env.storage.turns.setState(ended.turnId!, 'completed', { reason: 'completed' });
     await env.storage.turns.setState(open.turnId!, 'suspended', { reason: 'shutdown' });
-    const base = { toolUseId: 'toolu_x', sessionId: 's1', tool: 'write_file', summary: 'w', input: {}, requesterPrincipalId: 'p1', conversation: message('x').conversation, expiresAt: new Date(Date.now() + 60_000), source: 'rule' as const, alwaysRule: null };
+    const base = {
+      toolUseId: 'toolu_x',
+      sessionId: 's1',
+      tool: 'write_file',
+      summary: 'w',
+      input: {},
+      requesterPrincipalId: 'p1',
+      conversation: message('x').conversation,
+      expiresAt: new Date(Date.now() + 60_000),
+      source: 'rule' as const,
+      alwaysRule: null,
+    };
     const a = (await env.storage.approvals.create({ ...base, turnId: ended.turnId! })).approval;
     const b = (await env.storage.approvals.create({ ...base, turnId: open.turnId! })).approval;
     const c = (await env.storage.approvals.create({ ...base, turnId: 'no-such-turn' })).approval;

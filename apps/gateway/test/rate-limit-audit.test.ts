@@ -5,7 +5,8 @@ import { RateLimitAudit } from '../src/rate-limit-audit.js';
 
 const storage = openSqliteStorage({ file: ':memory:' });
 afterAll(() => storage.close());
-const rows = async () => (await storage.audit.list({ action: 'gate.rate_limited', limit: 500 })).reverse().map((e) => ({ target: e.target, ...(e.detail as object) }));
+const rows = async () =>
+  (await storage.audit.list({ action: 'gate.rate_limited', limit: 500 })).reverse().map((e) => ({ target: e.target, ...(e.detail as object) }));
 
 describe('RateLimitAudit', () => {
   it('one row per sender per window, with the count; a new window starts a new row', async () => {

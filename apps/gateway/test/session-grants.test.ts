@@ -15,7 +15,13 @@ let session: Session;
 beforeEach(async () => {
   storage = openSqliteStorage({ file: ':memory:' });
   told = [];
-  grants = new SessionGrants({ storage, log: pino({ level: 'silent' }), ttlMs: TTL, onRulesChanged: () => {}, notify: async (_to, text) => void told.push(text) });
+  grants = new SessionGrants({
+    storage,
+    log: pino({ level: 'silent' }),
+    ttlMs: TTL,
+    onRulesChanged: () => {},
+    notify: async (_to, text) => void told.push(text),
+  });
   session = await storage.sessions.resolve({ agent: 'default', channel: 'websocket', account: 'default', scope: 'dm', principalId: 'p1' });
 });
 afterEach(() => {

@@ -249,9 +249,6 @@ export class AnthropicModelClient implements ModelClient {
 export class UnconfiguredModelClient implements ModelClient {
   // eslint-disable-next-line require-yield
   async *stream(): AsyncGenerator<ModelStreamEvent, ModelResponse, void> {
-    throw new ModelError(
-      'no_model',
-      'No model is configured: set ANTHROPIC_API_KEY (or model.apiKey in the config) and restart the gateway.',
-    );
+    throw new ModelError('no_model', 'No model is configured: set ANTHROPIC_API_KEY (or model.apiKey in the config) and restart the gateway.');
   }
 }

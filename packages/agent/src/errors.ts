@@ -23,14 +23,7 @@ export type ModelErrorKind =
   | 'no_model'
   | 'aborted';
 
-const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set([
-  'rate_limit',
-  'overloaded',
-  'server',
-  'connection',
-  'stalled',
-  'truncated',
-]);
+const RETRYABLE: ReadonlySet<ModelErrorKind> = new Set(['rate_limit', 'overloaded', 'server', 'connection', 'stalled', 'truncated']);
 
 /** A failed model call. `message` is safe to show a person: it never carries a secret or an upstream body. */
 export class ModelError extends SwbError {
@@ -40,11 +33,7 @@ export class ModelError extends SwbError {
   readonly retryAfterMs: number | undefined;
   /** True when some text had already streamed before the failure. */
   readonly streamedText: boolean;
-  constructor(
-    kind: ModelErrorKind,
-    message: string,
-    opts: { status?: number; retryAfterMs?: number; streamedText?: boolean; cause?: unknown } = {},
-  ) {
+  constructor(kind: ModelErrorKind, message: string, opts: { status?: number; retryAfterMs?: number; streamedText?: boolean; cause?: unknown } = {}) {
     super(`SWB_E_MODEL_${kind.toUpperCase()}`, message, { cause: opts.cause });
     this.name = 'ModelError';
     this.kind = kind;

@@ -1,15 +1,7 @@
 import type { AssistantMessage, ToolResultBlock, Usage, UserMessage } from './messages.js';
 import type { AskSource } from './tool.js';
 
-export type TerminalReason =
-  | 'completed'
-  | 'max_turns'
-  | 'aborted'
-  | 'interrupted'
-  | 'model_error'
-  | 'prompt_too_long'
-  | 'hook_stopped'
-  | 'denial_limit';
+export type TerminalReason = 'completed' | 'max_turns' | 'aborted' | 'interrupted' | 'model_error' | 'prompt_too_long' | 'hook_stopped' | 'denial_limit';
 
 /** What the query loop yields while it runs. Persisted kinds are marked. */
 export type AgentEvent =

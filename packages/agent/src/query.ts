@@ -1,14 +1,6 @@
 import { ModelError } from './errors.js';
 import type { AgentEvent, QueryResult, TerminalReason } from './events.js';
-import {
-  toolUses,
-  type AssistantMessage,
-  type Message,
-  type SystemBlock,
-  type ToolResultBlock,
-  type ToolUseBlock,
-  type UserBlock,
-} from './messages.js';
+import { toolUses, type AssistantMessage, type Message, type SystemBlock, type ToolResultBlock, type ToolUseBlock, type UserBlock } from './messages.js';
 import type { ModelClient, ModelRequest, ModelResponse } from './model.js';
 import { describeZodError, runTool, toolSpec, type ToolRunOutcome } from './tool-exec.js';
 import type { AnyTool, CanUseTool, ToolContext } from './tool.js';

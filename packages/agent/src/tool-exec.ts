@@ -21,9 +21,7 @@ export function toolSpec(tool: AnyTool): ToolSpec {
 
 /** Formats a zod failure as one line per problem, naming the field. */
 export function describeZodError(err: z.ZodError): string {
-  return err.issues
-    .map((i) => `${i.path.length > 0 ? i.path.join('.') : '(input)'}: ${i.message}`)
-    .join('; ');
+  return err.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');
 }
 
 export interface ToolRunOutcome {
@@ -51,12 +49,7 @@ export function withDefaultResultCap<T extends AnyTool>(tool: T, max: number): T
  * Runs one tool call whose permission was already granted. A throw, an abort or a timeout
  * becomes an is_error result; never throws.
  */
-export async function runTool(
-  tool: AnyTool,
-  input: unknown,
-  ctx: ToolContext,
-  timeoutMs: number,
-): Promise<ToolRunOutcome> {
+export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, timeoutMs: number): Promise<ToolRunOutcome> {
   const id = ctx.toolUseId;
   const local = new AbortController();
   const onAbort = () => local.abort(ctx.signal.reason);

@@ -65,10 +65,7 @@ describe('query loop', () => {
         return { content: `${name} done` };
       },
     });
-    const model = new ScriptedModel([
-      { content: [use('t1', 'slow', {}), use('t2', 'fast', {})] as never },
-      { content: [{ type: 'text', text: 'ok' }] },
-    ]);
+    const model = new ScriptedModel([{ content: [use('t1', 'slow', {}), use('t2', 'fast', {})] as never }, { content: [{ type: 'text', text: 'ok' }] }]);
     const { result } = await run(params(model, [slowFast('slow', 300), slowFast('fast', 0)]));
     expect(result.reason).toBe('completed');
     expect(finished).toEqual(['fast', 'slow']);
@@ -184,7 +181,14 @@ describe('query loop', () => {
 
   it('settles trailing tool calls of the history first, using preset results where given (resume)', async () => {
     let calls = 0;
-    const t: AnyTool = { name: 'r', description: 'r', input: z.object({}), readOnly: true, concurrencySafe: true, call: async () => ({ content: `run ${++calls}` }) };
+    const t: AnyTool = {
+      name: 'r',
+      description: 'r',
+      input: z.object({}),
+      readOnly: true,
+      concurrencySafe: true,
+      call: async () => ({ content: `run ${++calls}` }),
+    };
     const model = new ScriptedModel([{ content: [{ type: 'text', text: 'after resume' }] }]);
     const preset = new Map([['a', { type: 'tool_result' as const, tool_use_id: 'a', content: 'interrupted', is_error: true }]]);
     const { result, events } = await run(

@@ -43,7 +43,11 @@ export function approvalRequestMessage(a: { approvalId: string; tool: string; su
       {
         type: 'actions',
         block_id: `${APPROVAL_ACTION_PREFIX}:${a.approvalId}`.slice(0, 255),
-        elements: [button('Approve', 'allow', a.approvalId, 'primary'), button('Deny', 'deny', a.approvalId, 'danger'), button('Always allow', 'always', a.approvalId)],
+        elements: [
+          button('Approve', 'allow', a.approvalId, 'primary'),
+          button('Deny', 'deny', a.approvalId, 'danger'),
+          button('Always allow', 'always', a.approvalId),
+        ],
       },
     ],
   };

@@ -41,7 +41,11 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
   /** Verifies the signature; answers 401 and returns null when it fails. */
   const verified = async (req: FastifyRequest, reply: FastifyReply): Promise<Buffer | null> => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const failure = verifySlackSignature(d.signingSecret, { timestamp: header(req, 'x-slack-request-timestamp'), signature: header(req, 'x-slack-signature') }, raw);
+    const failure = verifySlackSignature(
+      d.signingSecret,
+      { timestamp: header(req, 'x-slack-request-timestamp'), signature: header(req, 'x-slack-signature') },
+      raw,
+    );
     if (failure === null) return raw;
     log.warn({ failure, path: req.url.split('?')[0] }, 'slack request refused');
     await reply.code(401).header('x-slack-no-retry', '1').send({ ok: false, error: 'invalid_request_signature' });
@@ -78,8 +82,13 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
         }
         // Not stored because the gateway is stopping or the account is not identified yet: 503, Slack redelivers.
         const unavailable = code === 'SWB_E_SHUTTING_DOWN' || code === 'SWB_E_NOT_READY';
-        log.error({ message: messageOf(err), eventId: typeof body.event_id === 'string' ? body.event_id : undefined }, 'slack event not stored; Slack will retry');
-        return reply.code(unavailable ? 503 : 500).send({ ok: false, error: code === 'SWB_E_NOT_READY' ? 'starting' : unavailable ? 'shutting_down' : 'internal' });
+        log.error(
+          { message: messageOf(err), eventId: typeof body.event_id === 'string' ? body.event_id : undefined },
+          'slack event not stored; Slack will retry',
+        );
+        return reply
+          .code(unavailable ? 503 : 500)
+          .send({ ok: false, error: code === 'SWB_E_NOT_READY' ? 'starting' : unavailable ? 'shutting_down' : 'internal' });
       }
       return reply.send({ ok: true });
     });

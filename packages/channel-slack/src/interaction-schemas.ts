@@ -10,7 +10,10 @@ export const blockActionsSchema = z.looseObject({
   channel: z.looseObject({ id }).optional(),
   container: z.looseObject({ channel_id: id, message_ts: id, thread_ts: id }).optional(),
   message: z.looseObject({ ts: id, thread_ts: id }).optional(),
-  actions: z.array(z.looseObject({ action_id: id })).max(100).optional(),
+  actions: z
+    .array(z.looseObject({ action_id: id }))
+    .max(100)
+    .optional(),
 });
 
 /** A block_actions payload, as far as the adapter reads it. */

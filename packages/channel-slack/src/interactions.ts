@@ -16,7 +16,6 @@ export interface InteractionDeps {
   log: Logger;
 }
 
-
 const NOT_KNOWN = 'This assistant does not know you yet, so it cannot take this from you. Send it a direct message first.';
 
 /**

@@ -1,6 +1,16 @@
 import type { WebClient } from '@slack/web-api';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConfigSource, ConversationRef, FaultBoundary, RenderMeta, TurnEvent } from '@switchboard/core';
+import type {
+  Channel,
+  ChannelContext,
+  ChannelFactoryDeps,
+  ChannelHealth,
+  ConfigSource,
+  ConversationRef,
+  FaultBoundary,
+  RenderMeta,
+  TurnEvent,
+} from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { SlackAccountConfig } from './account.js';
 import { AnsweredThreads } from './answered-threads.js';
@@ -212,7 +222,10 @@ export class SlackChannel implements Channel {
       }
       const res = await this.ctx!.accept(msg);
       if (res.gate === 'admitted' && msg.kind === 'room' && thread) this.threads!.add(msg.conversation.id, thread);
-      this.log.info({ eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum, gate: res.gate, duplicate: res.duplicate, turnId: res.turnId }, 'slack event accepted');
+      this.log.info(
+        { eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum, gate: res.gate, duplicate: res.duplicate, turnId: res.turnId },
+        'slack event accepted',
+      );
     });
     if (!ran) this.log.debug({ eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum }, 'slack event folded into its first delivery');
   }
@@ -226,7 +239,10 @@ export class SlackChannel implements Channel {
     const limit = new Promise<void>((r) => (timer = setTimeout(r, Math.min(IDENTIFY_WAIT_MS, this.cfg.apiTimeout ?? DEFAULT_API_TIMEOUT_MS))));
     await Promise.race([this.identified, limit]);
     clearTimeout(timer);
-    if (!this.self) throw Object.assign(new Error(`slack account ${this.account} is not identified yet (${this.health().detail ?? 'starting'}); event left for redelivery`), { code: 'SWB_E_NOT_READY' });
+    if (!this.self)
+      throw Object.assign(new Error(`slack account ${this.account} is not identified yet (${this.health().detail ?? 'starting'}); event left for redelivery`), {
+        code: 'SWB_E_NOT_READY',
+      });
   }
 
   private async onInteraction(payload: Record<string, unknown>): Promise<void> {
@@ -287,7 +303,13 @@ export class SlackChannel implements Channel {
     if (!this.api) return;
     const send = (async () => {
       for (const part of chunkMrkdwn(escapeMrkdwn(text))) {
-        await this.api!.chat.postMessage({ channel: to.id, text: part, ...(to.thread ? { thread_ts: to.thread } : {}), unfurl_links: false, unfurl_media: false });
+        await this.api!.chat.postMessage({
+          channel: to.id,
+          text: part,
+          ...(to.thread ? { thread_ts: to.thread } : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+        });
       }
     })();
     this.track(send, 'notice', to.id);

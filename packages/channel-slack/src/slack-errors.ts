@@ -93,7 +93,8 @@ export function describeSlackError(err: unknown, timeoutMs?: number): SlackFailu
     const cause = networkCause(err, timeoutMs);
     if (cause === 'cancelled') return { kind: 'cancelled', code: 'cancelled' };
     if (cause) return { kind: 'network', code: 'request_error', cause };
-    if (code === 'slack_webapi_request_error') return { kind: 'network', code: 'request_error', cause: str(read(read(err, 'original'), 'message')) ?? 'request failed' };
+    if (code === 'slack_webapi_request_error')
+      return { kind: 'network', code: 'request_error', cause: str(read(read(err, 'original'), 'message')) ?? 'request failed' };
     return { kind: 'other', code: 'error' };
   } catch {
     return { kind: 'other', code: 'error' };

@@ -123,7 +123,10 @@ export class SocketModeConnection {
         this.o.log.error({ call: 'apps.connections.open', ...r.fields }, 'slack account down');
       } else if (outcome.failure?.kind === 'network') {
         this.set('down', `socket mode: apps.connections.open: ${outcome.failure.cause} (${hostOf(this.o.apiUrl)}); retry ${failures} in ${delay} ms`);
-        this.o.log.warn({ call: 'apps.connections.open', host: hostOf(this.o.apiUrl), cause: outcome.failure.cause, attempt: failures, retryInMs: delay }, 'slack unreachable');
+        this.o.log.warn(
+          { call: 'apps.connections.open', host: hostOf(this.o.apiUrl), cause: outcome.failure.cause, attempt: failures, retryInMs: delay },
+          'slack unreachable',
+        );
       } else {
         this.set('down', `socket mode: ${outcome.reason}; reconnecting in ${delay} ms`);
         this.o.log.warn({ reason: outcome.reason, delayMs: delay, failures }, 'slack socket closed; reconnecting');
@@ -153,7 +156,9 @@ export class SocketModeConnection {
       clientPingTimeout: o.clientPingTimeout,
       // Always explicit: the SDK would otherwise set (and mutate our options to) 100 retries.
       // The outbound policy of every Web API call: bounded retries, host and cause logged, cancelled on stop.
-      clientOptions: (({ logger: _l, ...rest }) => rest)(webClientOptions({ apiUrl: o.apiUrl, retries: 0, timeoutMs: o.apiTimeout, log: o.log, signal: o.signal })),
+      clientOptions: (({ logger: _l, ...rest }) => rest)(
+        webClientOptions({ apiUrl: o.apiUrl, retries: 0, timeoutMs: o.apiTimeout, log: o.log, signal: o.signal }),
+      ),
     });
     this.client = client;
     let abandoned = false;
@@ -197,7 +202,8 @@ export class SocketModeConnection {
         client.on('connecting', () => (helloTimer = setTimeout(() => resolve('no hello in time'), o.livenessTimeout)));
       });
       const first = await Promise.race([started, ended, hello]);
-      if (first !== null || this.stopped) return { connected: false, reason: first ?? 'stopping', lastedMs: 0, ...(openFailure ? { failure: openFailure } : {}) };
+      if (first !== null || this.stopped)
+        return { connected: false, reason: first ?? 'stopping', lastedMs: 0, ...(openFailure ? { failure: openFailure } : {}) };
       const every = Math.max(200, Math.min(1000, Math.floor(o.livenessTimeout / 4)));
       watchdog = setInterval(() => {
         const silent = Date.now() - this.lastAlive;

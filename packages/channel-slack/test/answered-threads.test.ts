@@ -2,8 +2,7 @@ import type { DeliveryRecord } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { AnsweredThreads, threadOfDelivery } from '../src/answered-threads.js';
 
-const row = (thread?: string): DeliveryRecord =>
-  ({ content: { text: 'x', ...(thread ? { thread } : {}) } }) as unknown as DeliveryRecord;
+const row = (thread?: string): DeliveryRecord => ({ content: { text: 'x', ...(thread ? { thread } : {}) } }) as unknown as DeliveryRecord;
 
 describe('AnsweredThreads', () => {
   it('knows added threads without reading the ledger', async () => {

@@ -65,12 +65,26 @@ const errorShape = fc.oneof(
   hostile,
   fc.record(
     {
-      code: fc.oneof(fc.constantFrom('slack_webapi_request_error', 'slack_webapi_http_error', 'slack_webapi_platform_error', 'slack_webapi_rate_limited_error', 'ECONNREFUSED', 'ENOTFOUND'), fc.anything()),
+      code: fc.oneof(
+        fc.constantFrom(
+          'slack_webapi_request_error',
+          'slack_webapi_http_error',
+          'slack_webapi_platform_error',
+          'slack_webapi_rate_limited_error',
+          'ECONNREFUSED',
+          'ENOTFOUND',
+        ),
+        fc.anything(),
+      ),
       data: fc.oneof(fc.anything(), fc.record({ error: fc.anything() }, { requiredKeys: [] })),
       statusCode: fc.anything(),
       retryAfter: fc.anything(),
       name: fc.oneof(fc.constantFrom('TimeoutError', 'AbortError'), fc.anything()),
-      original: fc.oneof(fc.anything(), hostile, fc.record({ cause: fc.anything(), errors: fc.anything(), code: fc.anything(), address: fc.anything(), port: fc.anything() }, { requiredKeys: [] })),
+      original: fc.oneof(
+        fc.anything(),
+        hostile,
+        fc.record({ cause: fc.anything(), errors: fc.anything(), code: fc.anything(), address: fc.anything(), port: fc.anything() }, { requiredKeys: [] }),
+      ),
       cause: fc.anything(),
       errors: fc.anything(),
       hostname: fc.anything(),
@@ -132,7 +146,12 @@ describe('Slack error describers are total', () => {
       expect(retryAfterMs(err)).toBeNull();
       expect(typeof messageOf(err)).toBe('string');
       slackFaultBoundary(log, 'acct').record({ channel: 'slack:acct', task: 'render', conversation: 'C1' }, err);
-      await handleBlockActions(deps(err, true), { type: 'block_actions', user: { id: 'U1' }, container: { channel_id: 'C1' }, actions: [{ action_id: 'allow:a1' }] });
+      await handleBlockActions(deps(err, true), {
+        type: 'block_actions',
+        user: { id: 'U1' },
+        container: { channel_id: 'C1' },
+        actions: [{ action_id: 'allow:a1' }],
+      });
       await handleBlockActions(deps(err, true), err);
       expect(typeof (await runSlashCommand(deps(err, true), { text: 'status', user_id: 'U1', channel_id: 'D1' }))).toBe('string');
       expect(typeof (await runSlashCommand(deps(err, true), err))).toBe('string');
@@ -144,8 +163,14 @@ describe('Slack error describers are total', () => {
     expect(describeSlackError({ code: 'slack_webapi_platform_error', data: { error: 'invalid_auth' } }).kind).toBe('permanent');
     expect(describeSlackError({ code: 'slack_webapi_http_error', statusCode: 401 }).kind).toBe('permanent');
     expect(describeSlackError({ code: 'slack_webapi_http_error', statusCode: 503 })).toEqual({ kind: 'server', code: 'http_503' });
-    const refused = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 9 }) });
-    expect(describeSlackError({ code: 'slack_webapi_request_error', original: refused })).toEqual({ kind: 'network', code: 'request_error', cause: 'ECONNREFUSED 127.0.0.1:9' });
+    const refused = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect'), { code: 'ECONNREFUSED', address: '127.0.0.1', port: 9 }),
+    });
+    expect(describeSlackError({ code: 'slack_webapi_request_error', original: refused })).toEqual({
+      kind: 'network',
+      code: 'request_error',
+      cause: 'ECONNREFUSED 127.0.0.1:9',
+    });
     const dns = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND', hostname: 'slack.com' }) });
     expect(describeSlackError(dns).cause).toBe('ENOTFOUND slack.com');
     const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
@@ -193,8 +218,14 @@ describe('Slack inbound parsers never throw', () => {
       {
         type: fc.constant('block_actions'),
         user: fc.oneof(fc.record({ id: fc.oneof(fc.constant('U1'), fc.jsonValue()), team_id: fc.jsonValue() }, { requiredKeys: [] }), fc.jsonValue()),
-        container: fc.oneof(fc.record({ channel_id: fc.oneof(fc.constant('C1'), fc.jsonValue()), message_ts: fc.jsonValue() }, { requiredKeys: [] }), fc.jsonValue()),
-        actions: fc.oneof(fc.array(fc.record({ action_id: fc.oneof(fc.constantFrom('approve:a1', 'allow:a1', 'deny:a1', 'always:a1'), fc.jsonValue()) }, { requiredKeys: [] })), fc.jsonValue()),
+        container: fc.oneof(
+          fc.record({ channel_id: fc.oneof(fc.constant('C1'), fc.jsonValue()), message_ts: fc.jsonValue() }, { requiredKeys: [] }),
+          fc.jsonValue(),
+        ),
+        actions: fc.oneof(
+          fc.array(fc.record({ action_id: fc.oneof(fc.constantFrom('approve:a1', 'allow:a1', 'deny:a1', 'always:a1'), fc.jsonValue()) }, { requiredKeys: [] })),
+          fc.jsonValue(),
+        ),
       },
       { requiredKeys: [] },
     ),
@@ -209,7 +240,15 @@ describe('Slack inbound parsers never throw', () => {
     );
     const commandish = fc.oneof(
       fc.jsonValue(),
-      fc.record({ command: fc.jsonValue(), text: fc.oneof(fc.constantFrom('new', 'stop', 'status', 'mode plan', 'mode'), fc.jsonValue()), user_id: fc.oneof(fc.constant('U1'), fc.jsonValue()), channel_id: fc.oneof(fc.constant('D1'), fc.jsonValue()) }, { requiredKeys: [] }),
+      fc.record(
+        {
+          command: fc.jsonValue(),
+          text: fc.oneof(fc.constantFrom('new', 'stop', 'status', 'mode plan', 'mode'), fc.jsonValue()),
+          user_id: fc.oneof(fc.constant('U1'), fc.jsonValue()),
+          channel_id: fc.oneof(fc.constant('D1'), fc.jsonValue()),
+        },
+        { requiredKeys: [] },
+      ),
     );
     await fc.assert(
       fc.asyncProperty(commandish, errorShape, fc.boolean(), async (payload, fail, failing) => {
@@ -241,18 +280,37 @@ describe('Slack inbound parsers never throw', () => {
     };
     const bodyish = fc.oneof(
       fc.jsonValue().map((v) => JSON.stringify(v)),
-      fc.record({ type: fc.constantFrom('event_callback', 'url_verification'), challenge: fc.jsonValue(), event: fc.jsonValue(), event_id: fc.jsonValue() }, { requiredKeys: [] }).map((v) => JSON.stringify(v)),
+      fc
+        .record(
+          { type: fc.constantFrom('event_callback', 'url_verification'), challenge: fc.jsonValue(), event: fc.jsonValue(), event_id: fc.jsonValue() },
+          { requiredKeys: [] },
+        )
+        .map((v) => JSON.stringify(v)),
       fc.string(),
     );
     await fc.assert(
       fc.asyncProperty(bodyish, errorShape, fc.jsonValue(), async (body, thrown, form) => {
         fail = thrown;
-        const ev = await app.inject({ method: 'POST', url: '/channels/slack/acct/events', payload: body, headers: { 'content-type': 'application/json', ...sign(body) } });
+        const ev = await app.inject({
+          method: 'POST',
+          url: '/channels/slack/acct/events',
+          payload: body,
+          headers: { 'content-type': 'application/json', ...sign(body) },
+        });
         // A handler failure is a 500/503 the route chose (Slack retries), never a crash.
         expect([200, 400, 500, 503]).toContain(ev.statusCode);
         if (ev.statusCode >= 500) expect(ev.json()).toMatchObject({ ok: false });
-        const formBody = new URLSearchParams(typeof form === 'object' && form !== null && !Array.isArray(form) ? { payload: JSON.stringify(form) } : { command: '/x', text: String(JSON.stringify(form)) }).toString();
-        const it2 = await app.inject({ method: 'POST', url: '/channels/slack/acct/interactive', payload: formBody, headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(formBody) } });
+        const formBody = new URLSearchParams(
+          typeof form === 'object' && form !== null && !Array.isArray(form)
+            ? { payload: JSON.stringify(form) }
+            : { command: '/x', text: String(JSON.stringify(form)) },
+        ).toString();
+        const it2 = await app.inject({
+          method: 'POST',
+          url: '/channels/slack/acct/interactive',
+          payload: formBody,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(formBody) },
+        });
         expect([200, 400]).toContain(it2.statusCode);
       }),
       { numRuns: 150 },

@@ -35,7 +35,12 @@ describe('mapMessageEvent', () => {
   });
 
   it('a channel message without a mention is not mentioned; a thread reply keeps its thread', () => {
-    const r = mapMessageEvent({ type: 'message', channel_type: 'channel', channel: 'C1', user: 'U1', text: 'hello all', ts: '3.1', thread_ts: '2.000100' }, 'T1', 'a', self);
+    const r = mapMessageEvent(
+      { type: 'message', channel_type: 'channel', channel: 'C1', user: 'U1', text: 'hello all', ts: '3.1', thread_ts: '2.000100' },
+      'T1',
+      'a',
+      self,
+    );
     expect('message' in r && r.message).toMatchObject({ mentioned: false, conversation: { thread: '2.000100' } });
   });
 

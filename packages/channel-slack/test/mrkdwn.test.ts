@@ -4,7 +4,9 @@ import { chunkMrkdwn, draftMrkdwn, escapeMrkdwn, SLACK_CHUNK_LIMIT, toMrkdwn } f
 describe('mrkdwn formatting', () => {
   it('escapes &, < and > everywhere, code included', () => {
     expect(escapeMrkdwn('a & <b> c')).toBe('a &amp; &lt;b&gt; c');
-    expect(toMrkdwn('<!channel> and `<@U1>`\n```\nif (a < b && c) {}\n```')).toBe('&lt;!channel&gt; and `&lt;@U1&gt;`\n```\nif (a &lt; b &amp;&amp; c) {}\n```');
+    expect(toMrkdwn('<!channel> and `<@U1>`\n```\nif (a < b && c) {}\n```')).toBe(
+      '&lt;!channel&gt; and `&lt;@U1&gt;`\n```\nif (a &lt; b &amp;&amp; c) {}\n```',
+    );
   });
 
   it('maps bold, italics, strike, headings, bullets and web links; leaves code alone', () => {

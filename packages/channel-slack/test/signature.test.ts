@@ -23,7 +23,8 @@ describe('verifySlackSignature', () => {
 
   it('enforces the ±300 s window in both directions', () => {
     for (const skew of [-300, 300]) expect(verifySlackSignature(SECRET, { timestamp: String(ts + skew), signature: sign(ts + skew) }, body, now)).toBeNull();
-    for (const skew of [-301, 301]) expect(verifySlackSignature(SECRET, { timestamp: String(ts + skew), signature: sign(ts + skew) }, body, now)).toBe('stale_timestamp');
+    for (const skew of [-301, 301])
+      expect(verifySlackSignature(SECRET, { timestamp: String(ts + skew), signature: sign(ts + skew) }, body, now)).toBe('stale_timestamp');
     expect(verifySlackSignature(SECRET, { timestamp: '1e9', signature: sign(ts) }, body, now)).toBe('bad_timestamp');
   });
 });

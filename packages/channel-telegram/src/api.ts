@@ -14,7 +14,10 @@ export interface TelegramApis {
   host: string;
 }
 
-type ApiConfig = Pick<TelegramAccountConfig, 'token' | 'apiRoot' | 'chatSendInterval' | 'maxRetryAttempts' | 'pollTimeout' | 'apiTimeout' | 'retryBaseDelay' | 'retryMaxDelay'>;
+type ApiConfig = Pick<
+  TelegramAccountConfig,
+  'token' | 'apiRoot' | 'chatSendInterval' | 'maxRetryAttempts' | 'pollTimeout' | 'apiTimeout' | 'retryBaseDelay' | 'retryMaxDelay'
+>;
 
 /** The host of an API root, or the root itself if it does not parse. */
 export function apiHost(apiRoot: string): string {
@@ -40,7 +43,16 @@ export function createApis(cfg: ApiConfig, log: Logger, stop: AbortSignal): Tele
     }),
   );
   api.config.use(
-    boundedRetry({ maxAttempts: cfg.maxRetryAttempts, baseDelayMs: cfg.retryBaseDelay, maxDelayMs: cfg.retryMaxDelay, maxRetryAfterMs: 120_000, host, token: cfg.token, log, stop }),
+    boundedRetry({
+      maxAttempts: cfg.maxRetryAttempts,
+      baseDelayMs: cfg.retryBaseDelay,
+      maxDelayMs: cfg.retryMaxDelay,
+      maxRetryAfterMs: 120_000,
+      host,
+      token: cfg.token,
+      log,
+      stop,
+    }),
   );
   const pollApi = new Api(cfg.token, { apiRoot, timeoutSeconds: Math.ceil(cfg.pollTimeout / 1000) + 60 });
   return { api, pollApi, host };

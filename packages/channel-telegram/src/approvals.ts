@@ -83,7 +83,13 @@ export class ApprovalMessages {
       const body = fits ? text : `${text}\n(Answer it in the control API: approval ${ev.approvalId}.)`;
       const messageId = await this.sender.sendPlain(target, body, fits ? { markup: keyboard(ev.approvalId) } : {});
       if (this.shown.size >= MAX_TRACKED) this.shown.delete(this.shown.keys().next().value ?? '');
-      this.shown.set(ev.approvalId, { target: { chatId: target.chatId, ...(target.thread !== undefined ? { thread: target.thread } : {}) }, messageId, text, done: !fits, pressing: false });
+      this.shown.set(ev.approvalId, {
+        target: { chatId: target.chatId, ...(target.thread !== undefined ? { thread: target.thread } : {}) },
+        messageId,
+        text,
+        done: !fits,
+        pressing: false,
+      });
     } catch (err) {
       this.log.error({ error: describeError(err, this.token), approvalId: ev.approvalId }, 'telegram: could not send an approval request');
     }
@@ -110,7 +116,9 @@ export class ApprovalMessages {
       const who = await this.ctx().principalFor(`telegram:${q.from.id}`);
       if (!who) return await this.sender.answerCallback(q.id, 'You may not answer this approval: you are not paired with this assistant.', true);
       if (s) s.pressing = true;
-      const r: ApprovalAnswer = await this.ctx().decideApproval(approvalId, choice === 'd' ? 'deny' : 'allow', choice === 'A', { principalId: who.principalId });
+      const r: ApprovalAnswer = await this.ctx().decideApproval(approvalId, choice === 'd' ? 'deny' : 'allow', choice === 'A', {
+        principalId: who.principalId,
+      });
       await this.answer(q, r, s);
     } catch (err) {
       this.log.error({ error: describeError(err, this.token), approvalId }, 'telegram: approval button failed');

@@ -17,7 +17,8 @@ export function isOwnCommand(name: string): boolean {
 }
 
 /** The reply to someone who is not a known principal. */
-export const NOT_PAIRED = 'You are not paired yet, so commands are not available to you. Send me a message to get a pairing code, or ask the operator for access.';
+export const NOT_PAIRED =
+  'You are not paired yet, so commands are not available to you. Send me a message to get a pairing code, or ask the operator for access.';
 
 /**
  * Runs one command for the sender's principal and returns the reply text. The state change is

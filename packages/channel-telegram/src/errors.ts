@@ -33,14 +33,14 @@ function field(obj: unknown, key: string): unknown {
 
 /** The Bot API error code of a failed call, if the API answered with one. */
 export function apiErrorCode(err: unknown): number | undefined {
-  if (!(isA(err, GrammyError))) return undefined;
+  if (!isA(err, GrammyError)) return undefined;
   const code = field(err, 'error_code');
   return typeof code === 'number' ? code : undefined;
 }
 
 /** `retry_after` seconds of a 429, if any. */
 export function retryAfter(err: unknown): number | undefined {
-  if (!(isA(err, GrammyError))) return undefined;
+  if (!isA(err, GrammyError)) return undefined;
   const after = field(field(err, 'parameters'), 'retry_after');
   return typeof after === 'number' && Number.isFinite(after) && after >= 0 ? after : undefined;
 }
@@ -56,7 +56,7 @@ function description(err: unknown): string {
  * from grammY's `HttpError` and the fetch error inside it; undefined when the API answered.
  */
 export function networkCause(err: unknown): { host?: string; cause: string } | undefined {
-  if (!(isA(err, HttpError))) return undefined;
+  if (!isA(err, HttpError)) return undefined;
   const inner = field(err, 'error');
   const causes = [inner, field(inner, 'cause')];
   let code: string | undefined;
@@ -75,7 +75,13 @@ export function networkCause(err: unknown): { host?: string; cause: string } | u
   }
   const type = field(inner, 'type');
   const name = field(inner, 'name');
-  const cause = code ?? (type === 'request-timeout' || name === 'AbortError' || /timed out/i.test(message) ? 'timeout' : typeof name === 'string' && name !== 'Error' ? name : 'network error');
+  const cause =
+    code ??
+    (type === 'request-timeout' || name === 'AbortError' || /timed out/i.test(message)
+      ? 'timeout'
+      : typeof name === 'string' && name !== 'Error'
+        ? name
+        : 'network error');
   return host !== undefined ? { host, cause } : { cause };
 }
 

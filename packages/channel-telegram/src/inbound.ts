@@ -80,7 +80,13 @@ export function inboundText(m: TgMessage, bot: BotIdentity): string {
 }
 
 /** Maps one Telegram message to the gateway's InboundMessage (dedupe key = update_id). */
-export function toInbound(updateId: number, m: TgMessage & { from: TgUser }, account: string, bot: BotIdentity, patterns: readonly Pick<RegExp, 'test'>[]): InboundMessage {
+export function toInbound(
+  updateId: number,
+  m: TgMessage & { from: TgUser },
+  account: string,
+  bot: BotIdentity,
+  patterns: readonly Pick<RegExp, 'test'>[],
+): InboundMessage {
   const conversation = conversationOf(account, m);
   return {
     dedupeKey: String(updateId),

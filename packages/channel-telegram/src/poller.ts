@@ -83,14 +83,22 @@ export class Poller {
     const secs = (ms: number) => `${Math.round(ms / 100) / 10}s`;
     if (this.stopped) return { state: 'down', detail: 'stopped' };
     if (this.authDown) return { state: 'down', detail: this.authDown };
-    if (this.conflict) return { state: 'down', detail: `polling conflict (409 ${this.conflict}): another poller or a webhook is active for this bot; retrying with backoff` };
+    if (this.conflict)
+      return { state: 'down', detail: `polling conflict (409 ${this.conflict}): another poller or a webhook is active for this bot; retrying with backoff` };
     if (this.stalledSince !== null) {
-      return { state: 'down', detail: `polling stalled: no getUpdates call completed for ${secs(now - this.stalledSince)}; the stalled poll was aborted and a new one started` };
+      return {
+        state: 'down',
+        detail: `polling stalled: no getUpdates call completed for ${secs(now - this.stalledSince)}; the stalled poll was aborted and a new one started`,
+      };
     }
     if (this.pollStartedAt !== null && now - this.pollStartedAt > this.overdueMs) {
-      return { state: 'down', detail: `polling stalled: the open getUpdates call is ${secs(now - this.pollStartedAt)} old (long-poll timeout ${secs(this.o.pollTimeoutMs)})` };
+      return {
+        state: 'down',
+        detail: `polling stalled: the open getUpdates call is ${secs(now - this.pollStartedAt)} old (long-poll timeout ${secs(this.o.pollTimeoutMs)})`,
+      };
     }
-    if (this.lastCompletedAt === null) return { state: 'down', detail: this.failure ? `starting: polling not started: ${this.failure}; retrying with backoff` : 'polling starting' };
+    if (this.lastCompletedAt === null)
+      return { state: 'down', detail: this.failure ? `starting: polling not started: ${this.failure}; retrying with backoff` : 'polling starting' };
     if (this.failure) return { state: 'degraded', detail: `polling failing: ${this.failure}; retrying with backoff` };
     if (this.inboxFailure) return { state: 'degraded', detail: `could not store an update: ${this.inboxFailure}; retrying` };
     const dead = this.deadLettered > 0 ? `; ${this.deadLettered} update(s) dead-lettered since start` : '';
@@ -135,13 +143,21 @@ export class Poller {
       this.pollStartedAt = Date.now();
       const watchdog = setTimeout(() => {
         this.stalledSince ??= this.pollStartedAt;
-        this.o.log.warn({ event: 'telegram_poll_stalled', stallTimeoutMs: this.o.pollStallTimeoutMs }, 'telegram: getUpdates stalled; aborting it and polling again');
+        this.o.log.warn(
+          { event: 'telegram_poll_stalled', stallTimeoutMs: this.o.pollStallTimeoutMs },
+          'telegram: getUpdates stalled; aborting it and polling again',
+        );
         ac.abort(new WatchdogAbort('stalled'));
       }, this.o.pollStallTimeoutMs);
       let updates: Update[];
       try {
         updates = await this.o.api.getUpdates(
-          { ...(this.offset !== undefined ? { offset: this.offset } : {}), limit: 100, timeout: short ? 0 : Math.max(1, Math.round(this.o.pollTimeoutMs / 1000)), allowed_updates: [...ALLOWED_UPDATES] },
+          {
+            ...(this.offset !== undefined ? { offset: this.offset } : {}),
+            limit: 100,
+            timeout: short ? 0 : Math.max(1, Math.round(this.o.pollTimeoutMs / 1000)),
+            allowed_updates: [...ALLOWED_UPDATES],
+          },
           // grammY types its signal with the abort-controller shim; a native one works at run time.
           ac.signal as unknown as Parameters<Api['getUpdates']>[1],
         );
@@ -186,7 +202,10 @@ export class Poller {
     let delay = this.backoff(failures);
     if (code === 409) {
       this.conflict = what.replace(/^409: /, '');
-      this.o.log.error({ event: 'telegram_poll_conflict', error: what, retryInMs: delay }, 'telegram: getUpdates conflict (another poller or a webhook is active)');
+      this.o.log.error(
+        { event: 'telegram_poll_conflict', error: what, retryInMs: delay },
+        'telegram: getUpdates conflict (another poller or a webhook is active)',
+      );
       return this.sleep(delay);
     }
     const after = retryAfter(err);
@@ -217,7 +236,11 @@ export class Poller {
         const what = describeError(err, this.o.token);
         if (!countsAsAttempt(err)) {
           // The gateway is shutting down: the update stays unconfirmed for the next start.
-          if (!deferred) this.o.log.info({ event: 'telegram_update_deferred', updateId: u.update_id }, 'telegram: the gateway is shutting down; the update is left for the next start');
+          if (!deferred)
+            this.o.log.info(
+              { event: 'telegram_update_deferred', updateId: u.update_id },
+              'telegram: the gateway is shutting down; the update is left for the next start',
+            );
           deferred = true;
           attempt = 0;
           await this.sleep(this.o.backoff.baseMs);
@@ -231,7 +254,10 @@ export class Poller {
         }
         this.inboxFailure = what;
         const delay = this.backoff(attempt);
-        this.o.log.error({ event: 'telegram_store_failed', error: what, updateId: u.update_id, attempt, maxAttempts: max, retryInMs: delay }, `telegram: could not store an update (attempt ${attempt} of ${max}); retrying`);
+        this.o.log.error(
+          { event: 'telegram_store_failed', error: what, updateId: u.update_id, attempt, maxAttempts: max, retryInMs: delay },
+          `telegram: could not store an update (attempt ${attempt} of ${max}); retrying`,
+        );
         await this.sleep(delay);
       }
     }
@@ -263,5 +289,3 @@ export class Poller {
     });
   }
 }
-
-

@@ -73,7 +73,16 @@ export function boundedRetry(o: RetryPolicyOptions): Transformer {
       const net = netErr !== undefined ? networkCause(netErr) : undefined;
       const cause = net ? net.cause : code !== undefined ? `HTTP ${code}` : 'error';
       o.log.warn(
-        { event: 'telegram_api_retry', method, host: o.host, cause, attempt, maxAttempts: o.maxAttempts, retryInMs: delay, ...(netErr !== undefined ? { error: describeError(netErr, o.token) } : {}) },
+        {
+          event: 'telegram_api_retry',
+          method,
+          host: o.host,
+          cause,
+          attempt,
+          maxAttempts: o.maxAttempts,
+          retryInMs: delay,
+          ...(netErr !== undefined ? { error: describeError(netErr, o.token) } : {}),
+        },
         `telegram: ${method} failed (${cause} ${o.host}); retry ${attempt} of ${o.maxAttempts} in ${delay} ms`,
       );
       await pause(delay, [signal, o.stop], netErr ?? new Error(`${method}: stopped while waiting to retry`));

@@ -1,5 +1,17 @@
 import { compileSafeRegex, type SafeRegex } from '@switchboard/agent';
-import { AttemptCounter, countsAsAttempt, DEAD_LETTER_APOLOGY, FaultBoundary, type Channel, type ChannelContext, type ChannelFactoryDeps, type ChannelHealth, type ConversationRef, type RenderMeta, type TurnEvent } from '@switchboard/core';
+import {
+  AttemptCounter,
+  countsAsAttempt,
+  DEAD_LETTER_APOLOGY,
+  FaultBoundary,
+  type Channel,
+  type ChannelContext,
+  type ChannelFactoryDeps,
+  type ChannelHealth,
+  type ConversationRef,
+  type RenderMeta,
+  type TurnEvent,
+} from '@switchboard/core';
 import type { Logger } from 'pino';
 import { createApis, type TelegramApis } from './api.js';
 import { ApprovalMessages } from './approvals.js';
@@ -96,7 +108,13 @@ export class TelegramChannel implements Channel {
     // Telegram redelivers an update answered with 503: count the attempts, dead-letter at the limit.
     const attempts = new AttemptCounter(ctx.inboxMaxAttempts);
     await ctx.http.register(
-      webhookRoute({ path: webhookPath(this.account), secret: this.cfg.webhookSecret ?? '', log: this.log, ready: () => this.bot !== null, handle: (u) => this.handleWebhookUpdate(u, attempts) }),
+      webhookRoute({
+        path: webhookPath(this.account),
+        secret: this.cfg.webhookSecret ?? '',
+        log: this.log,
+        ready: () => this.bot !== null,
+        handle: (u) => this.handleWebhookUpdate(u, attempts),
+      }),
     );
     this.track('webhook set-up', () => this.initWebhook());
   }
@@ -149,7 +167,9 @@ export class TelegramChannel implements Channel {
       faults: this.faults,
       channelId: this.id,
     };
-    await this.faults.run({ channel: this.id, task: `render turn ${turnId}`, conversation: to.id }, () => new TurnRenderer(deps, to, turnId, prior, meta).run(turn));
+    await this.faults.run({ channel: this.id, task: `render turn ${turnId}`, conversation: to.id }, () =>
+      new TurnRenderer(deps, to, turnId, prior, meta).run(turn),
+    );
   }
 
   async notify(to: ConversationRef, text: string): Promise<void> {
@@ -187,7 +207,10 @@ export class TelegramChannel implements Channel {
         const permanent = isPermanentAuthError(err);
         this.webhookProblem = permanent ? this.authProblem(what) : what;
         const delay = permanent ? this.cfg.authRetryInterval : Math.min(this.cfg.retryMaxDelay, this.cfg.retryBaseDelay * 2 ** failures);
-        this.log.error({ event: 'telegram_webhook_setup_failed', error: what, host: this.apis.host, retryInMs: delay }, `telegram: webhook set-up failed; retrying in ${delay} ms`);
+        this.log.error(
+          { event: 'telegram_webhook_setup_failed', error: what, host: this.apis.host, retryInMs: delay },
+          `telegram: webhook set-up failed; retrying in ${delay} ms`,
+        );
         await new Promise<void>((r) => {
           const t = setTimeout(r, delay);
           this.stopping.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
@@ -269,8 +292,9 @@ export class TelegramChannel implements Channel {
     const cmd = parseCommand(m);
     if (cmd && (!cmd.target || cmd.target.toLowerCase() === bot.username.toLowerCase()) && isOwnCommand(cmd.name)) {
       const reply =
-        (await this.faults.run({ channel: this.id, task: `command /${cmd.name}`, conversation: conv.id }, () => runCommand(this.context(), cmd.name, cmd.args, conv, `telegram:${from.id}`))) ??
-        `Sorry, /${cmd.name} failed. Please try again in a moment.`;
+        (await this.faults.run({ channel: this.id, task: `command /${cmd.name}`, conversation: conv.id }, () =>
+          runCommand(this.context(), cmd.name, cmd.args, conv, `telegram:${from.id}`),
+        )) ?? `Sorry, /${cmd.name} failed. Please try again in a moment.`;
       this.track('command reply', () => this.notifyReply(conv, m.message_id, reply), conv.id);
       return;
     }
@@ -279,14 +303,24 @@ export class TelegramChannel implements Channel {
       this.log.info({ event: 'telegram_media_refused', chat: conv.id, bytes: mediaBytes(m) }, 'telegram: inbound media over the size limit refused');
       if (conv.kind === 'dm' || isMentioned(m, bot, this.patterns)) {
         const mb = Math.floor(this.cfg.maxInboundMediaBytes / (1024 * 1024));
-        this.track('media refusal', () => this.notifyReply(conv, m.message_id, `Sorry, that file is too large for me (the limit is ${mb} MB). Please send a smaller one or describe it in text.`), conv.id);
+        this.track(
+          'media refusal',
+          () =>
+            this.notifyReply(
+              conv,
+              m.message_id,
+              `Sorry, that file is too large for me (the limit is ${mb} MB). Please send a smaller one or describe it in text.`,
+            ),
+          conv.id,
+        );
       }
       return;
     }
     const message = toInbound(updateId, { ...m, from }, this.account, bot, this.patterns);
     try {
       const r = await this.context().accept(message);
-      if (r.gate && r.gate !== 'admitted') this.log.info({ event: 'telegram_not_admitted', gate: r.gate, chat: conv.id, kind: conv.kind, updateId }, 'telegram: message not admitted');
+      if (r.gate && r.gate !== 'admitted')
+        this.log.info({ event: 'telegram_not_admitted', gate: r.gate, chat: conv.id, kind: conv.kind, updateId }, 'telegram: message not admitted');
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (typeof code === 'string' && PERMANENT.has(code)) {
@@ -299,7 +333,10 @@ export class TelegramChannel implements Channel {
 
   private async notifyReply(conv: ConversationRef, replyTo: number, text: string): Promise<void> {
     try {
-      await this.sender.sendPlain({ chatId: Number(conv.id), ...(conv.thread ? { thread: Number(conv.thread) } : {}), ...(replyTo > 0 ? { replyTo } : {}) }, text);
+      await this.sender.sendPlain(
+        { chatId: Number(conv.id), ...(conv.thread ? { thread: Number(conv.thread) } : {}), ...(replyTo > 0 ? { replyTo } : {}) },
+        text,
+      );
     } catch (err) {
       this.faults.record({ channel: this.id, task: 'reply', conversation: conv.id }, err);
     }

@@ -41,14 +41,20 @@ export function webhookRoute(o: WebhookRouteOptions) {
       handler: async (req, reply) => {
         const parsed = updateSchema.safeParse(req.body);
         if (!parsed.success) {
-          const where = parsed.error.issues.map((i) => `${i.path.join('.') || '(update)'}: ${i.message}`).slice(0, 5).join('; ');
+          const where = parsed.error.issues
+            .map((i) => `${i.path.join('.') || '(update)'}: ${i.message}`)
+            .slice(0, 5)
+            .join('; ');
           return reply.code(400).send({ code: 'bad_update', message: `Not a valid Telegram update: ${where}` });
         }
         if (!o.ready()) return reply.code(503).send({ code: 'starting', message: 'The bot is starting; deliver the update again shortly.' });
         try {
           await o.handle(parsed.data);
         } catch (err) {
-          o.log.error({ event: 'telegram_webhook_store_failed', updateId: parsed.data.update_id, error: err instanceof Error ? err.message : String(err) }, 'telegram: could not store a webhook update');
+          o.log.error(
+            { event: 'telegram_webhook_store_failed', updateId: parsed.data.update_id, error: err instanceof Error ? err.message : String(err) },
+            'telegram: could not store a webhook update',
+          );
           return reply.code(503).send({ code: 'unavailable', message: 'The update could not be stored; deliver it again.' });
         }
         return reply.code(200).send({ ok: true });

@@ -2,7 +2,17 @@ import fc from 'fast-check';
 import { GrammyError, HttpError } from 'grammy';
 import { describe, expect, it } from 'vitest';
 import { updateFacts } from '../src/dead-letter.js';
-import { apiErrorCode, describeError, isMessageGone, isNotModified, isParseError, isPermanentAuthError, networkCause, retryAfter, scrubToken } from '../src/errors.js';
+import {
+  apiErrorCode,
+  describeError,
+  isMessageGone,
+  isNotModified,
+  isParseError,
+  isPermanentAuthError,
+  networkCause,
+  retryAfter,
+  scrubToken,
+} from '../src/errors.js';
 import { conversationOf, inboundText, isMentioned, mediaBytes, mediaKind, parseCommand, toInbound } from '../src/inbound.js';
 import { updateSchema } from '../src/update-schema.js';
 
@@ -17,17 +27,15 @@ const thrown: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /** grammY errors built from arbitrary envelopes (JSON, as on the wire): `{ok:false}` with any (or no) fields. */
-const grammyError = fc
-  .record({ error_code: fc.jsonValue(), description: fc.jsonValue(), parameters: fc.jsonValue() }, { requiredKeys: [] })
-  .map((env) => {
-    // grammY's constructor interpolates the envelope's fields: one like {"toString":1} makes the
-    // constructor itself throw, and that TypeError is what the caller then sees instead.
-    try {
-      return new GrammyError("Call to 'sendChatAction' failed!", { ok: false, ...env } as never, 'sendChatAction', {});
-    } catch (err) {
-      return err;
-    }
-  });
+const grammyError = fc.record({ error_code: fc.jsonValue(), description: fc.jsonValue(), parameters: fc.jsonValue() }, { requiredKeys: [] }).map((env) => {
+  // grammY's constructor interpolates the envelope's fields: one like {"toString":1} makes the
+  // constructor itself throw, and that TypeError is what the caller then sees instead.
+  try {
+    return new GrammyError("Call to 'sendChatAction' failed!", { ok: false, ...env } as never, 'sendChatAction', {});
+  } catch (err) {
+    return err;
+  }
+});
 
 const httpError = thrown.map((inner) => new HttpError(`Network request for 'getMe' failed!`, inner as never));
 
@@ -51,7 +59,17 @@ describe('Telegram error describers are total', () => {
   });
 
   it('a hostile thrown value (throwing getters and prototype) is described, not thrown on', () => {
-    const hostile = new Proxy({}, { get: () => { throw new Error('hostile getter'); }, getPrototypeOf: () => { throw new Error('hostile prototype'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('hostile getter');
+        },
+        getPrototypeOf: () => {
+          throw new Error('hostile prototype');
+        },
+      },
+    );
     expect(describeError(hostile, TOKEN)).toBe('(an error that cannot be described)');
     expect(scrubToken(hostile, hostile)).toBe('(an error that cannot be described)');
     expect(networkCause(hostile)).toBeUndefined();
@@ -75,7 +93,9 @@ describe('Telegram error describers are total', () => {
   });
 
   it('networkCause names the errno and host of a fetch failure', () => {
-    const inner = Object.assign(new Error(`request to http://127.0.0.1:9/bot${TOKEN}/getMe failed, reason: connect ECONNREFUSED 127.0.0.1:9`), { code: 'ECONNREFUSED' });
+    const inner = Object.assign(new Error(`request to http://127.0.0.1:9/bot${TOKEN}/getMe failed, reason: connect ECONNREFUSED 127.0.0.1:9`), {
+      code: 'ECONNREFUSED',
+    });
     const err = new HttpError(`Network request for 'getMe' failed!`, inner);
     expect(networkCause(err)).toEqual({ host: '127.0.0.1', cause: 'ECONNREFUSED' });
     expect(describeError(err, TOKEN)).not.toContain(TOKEN);
@@ -92,7 +112,16 @@ describe('Telegram inbound parsers are total', () => {
     {
       update_id: fc.oneof(fc.integer(), json),
       message: fc.record(
-        { message_id: fc.oneof(fc.integer(), json), chat: fc.record({ id: fc.oneof(fc.integer(), json), type: fc.oneof(fc.constantFrom('private', 'group', 'supergroup'), json) }, { requiredKeys: [] }), from: json, text: fc.oneof(fc.string(), json), entities: json, caption: json, document: json, photo: json },
+        {
+          message_id: fc.oneof(fc.integer(), json),
+          chat: fc.record({ id: fc.oneof(fc.integer(), json), type: fc.oneof(fc.constantFrom('private', 'group', 'supergroup'), json) }, { requiredKeys: [] }),
+          from: json,
+          text: fc.oneof(fc.string(), json),
+          entities: json,
+          caption: json,
+          document: json,
+          photo: json,
+        },
         { requiredKeys: [] },
       ),
       callback_query: json,

@@ -39,16 +39,37 @@ function ledgerCtx(rows: DeliveryRecord[]): ChannelContext {
 }
 
 const row = (turnId: string, part: number, kind: 'draft' | 'final', id: number, text: string): DeliveryRecord => ({
-  turnId, part, kind, channel: 'telegram', account: 'main', conversationId: String(CHAT), platformMessageId: String(id), content: { text }, id: 0, createdAt: new Date(),
+  turnId,
+  part,
+  kind,
+  channel: 'telegram',
+  account: 'main',
+  conversationId: String(CHAT),
+  platformMessageId: String(id),
+  content: { text },
+  id: 0,
+  createdAt: new Date(),
 });
 
 async function render(turnId: string, rows: DeliveryRecord[], events: TurnEvent[]): Promise<void> {
   const ctx = ledgerCtx(rows);
-  const deps = { ctx, sender, approvals: new ApprovalMessages(() => ctx, sender, log, TOKEN), log, account: 'main', token: TOKEN, typingIntervalMs: 4000, editIntervalMs: 200 };
+  const deps = {
+    ctx,
+    sender,
+    approvals: new ApprovalMessages(() => ctx, sender, log, TOKEN),
+    log,
+    account: 'main',
+    token: TOKEN,
+    typingIntervalMs: 4000,
+    editIntervalMs: 200,
+  };
   async function* turn() {
     yield* events;
   }
-  await new TurnRenderer(deps, { channel: 'telegram', account: 'main', id: String(CHAT), kind: 'dm' }, turnId, await ctx.deliveriesOf(turnId), { clientId: '1', resumed: true }).run(turn());
+  await new TurnRenderer(deps, { channel: 'telegram', account: 'main', id: String(CHAT), kind: 'dm' }, turnId, await ctx.deliveriesOf(turnId), {
+    clientId: '1',
+    resumed: true,
+  }).run(turn());
 }
 
 const long = Array.from({ length: 150 }, (_, i) => `row ${i}: ${'0123456789'.repeat(5)}`).join('\n');

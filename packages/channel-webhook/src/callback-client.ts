@@ -15,9 +15,7 @@ export interface CallbackClientOptions {
 }
 
 /** The outcome of delivering one callback (after retries). */
-export type DeliveryOutcome =
-  | { ok: true; status: number; attempts: number; messageId: string | null }
-  | { ok: false; attempts: number; error: string };
+export type DeliveryOutcome = { ok: true; status: number; attempts: number; messageId: string | null } | { ok: false; attempts: number; error: string };
 
 /** Longest wait between two attempts, whatever the backoff or a Retry-After asks. */
 export const MAX_RETRY_DELAY_MS = 30_000;

@@ -62,7 +62,11 @@ export function verifyRequest(
   }
   const sig = signature.trim();
   if (OTHER_VERSION_RE.test(sig)) {
-    return { ok: false, code: 'signature_version', message: `X-Switchboard-Signature ${sig.slice(0, sig.indexOf('='))} is not accepted: sign with ${V2_HINT}.` };
+    return {
+      ok: false,
+      code: 'signature_version',
+      message: `X-Switchboard-Signature ${sig.slice(0, sig.indexOf('='))} is not accepted: sign with ${V2_HINT}.`,
+    };
   }
   if (!TIMESTAMP_RE.test(timestamp)) return { ok: false, code: 'unauthorized', message: 'X-Switchboard-Timestamp must be unix time in seconds.' };
   const timestampMs = Number(timestamp) * 1000;

@@ -43,7 +43,8 @@ function verified(o: WebhookRouteOptions, req: FastifyRequest): Verified | Refus
 /** Parses a verified request's JSON body with `schema`. */
 function parsed<T>(req: FastifyRequest, schema: z.ZodType<T>): { data: T } | Refusal {
   const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) return { status: 415, code: 'unsupported_media_type', message: 'Send the body as Content-Type: application/json.' };
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    return { status: 415, code: 'unsupported_media_type', message: 'Send the body as Content-Type: application/json.' };
   let json: unknown;
   try {
     json = JSON.parse((req.body as Buffer).toString('utf8'));
@@ -60,7 +61,13 @@ const isRefusal = (v: object): v is Refusal => 'status' in v;
 const refuse = (reply: FastifyReply, r: Refusal) => sendError(reply, r.status, r.code, r.message, r.field !== undefined ? { field: r.field } : {});
 
 function toInbound(account: string, m: InboundWebhookMessage): InboundMessage {
-  const conversation = { channel: 'webhook', account, id: m.conversation.id, kind: m.conversation.kind, ...(m.conversation.thread ? { thread: m.conversation.thread } : {}) };
+  const conversation = {
+    channel: 'webhook',
+    account,
+    id: m.conversation.id,
+    kind: m.conversation.kind,
+    ...(m.conversation.thread ? { thread: m.conversation.thread } : {}),
+  };
   return {
     dedupeKey: m.id,
     channel: 'webhook',
@@ -112,7 +119,9 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
       }
       const p = parsed(req, inboundMessageSchema);
       if (isRefusal(p)) return refuse(reply, p);
-      const answer = o.ctx.accept(toInbound(o.account, p.data)).then((res: AcceptResult): MessageAnswer => ({ accepted: true, gate: res.gate ?? 'admitted', duplicate: res.duplicate, turnId: res.turnId }));
+      const answer = o.ctx
+        .accept(toInbound(o.account, p.data))
+        .then((res: AcceptResult): MessageAnswer => ({ accepted: true, gate: res.gate ?? 'admitted', duplicate: res.duplicate, turnId: res.turnId }));
       messages.set(v.mac, answer, v.expiresAt);
       try {
         return reply.code(202).send(await answer);

@@ -150,12 +150,17 @@ describe('verifyRequest', () => {
     const ts = now / 1000;
     const v1 = `v1=${createHmac('sha256', SECRET).update(`${ts}.`).update(body).digest('hex')}`;
     expect(verifyRequest(SECRET, { timestamp: String(ts), signature: v1 }, req(), 300_000, now)).toMatchObject({ ok: false, code: 'signature_version' });
-    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts).replace('v2=', 'v3=') }, req(), 300_000, now)).toMatchObject({ ok: false, code: 'signature_version' });
+    expect(verifyRequest(SECRET, { timestamp: String(ts), signature: sig(ts).replace('v2=', 'v3=') }, req(), 300_000, now)).toMatchObject({
+      ok: false,
+      code: 'signature_version',
+    });
   });
 
   it('enforces the replay window in both directions', () => {
-    for (const skew of [-300, 300]) expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, req(), 300_000, now).ok).toBe(true);
-    for (const skew of [-301, 301]) expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, req(), 300_000, now).ok).toBe(false);
+    for (const skew of [-300, 300])
+      expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, req(), 300_000, now).ok).toBe(true);
+    for (const skew of [-301, 301])
+      expect(verifyRequest(SECRET, { timestamp: String(now / 1000 + skew), signature: sig(now / 1000 + skew) }, req(), 300_000, now).ok).toBe(false);
     expect(verifyRequest(SECRET, { timestamp: '1e9', signature: sig(now / 1000) }, req(), 300_000, now).ok).toBe(false);
   });
 });

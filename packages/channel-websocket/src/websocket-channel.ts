@@ -373,7 +373,8 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     this.send(conn, { type: 'accepted', clientId, turnId: res.turnId, duplicate: res.duplicate });
     if (res.gate && res.gate !== 'admitted') {
       // Nothing will run for this message: say so against its client id.
-      const message = res.gate === 'rate_limited' ? 'Too many messages: this one was not processed. Please slow down.' : `This message was not processed (${res.gate}).`;
+      const message =
+        res.gate === 'rate_limited' ? 'Too many messages: this one was not processed. Please slow down.' : `This message was not processed (${res.gate}).`;
       this.send(conn, { type: 'error', code: res.gate, message, clientId });
       return;
     }

@@ -8,7 +8,11 @@ describe('UnauthenticatedCaps', () => {
     const a2 = caps.reserve('a');
     expect(typeof a1).toBe('function');
     expect(typeof a2).toBe('function');
-    expect(caps.reserve('a')).toMatchObject({ status: 429, code: 'too_many_unauthenticated', message: expect.stringContaining('channels.websocket.accounts.main.maxUnauthenticatedPerAddress') });
+    expect(caps.reserve('a')).toMatchObject({
+      status: 429,
+      code: 'too_many_unauthenticated',
+      message: expect.stringContaining('channels.websocket.accounts.main.maxUnauthenticatedPerAddress'),
+    });
     const b1 = caps.reserve('b');
     expect(typeof b1).toBe('function');
     expect(caps.reserve('c')).toMatchObject({ status: 503, message: expect.stringContaining('channels.websocket.accounts.main.maxUnauthenticated ') });

@@ -111,7 +111,11 @@ export interface ChannelContext {
   /** The ledger rows of one turn. */
   deliveriesOf(turnId: string): Promise<DeliveryRecord[]>;
   /** Changes a person's own session settings (queue mode); returns the effective settings. */
-  updateSession(conversation: ConversationRef, principalId: string, patch: { queueMode?: 'followup' | 'steer' }): Promise<{ sessionId: string; queueMode: 'followup' | 'steer' }>;
+  updateSession(
+    conversation: ConversationRef,
+    principalId: string,
+    patch: { queueMode?: 'followup' | 'steer' },
+  ): Promise<{ sessionId: string; queueMode: 'followup' | 'steer' }>;
   /** Ends the conversation's live session: the next message starts an empty history. */
   resetSession(conversation: ConversationRef, principalId: string): Promise<void>;
   /** The principal an identity (`telegram:<userId>`, `slack:<team>:<user>`, `ws:<tokenId>`) belongs to. */

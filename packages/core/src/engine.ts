@@ -277,9 +277,7 @@ export class TurnEngine {
     try {
       const entries: Entry[] = await this.transcripts.get(session.id);
       const hasUser = entries.some((e) => e.turnId === turn.id && e.kind === 'user');
-      const userEntry: NewEntry | null = hasUser
-        ? null
-        : { kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: msg.text }] } };
+      const userEntry: NewEntry | null = hasUser ? null : { kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: msg.text }] } };
       await storage.turns.begin(turn.id, userEntry);
       if (userEntry) this.transcripts.mirror(session.id, [userEntry]);
       log.info({ resumed }, 'turn started');
@@ -405,7 +403,9 @@ export class TurnEngine {
     // An approval of an ended turn can never be used: it is cancelled before anyone hears the end.
     if (this.o.cancelApprovals) {
       const why = state === 'interrupted' ? 'the turn was stopped' : state === 'failed' ? `the turn failed (${reason})` : 'the turn ended';
-      await this.o.cancelApprovals(turn.id, why).catch((err: unknown) => this.o.log.error({ err, turnId: turn.id }, 'could not cancel the approvals of an ended turn'));
+      await this.o
+        .cancelApprovals(turn.id, why)
+        .catch((err: unknown) => this.o.log.error({ err, turnId: turn.id }, 'could not cancel the approvals of an ended turn'));
     }
     const text = turnText(await this.transcripts.turn(session.id, turn.id), turn.id);
     queue.push({ type: 'turn_end', state, reason, text, ...(error ? { error } : {}) });
@@ -423,7 +423,11 @@ export class TurnEngine {
    */
   private async absorb(sessionId: string, taken: Pending[], log: Logger): Promise<void> {
     const entries: NewEntry[] = taken.map((p) => ({ kind: 'user', turnId: p.turnId, payload: { content: [{ type: 'text', text: p.text }] } }));
-    await this.o.storage.turns.absorb(sessionId, taken.map((p) => p.turnId), entries);
+    await this.o.storage.turns.absorb(
+      sessionId,
+      taken.map((p) => p.turnId),
+      entries,
+    );
     this.transcripts.mirror(sessionId, entries);
     for (const p of taken) {
       const turn = await this.o.storage.turns.get(p.turnId);

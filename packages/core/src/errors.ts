@@ -2,5 +2,5 @@
 export const SwbErrorCode = {
   ShuttingDown: 'SWB_E_SHUTTING_DOWN',
   UnknownSender: 'SWB_E_UNKNOWN_SENDER',
-  Config: "SWB_E_CONFIG",
+  Config: 'SWB_E_CONFIG',
 } as const;

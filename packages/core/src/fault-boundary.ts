@@ -89,11 +89,25 @@ export class FaultBoundary {
     const now = new Date();
     // The same failure again within a minute (typing every few seconds against a peer without
     // sendChatAction) is counted and logged at debug level, so the log is not flooded.
-    const repeat = prev !== null && prev.error === error && prev.scope.task === scope.task && prev.scope.conversation === scope.conversation && now.getTime() - prev.at.getTime() < REPEAT_QUIET_MS;
+    const repeat =
+      prev !== null &&
+      prev.error === error &&
+      prev.scope.task === scope.task &&
+      prev.scope.conversation === scope.conversation &&
+      now.getTime() - prev.at.getTime() < REPEAT_QUIET_MS;
     this.last = { at: now, scope, error };
     try {
       this.log[repeat ? 'debug' : 'error'](
-        { ...fields, event: 'channel_task_failed', channel: scope.channel, task: scope.task, ...(scope.conversation !== undefined ? { conversation: scope.conversation } : {}), error, failures: this.count, ...(repeat ? { repeated: true } : {}) },
+        {
+          ...fields,
+          event: 'channel_task_failed',
+          channel: scope.channel,
+          task: scope.task,
+          ...(scope.conversation !== undefined ? { conversation: scope.conversation } : {}),
+          error,
+          failures: this.count,
+          ...(repeat ? { repeated: true } : {}),
+        },
         `${scope.channel}: ${scope.task} failed`,
       );
     } catch {

@@ -1,11 +1,4 @@
-import {
-  toolUses,
-  type AssistantBlock,
-  type AssistantMessage,
-  type Message,
-  type ToolResultBlock,
-  type UserBlock,
-} from '@switchboard/agent';
+import { toolUses, type AssistantBlock, type AssistantMessage, type Message, type ToolResultBlock, type UserBlock } from '@switchboard/agent';
 import type { Entry } from './storage.js';
 
 /** Payloads of transcript entries, by kind. */
@@ -56,9 +49,7 @@ export function rebuildMessages(entries: readonly Entry[]): Rebuilt {
 
   const flushUser = () => {
     if (pendingUses.length === 0 && pendingText.length === 0) return;
-    const blocks: UserBlock[] = pendingUses.map(
-      (id) => results.get(id) ?? { type: 'tool_result', tool_use_id: id, content: INTERRUPTED, is_error: true },
-    );
+    const blocks: UserBlock[] = pendingUses.map((id) => results.get(id) ?? { type: 'tool_result', tool_use_id: id, content: INTERRUPTED, is_error: true });
     blocks.push(...pendingText);
     const last = messages.at(-1);
     if (last?.role === 'user') last.content.push(...blocks);

@@ -21,10 +21,7 @@ export interface LegacyWorkspaceMigration {
 }
 
 /** What {@link migrateLegacyWorkspace} did. */
-export type MigrationOutcome =
-  | { state: 'current' }
-  | { state: 'moved'; to: string; entries: number; kept: number }
-  | { state: 'pending'; at: string };
+export type MigrationOutcome = { state: 'current' } | { state: 'moved'; to: string; entries: number; kept: number } | { state: 'pending'; at: string };
 
 /**
  * Moves the content of an agent's old single workspace (`<dataDir>/workspaces/<agent>/`) into
@@ -59,8 +56,17 @@ export async function migrateLegacyWorkspace(m: LegacyWorkspaceMigration): Promi
   const to = workspaceDir(m.root, m.agentId, m.mode, { kind: 'person', principalId: owner?.id ?? '' });
   const moved = await moveInto(aside, to);
   m.log.info(
-    { event: 'workspace_migrated', agent: m.agentId, to, ...(owner && m.mode === 'per-person' ? { principalId: owner.id } : {}), entries: moved.entries, kept: moved.kept },
-    moved.kept > 0 ? `old workspace moved; ${moved.kept} entries that already existed at the destination were left in ${aside}` : 'old workspace moved into the new layout',
+    {
+      event: 'workspace_migrated',
+      agent: m.agentId,
+      to,
+      ...(owner && m.mode === 'per-person' ? { principalId: owner.id } : {}),
+      entries: moved.entries,
+      kept: moved.kept,
+    },
+    moved.kept > 0
+      ? `old workspace moved; ${moved.kept} entries that already existed at the destination were left in ${aside}`
+      : 'old workspace moved into the new layout',
   );
   return { state: 'moved', to, ...moved };
 }

@@ -5,9 +5,7 @@ import path from 'node:path';
 export type WorkspaceMode = 'per-person' | 'shared';
 
 /** Whose workspace a turn works in. */
-export type WorkspaceOwner =
-  | { kind: 'person'; principalId: string }
-  | { kind: 'room'; channel: string; account: string; conversation: string };
+export type WorkspaceOwner = { kind: 'person'; principalId: string } | { kind: 'room'; channel: string; account: string; conversation: string };
 
 /**
  * One path segment from an outside id: every byte except `A-Z a-z 0-9 _ -` percent-encoded

@@ -7,10 +7,28 @@ const silent = pino({ level: 'silent' });
 
 describe('describeThrown', () => {
   it('is total: any value, hostile objects included', () => {
-    const hostile = new Proxy({}, { get: () => { throw new Error('no'); }, getPrototypeOf: () => { throw new Error('no'); } });
-    fc.assert(fc.property(fc.oneof(fc.anything(), fc.string().map((s) => new Error(s))), (v) => {
-      expect(typeof describeThrown(v)).toBe('string');
-    }));
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('no');
+        },
+        getPrototypeOf: () => {
+          throw new Error('no');
+        },
+      },
+    );
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.anything(),
+          fc.string().map((s) => new Error(s)),
+        ),
+        (v) => {
+          expect(typeof describeThrown(v)).toBe('string');
+        },
+      ),
+    );
     // (fast-check cannot print a hostile proxy, so it is checked outside the property.)
     expect(describeThrown(hostile)).toBe('(an error that cannot be described)');
     expect(describeThrown(undefined)).toBe('(undefined)');

@@ -19,8 +19,23 @@ import {
 
 // Names every plain object inherits, plus random strings: ids from outside (rooms, senders, tools,
 // roles, models) must never find Object.prototype's members through a record lookup.
-const INHERITED = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupGetter__'];
-const hostileId = fc.oneof(fc.constantFrom(...INHERITED), fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom(...INHERITED).map((s) => `${s} `));
+const INHERITED = [
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  '__defineGetter__',
+  '__lookupGetter__',
+];
+const hostileId = fc.oneof(
+  fc.constantFrom(...INHERITED),
+  fc.string({ minLength: 1, maxLength: 40 }),
+  fc.constantFrom(...INHERITED).map((s) => `${s} `),
+);
 const numRuns = Number(process.env.SWB_PROPERTY_RUNS ?? 200);
 
 const policy = (over: Partial<BoundaryPolicy> = {}): BoundaryPolicy => ({
@@ -111,7 +126,15 @@ describe('usage records keyed by the model name the API answered with', () => {
   it('count a model named like an Object member as its own entry, never on Object.prototype', () => {
     fc.assert(
       fc.property(hostileId, fc.nat(1000), (model, tokens) => {
-        const u: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, models: {}, retries: 0, fallbackUsed: false };
+        const u: TurnUsage = {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheReadInputTokens: 0,
+          cacheCreationInputTokens: 0,
+          models: {},
+          retries: 0,
+          fallbackUsed: false,
+        };
         const usage = { inputTokens: tokens, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
         countUsage(u, { type: 'usage', model, usage });
         countUsage(u, { type: 'usage', model, usage });

@@ -7,7 +7,9 @@ import { LAYOUT_MARKER, earliestOwner, encodeSegment, migrateLegacyWorkspace, wo
 describe('workspaceDir', () => {
   it('lays out people, rooms and shared under the root', () => {
     expect(workspaceDir('/w', 'default', 'per-person', { kind: 'person', principalId: 'p1' })).toBe('/w/default/people/p1');
-    expect(workspaceDir('/w', 'default', 'per-person', { kind: 'room', channel: 'slack', account: 'main', conversation: 'C1.x' })).toBe('/w/default/rooms/slack/main/C1%2Ex');
+    expect(workspaceDir('/w', 'default', 'per-person', { kind: 'room', channel: 'slack', account: 'main', conversation: 'C1.x' })).toBe(
+      '/w/default/rooms/slack/main/C1%2Ex',
+    );
     expect(workspaceDir('/w', 'default', 'shared', { kind: 'person', principalId: 'p1' })).toBe('/w/default/shared');
   });
 
@@ -77,19 +79,30 @@ describe('migrateLegacyWorkspace', () => {
     expect(logged).toEqual([expect.objectContaining({ event: 'workspace_migrated', principalId: 'owner-early', entries: 3 })]);
     // The owner uses the workspace; a restart must not take that for old content.
     writeFileSync(path.join(dest, 'new.txt'), 'new');
-    expect(await migrateLegacyWorkspace({ agentId: 'default', legacyRoot, root: legacyRoot, mode: 'per-person', principals, log })).toEqual({ state: 'current' });
+    expect(await migrateLegacyWorkspace({ agentId: 'default', legacyRoot, root: legacyRoot, mode: 'per-person', principals, log })).toEqual({
+      state: 'current',
+    });
     expect(logged).toHaveLength(1);
     expect(existsSync(path.join(dest, 'new.txt'))).toBe(true);
   });
 
   it('a fresh install only writes the marker', async () => {
     rmSync(path.join(legacyRoot, 'default'), { recursive: true });
-    expect(await migrateLegacyWorkspace({ agentId: 'default', legacyRoot, root: legacyRoot, mode: 'per-person', principals, log: quiet })).toEqual({ state: 'current' });
+    expect(await migrateLegacyWorkspace({ agentId: 'default', legacyRoot, root: legacyRoot, mode: 'per-person', principals, log: quiet })).toEqual({
+      state: 'current',
+    });
     expect(readdirSync(path.join(legacyRoot, 'default'))).toEqual([LAYOUT_MARKER]);
   });
 
   it('without an owner the content waits aside, and moves on a later start', async () => {
-    const none = await migrateLegacyWorkspace({ agentId: 'default', legacyRoot, root: legacyRoot, mode: 'per-person', principals: [principal('m', 'member', 1)], log: quiet });
+    const none = await migrateLegacyWorkspace({
+      agentId: 'default',
+      legacyRoot,
+      root: legacyRoot,
+      mode: 'per-person',
+      principals: [principal('m', 'member', 1)],
+      log: quiet,
+    });
     expect(none).toEqual({ state: 'pending', at: path.join(legacyRoot, '.default.pre-people') });
     mkdirSync(path.join(legacyRoot, 'default', 'people', 'm'), { recursive: true });
     const later = await migrateLegacyWorkspace({ agentId: 'default', legacyRoot, root: legacyRoot, mode: 'per-person', principals, log: quiet });

@@ -59,7 +59,9 @@ const WITH_HELD = `SELECT p.*,
 
 /** Pairing requests (held messages one row each) and channel policy overrides over one SQLite handle. */
 export function boundaryRepos(db: Database): Pick<Storage, 'pairing' | 'policies'> {
-  const pendingOf = db.prepare<[string, string, string], PairingRow>(`${WITH_HELD} WHERE p.channel = ? AND p.account = ? AND p.identity = ? AND p.status = 'pending'`);
+  const pendingOf = db.prepare<[string, string, string], PairingRow>(
+    `${WITH_HELD} WHERE p.channel = ? AND p.account = ? AND p.identity = ? AND p.status = 'pending'`,
+  );
   const lastCreated = db.prepare<[string, string, string], { at: number | null }>(
     'SELECT max(created_at) AS at FROM pairing_requests WHERE channel = ? AND account = ? AND identity = ?',
   );

@@ -58,10 +58,16 @@ export function deadLetterRepo(db: Database): Storage['deadLetters'] {
   const count = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM inbox WHERE failed_at IS NOT NULL');
   const record = db.transaction((d: DeadLetterInput): { id: string; existed: boolean } => {
     const id = randomUUID();
-    const payload: DeadPayload = { deadLetter: true, summary: d.summary, ...(d.conversation !== undefined ? { conversation: d.conversation } : {}), ...(d.sender !== undefined ? { sender: d.sender } : {}) };
+    const payload: DeadPayload = {
+      deadLetter: true,
+      summary: d.summary,
+      ...(d.conversation !== undefined ? { conversation: d.conversation } : {}),
+      ...(d.sender !== undefined ? { sender: d.sender } : {}),
+    };
     const now = Date.now();
     const error = d.error.slice(0, 2000);
-    if (insert.run(id, d.channel, d.account, d.dedupeKey, JSON.stringify(payload), d.receivedAt.getTime(), now, error, d.attempts).changes === 1) return { id, existed: false };
+    if (insert.run(id, d.channel, d.account, d.dedupeKey, JSON.stringify(payload), d.receivedAt.getTime(), now, error, d.attempts).changes === 1)
+      return { id, existed: false };
     const marked = markExisting.get(now, error, d.attempts, d.channel, d.account, d.dedupeKey);
     return { id: marked?.id ?? existing.get(d.channel, d.account, d.dedupeKey)?.id ?? id, existed: true };
   });

@@ -12,9 +12,7 @@ export function deliveryRepo(db: Database): Storage['deliveries'] {
      VALUES (@turn_id, @part, @kind, @channel, @account, @conversation_id, @platform_message_id, @content, @created_at)
      ON CONFLICT (turn_id, part, kind) DO NOTHING RETURNING *`,
   );
-  const existing = db.prepare<[string, number, string], DeliveryRow>(
-    'SELECT * FROM deliveries WHERE turn_id = ? AND part = ? AND kind = ?',
-  );
+  const existing = db.prepare<[string, number, string], DeliveryRow>('SELECT * FROM deliveries WHERE turn_id = ? AND part = ? AND kind = ?');
   const ofTurn = db.prepare<[string], DeliveryRow>('SELECT * FROM deliveries WHERE turn_id = ? ORDER BY id');
   const finalsSince = db.prepare<[string, string, string, number], DeliveryRow>(
     `SELECT * FROM deliveries

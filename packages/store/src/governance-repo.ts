@@ -96,7 +96,10 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
   const claim = db.prepare<[string, string, number, number, string | null, string]>(
     `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, always = ?, reason = ? WHERE id = ? AND status = 'pending'`,
   );
-  const listApprovals = db.prepare<[{ status: string | null; session: string | null; principal: string | null; turn: string | null; limit: number; offset: number }], ApprovalRow>(
+  const listApprovals = db.prepare<
+    [{ status: string | null; session: string | null; principal: string | null; turn: string | null; limit: number; offset: number }],
+    ApprovalRow
+  >(
     `SELECT * FROM approvals WHERE (@status IS NULL OR status = @status) AND (@session IS NULL OR session_id = @session)
        AND (@principal IS NULL OR requester_principal_id = @principal) AND (@turn IS NULL OR turn_id = @turn)
        ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`,
@@ -197,7 +200,13 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
       },
       async list(filter = {}) {
         return listAudit
-          .all({ action: filter.action ?? null, actor: filter.actor ?? null, since: filter.since?.getTime() ?? 0, limit: filter.limit ?? 100, offset: filter.offset ?? 0 })
+          .all({
+            action: filter.action ?? null,
+            actor: filter.actor ?? null,
+            since: filter.since?.getTime() ?? 0,
+            limit: filter.limit ?? 100,
+            offset: filter.offset ?? 0,
+          })
           .map(toAudit);
       },
     },

@@ -5,16 +5,12 @@ import { type IdentityRow, type PrincipalRow, type TokenRow, toIdentity, toPrinc
 
 /** The principals repository (principals and their channel identities) over one SQLite handle. */
 export function principalRepo(db: Database): Storage['principals'] {
-  const insert = db.prepare<[string, string, string, number]>(
-    'INSERT INTO principals (id, name, role, created_at) VALUES (?, ?, ?, ?)',
-  );
+  const insert = db.prepare<[string, string, string, number]>('INSERT INTO principals (id, name, role, created_at) VALUES (?, ?, ?, ?)');
   const byId = db.prepare<[string], PrincipalRow>('SELECT * FROM principals WHERE id = ?');
   const byName = db.prepare<[string], PrincipalRow>('SELECT * FROM principals WHERE name = ?');
   const all = db.prepare<[], PrincipalRow>('SELECT * FROM principals ORDER BY created_at, rowid');
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM principals');
-  const identityOf = db.prepare<[string, string], IdentityRow>(
-    'SELECT * FROM identities WHERE channel_type = ? AND external_id = ?',
-  );
+  const identityOf = db.prepare<[string, string], IdentityRow>('SELECT * FROM identities WHERE channel_type = ? AND external_id = ?');
   const insertIdentity = db.prepare<[string, string, string, string, number]>(
     'INSERT INTO identities (id, principal_id, channel_type, external_id, created_at) VALUES (?, ?, ?, ?, ?)',
   );
@@ -22,19 +18,13 @@ export function principalRepo(db: Database): Storage['principals'] {
     `SELECT p.* FROM identities i JOIN principals p ON p.id = i.principal_id
      WHERE i.channel_type = ? AND i.external_id = ?`,
   );
-  const identitiesOf = db.prepare<[string], IdentityRow>(
-    'SELECT * FROM identities WHERE principal_id = ? ORDER BY created_at, rowid',
-  );
+  const identitiesOf = db.prepare<[string], IdentityRow>('SELECT * FROM identities WHERE principal_id = ? ORDER BY created_at, rowid');
 
   const rename = db.prepare<[string, string, string], PrincipalRow>('UPDATE principals SET name = ?, role = ? WHERE id = ? RETURNING *');
-  const unlink = db.prepare<[string, string, string]>(
-    'DELETE FROM identities WHERE principal_id = ? AND channel_type = ? AND external_id = ?',
-  );
+  const unlink = db.prepare<[string, string, string]>('DELETE FROM identities WHERE principal_id = ? AND channel_type = ? AND external_id = ?');
   const unlinkAll = db.prepare<[string]>('DELETE FROM identities WHERE principal_id = ?');
   // Detached tokens keep their names for the audit trail; a client token without a principal never authenticates.
-  const detachTokens = db.prepare<[number, string]>(
-    'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?), principal_id = NULL WHERE principal_id = ?',
-  );
+  const detachTokens = db.prepare<[number, string]>('UPDATE tokens SET revoked_at = coalesce(revoked_at, ?), principal_id = NULL WHERE principal_id = ?');
   const deleteOne = db.prepare<[string]>('DELETE FROM principals WHERE id = ?');
 
   const update = db.transaction((id: string, patch: { name?: string; role?: string }) => {

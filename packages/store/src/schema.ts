@@ -29,10 +29,7 @@ export const identities = sqliteTable(
     externalId: text('external_id').notNull(),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [
-    uniqueIndex('identities_channel_external_uq').on(t.channelType, t.externalId),
-    index('identities_principal_idx').on(t.principalId),
-  ],
+  (t) => [uniqueIndex('identities_channel_external_uq').on(t.channelType, t.externalId), index('identities_principal_idx').on(t.principalId)],
 );
 
 /** API tokens; only the sha256 of the secret is kept. */

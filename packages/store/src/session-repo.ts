@@ -23,9 +23,7 @@ export function sessionOps(db: Database): SessionOps {
      VALUES (@id, @key, @agent_id, @channel, @account, @scope, @principal_id, @conversation, @thread,
        @created_at, @updated_at, @ended_at, @settings)`,
   );
-  const lastSeq = db.prepare<[string], { n: number }>(
-    'SELECT coalesce(max(seq), 0) AS n FROM entries WHERE session_id = ?',
-  );
+  const lastSeq = db.prepare<[string], { n: number }>('SELECT coalesce(max(seq), 0) AS n FROM entries WHERE session_id = ?');
   const insertEntry = db.prepare<[string, number, string | null, string, string, number]>(
     'INSERT INTO entries (session_id, seq, turn_id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
@@ -76,10 +74,7 @@ export function sessionOps(db: Database): SessionOps {
 /** The sessions repository over one SQLite handle. */
 export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] {
   const byId = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE id = ?');
-  const list = db.prepare<
-    { principalId: string | null; channel: string | null; limit: number; offset: number },
-    SessionRow
-  >(
+  const list = db.prepare<{ principalId: string | null; channel: string | null; limit: number; offset: number }, SessionRow>(
     `SELECT * FROM sessions
      WHERE (@principalId IS NULL OR principal_id = @principalId) AND (@channel IS NULL OR channel = @channel)
      ORDER BY updated_at DESC, rowid DESC LIMIT @limit OFFSET @offset`,
@@ -87,9 +82,7 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
   const load = db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE session_id = ? ORDER BY seq');
   const loadTurn = db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE turn_id = ? ORDER BY seq');
   const end = db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE key = ? AND ended_at IS NULL');
-  const setSettings = db.prepare<[string, number, string], SessionRow>(
-    'UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ? RETURNING *',
-  );
+  const setSettings = db.prepare<[string, number, string], SessionRow>('UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ? RETURNING *');
   const updateSettings = db.transaction((sessionId: string, patch: Record<string, unknown>) => {
     const row = byId.get(sessionId);
     if (!row) throw new Error(`unknown session: ${sessionId}`);

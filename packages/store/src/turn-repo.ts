@@ -37,12 +37,8 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
   );
   const linkInbox = db.prepare<[string, string]>('UPDATE inbox SET turn_id = ? WHERE id = ?');
   const byId = db.prepare<[string], TurnRow>('SELECT * FROM turns WHERE id = ?');
-  const unfinished = db.prepare<[], TurnRow>(
-    `SELECT * FROM turns WHERE state IN ${UNFINISHED} ORDER BY created_at, rowid`,
-  );
-  const nextQueued = db.prepare<[string], TurnRow>(
-    `SELECT * FROM turns WHERE session_id = ? AND state = 'queued' ORDER BY created_at, rowid LIMIT 1`,
-  );
+  const unfinished = db.prepare<[], TurnRow>(`SELECT * FROM turns WHERE state IN ${UNFINISHED} ORDER BY created_at, rowid`);
+  const nextQueued = db.prepare<[string], TurnRow>(`SELECT * FROM turns WHERE session_id = ? AND state = 'queued' ORDER BY created_at, rowid LIMIT 1`);
   // reason/error describe the latest transition, so a state change without them clears them.
   const setState = db.prepare<[string, number, string | null, string | null, string], TurnRow>(
     'UPDATE turns SET state = ?, updated_at = ?, reason = ?, error = ? WHERE id = ? RETURNING *',
@@ -51,42 +47,38 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
   const absorbTurn = db.prepare<[number, string, string]>(
     `UPDATE turns SET state = 'completed', reason = 'steered', error = NULL, updated_at = ? WHERE id = ? AND session_id = ? AND state = 'queued'`,
   );
-  const suspend = db.prepare<[number]>(
-    `UPDATE turns SET state = 'suspended', updated_at = ? WHERE state IN ('running', 'awaiting_approval')`,
-  );
+  const suspend = db.prepare<[number]>(`UPDATE turns SET state = 'suspended', updated_at = ? WHERE state IN ('running', 'awaiting_approval')`);
   const inboxById = db.prepare<[string], InboxRow>('SELECT * FROM inbox WHERE id = ?');
   const statesSince = db.prepare<[number], { state: string; n: number }>('SELECT state, count(*) AS n FROM turns WHERE created_at >= ? GROUP BY state');
   const usageSince = db.prepare<[number], { usage: string }>('SELECT usage FROM turns WHERE created_at >= ? AND usage IS NOT NULL');
 
-  const accept = db.transaction(
-    (message: InboundMessage, key: SessionKey, clientId: string | null): AcceptResult => {
-      const inboxId = randomUUID();
-      const payload = JSON.stringify(message);
-      const { channel, account, dedupeKey } = message;
-      if (insertInbox.run(inboxId, channel, account, dedupeKey, payload, message.receivedAt.getTime()).changes === 0) {
-        const dup = existingInbox.get(channel, account, dedupeKey);
-        if (!dup) throw new Error('inbox conflict without an existing row');
-        return duplicateOf(dup, message.text);
-      }
-      const session = sessions.resolve(key);
-      const now = Date.now();
-      const turnId = randomUUID();
-      insertTurn.run({
-        id: turnId,
-        session_id: session.id,
-        inbox_id: inboxId,
-        state: 'queued',
-        client_id: clientId,
-        created_at: now,
-        updated_at: now,
-        reason: null,
-        error: null,
-        usage: null,
-      });
-      linkInbox.run(turnId, inboxId);
-      return { duplicate: false, inboxId, turnId, sessionId: session.id };
-    },
-  );
+  const accept = db.transaction((message: InboundMessage, key: SessionKey, clientId: string | null): AcceptResult => {
+    const inboxId = randomUUID();
+    const payload = JSON.stringify(message);
+    const { channel, account, dedupeKey } = message;
+    if (insertInbox.run(inboxId, channel, account, dedupeKey, payload, message.receivedAt.getTime()).changes === 0) {
+      const dup = existingInbox.get(channel, account, dedupeKey);
+      if (!dup) throw new Error('inbox conflict without an existing row');
+      return duplicateOf(dup, message.text);
+    }
+    const session = sessions.resolve(key);
+    const now = Date.now();
+    const turnId = randomUUID();
+    insertTurn.run({
+      id: turnId,
+      session_id: session.id,
+      inbox_id: inboxId,
+      state: 'queued',
+      client_id: clientId,
+      created_at: now,
+      updated_at: now,
+      reason: null,
+      error: null,
+      usage: null,
+    });
+    linkInbox.run(turnId, inboxId);
+    return { duplicate: false, inboxId, turnId, sessionId: session.id };
+  });
 
   const update = (turnId: string, state: TurnState, reason: string | null, error: string | null): TurnRow => {
     const row = setState.get(state, Date.now(), reason, error, turnId);

@@ -25,7 +25,14 @@ describe('dead letters (sqlite)', () => {
       expect(await s.deadLetters.count()).toBe(2);
       const all = await s.deadLetters.list();
       expect(all.map((d) => d.dedupeKey)).toEqual(['u2', 'u1']);
-      expect(all[1]).toMatchObject({ id: a.id, conversation: 'conv-1', sender: 'ws:tok-1', summary: 'message: hello', attempts: 3, error: 'over limits.inboxMaxBytes' });
+      expect(all[1]).toMatchObject({
+        id: a.id,
+        conversation: 'conv-1',
+        sender: 'ws:tok-1',
+        summary: 'message: hello',
+        attempts: 3,
+        error: 'over limits.inboxMaxBytes',
+      });
       expect((await s.deadLetters.list({ channel: 'telegram:main' })).map((d) => d.dedupeKey)).toEqual(['u2']);
       // Recording it again changes nothing new; the inbox knows the key, so a redelivery is a duplicate.
       expect((await s.deadLetters.record(letter('u1'))).existed).toBe(true);

@@ -27,9 +27,7 @@ describe('migrations', () => {
     const applied = () => a.db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get();
     expect(applied()).toBe(journal.entries.length);
     const tables = a.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(
-      expect.arrayContaining(['deliveries', 'entries', 'identities', 'inbox', 'principals', 'sessions', 'tokens', 'turns']),
-    );
+    expect(tables).toEqual(expect.arrayContaining(['deliveries', 'entries', 'identities', 'inbox', 'principals', 'sessions', 'tokens', 'turns']));
     await a.principals.create({ name: 'ada', role: 'owner' });
     const schemaBefore = a.db.prepare('SELECT sql FROM sqlite_master ORDER BY name').pluck().all();
     a.close();
@@ -61,7 +59,10 @@ describe('migrations', () => {
     const dir = join(root, 'until-0003');
     cpSync(defaultMigrationsDir(), dir, { recursive: true });
     const upTo = JSON.parse(readFileSync(join(dir, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-    upTo.entries = upTo.entries.slice(0, upTo.entries.findIndex((e) => e.tag.startsWith('0004')));
+    upTo.entries = upTo.entries.slice(
+      0,
+      upTo.entries.findIndex((e) => e.tag.startsWith('0004')),
+    );
     writeFileSync(join(dir, 'meta', '_journal.json'), JSON.stringify(upTo));
     const file = join(root, 'held-json.db');
     // The repositories of today need today's schema: migrate the old file with drizzle directly.

@@ -61,7 +61,16 @@ describe('openSqliteStorage', () => {
     const t = await queueTurn(a, 'm1');
     await a.turns.begin(t.turnId, { kind: 'user', turnId: t.turnId, payload: { text: 'hi' } });
     await a.sessions.append(t.sessionId, [{ kind: 'assistant', turnId: t.turnId, payload: { text: 'yo' } }]);
-    const d = await a.deliveries.record({ turnId: t.turnId, part: 0, kind: 'final', channel: 'websocket', account: 'default', conversationId: 'conv-1', platformMessageId: null, content: { text: 'yo' } });
+    const d = await a.deliveries.record({
+      turnId: t.turnId,
+      part: 0,
+      kind: 'final',
+      channel: 'websocket',
+      account: 'default',
+      conversationId: 'conv-1',
+      platformMessageId: null,
+      content: { text: 'yo' },
+    });
     const before = { session: await a.sessions.get(t.sessionId), entries: await a.sessions.load(t.sessionId), turn: await a.turns.get(t.turnId) };
     a.close();
     a.close();
@@ -98,7 +107,7 @@ describe('openSqliteStorage', () => {
     expect((await s.sessions.loadTurn(evil))[0]?.payload).toEqual({ text: evil });
     expect((await s.turns.inbox(r.inboxId))?.message.text).toBe(evil);
     expect((await s.turns.get(r.turnId ?? ''))?.clientId).toBe(evil);
-    expect((await s.sessions.list({ channel: 'slack', principalId: evil }))).toEqual([]);
+    expect(await s.sessions.list({ channel: 'slack', principalId: evil })).toEqual([]);
     const tables = s.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all();
     expect(tables).toEqual(expect.arrayContaining(['turns', 'sessions', 'entries', 'inbox']));
     expect(s.db.prepare('SELECT count(*) FROM turns').pluck().get()).toBe(1);

@@ -125,7 +125,11 @@ function checkPairing(messages: unknown[]): ValidationFailure | undefined {
       }
     } else {
       const prev = messages[i - 1] as { role: string; content: unknown } | undefined;
-      const prevIds = new Set(blocksOf(prev?.content).filter((b) => b.type === 'tool_use').map((b) => b.id as string));
+      const prevIds = new Set(
+        blocksOf(prev?.content)
+          .filter((b) => b.type === 'tool_use')
+          .map((b) => b.id as string),
+      );
       for (let j = 0; j < blocks.length; j++) {
         const b = blocks[j] as Block;
         if (b.type === 'tool_result' && !prevIds.has(b.tool_use_id as string)) {

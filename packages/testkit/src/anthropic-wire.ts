@@ -12,9 +12,7 @@ export interface WireUsage {
 }
 
 /** A response content block. */
-export type WireBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+export type WireBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 /** A complete `Message` (the non-streaming body, and what a stream accumulates to). */
 export interface WireMessage {

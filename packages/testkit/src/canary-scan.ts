@@ -75,7 +75,9 @@ export function scanForCanaries(opts: CanaryScanOptions = {}): CanaryScanResult 
   }
   let seenCount = 0;
   if (existsSync(seenPath)) {
-    seenCount = readFileSync(seenPath, 'utf8').split('\n').filter((l) => l.trim() !== '').length;
+    seenCount = readFileSync(seenPath, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '').length;
   }
   if (seenCount === 0) {
     problems.push(

@@ -98,13 +98,19 @@ class FakeAnthropicServer implements FakeAnthropic {
   }
 
   waitForRequests(n: number, timeoutMs = 10_000): Promise<RecordedRequest[]> {
-    return this.waitUntil(() => this.requests.length >= n, timeoutMs, () => `expected ${n} request(s), got ${this.requests.length}`).then(
-      () => this.requests,
-    );
+    return this.waitUntil(
+      () => this.requests.length >= n,
+      timeoutMs,
+      () => `expected ${n} request(s), got ${this.requests.length}`,
+    ).then(() => this.requests);
   }
 
   waitForHeld(n = 1, timeoutMs = 10_000): Promise<void> {
-    return this.waitUntil(() => this.held >= n, timeoutMs, () => `expected ${n} held response(s), have ${this.held}`);
+    return this.waitUntil(
+      () => this.held >= n,
+      timeoutMs,
+      () => `expected ${n} held response(s), have ${this.held}`,
+    );
   }
 
   release(): void {
@@ -179,7 +185,17 @@ class FakeAnthropicServer implements FakeAnthropic {
     if (path === '/v1/models' && rec.method === 'GET') {
       // The free model list (what `switchboard doctor` uses to check a key): never a billed request.
       if (!apiKeyMatched) return this.sendError(res, 401, 'authentication_error', 'invalid x-api-key', id);
-      return this.sendJson(res, 200, { data: [{ type: 'model', id: 'claude-test', display_name: 'Claude Test', created_at: '2025-01-01T00:00:00Z' }], has_more: false, first_id: 'claude-test', last_id: 'claude-test' }, id);
+      return this.sendJson(
+        res,
+        200,
+        {
+          data: [{ type: 'model', id: 'claude-test', display_name: 'Claude Test', created_at: '2025-01-01T00:00:00Z' }],
+          has_more: false,
+          first_id: 'claude-test',
+          last_id: 'claude-test',
+        },
+        id,
+      );
     }
     if (path !== '/v1/messages' && path !== '/v1/messages/count_tokens') return this.sendError(res, 404, 'not_found_error', 'Not Found', id);
     if (rec.method !== 'POST') return this.sendError(res, 405, 'invalid_request_error', `Method ${rec.method} not allowed`, id);

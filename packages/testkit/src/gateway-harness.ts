@@ -191,9 +191,7 @@ function waitForEndpoint(child: ChildProcess, dataDir: string, out: ChildOutput,
     // a safety net for missed watch events, not a wait for an event the harness could observe
     const recheck = setInterval(check, 250);
     const timer = setTimeout(() => finish(new Error(`gateway pid ${pid} not ready within ${timeoutMs} ms\n${out.tail()}`)), timeoutMs);
-    void exited.then((info) =>
-      finish(new Error(`gateway pid ${pid} exited (code ${info.code}, signal ${info.signal}) before it was ready\n${out.tail()}`)),
-    );
+    void exited.then((info) => finish(new Error(`gateway pid ${pid} exited (code ${info.code}, signal ${info.signal}) before it was ready\n${out.tail()}`)));
     check();
   });
 }

@@ -31,7 +31,11 @@ const INSTALLED = Symbol.for('switchboard.testkit.noEgress');
 
 /** Whether `host` (a name or an IP literal, brackets allowed) stays on this machine. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const h = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   const v4 = h.startsWith('::ffff:') ? h.slice(7) : h;
   if (net.isIPv4(v4)) return v4.startsWith('127.') || v4 === '0.0.0.0';

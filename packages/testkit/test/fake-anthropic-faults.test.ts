@@ -140,7 +140,10 @@ describe('fake Anthropic: stream faults', () => {
 
   it('a destroyed socket mid-stream surfaces as an error', async () => {
     fake.enqueue({ text: 'Hello world', destroyAfterEvents: 4 });
-    const err = await client.messages.stream(base).finalMessage().catch((e: unknown) => e);
+    const err = await client.messages
+      .stream(base)
+      .finalMessage()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
   });
 });

@@ -58,9 +58,7 @@ describe('fake Anthropic: success paths with the real SDK', () => {
         { name: 'lookup', input: { q: 'x' }, id: 'toolu_custom' },
       ],
     });
-    const msg = await client.messages
-      .stream({ ...base, messages: [{ role: 'user', content: 'weather?' }] })
-      .finalMessage();
+    const msg = await client.messages.stream({ ...base, messages: [{ role: 'user', content: 'weather?' }] }).finalMessage();
     expect(msg.stop_reason).toBe('tool_use');
     expect(msg.content[0]).toEqual({ type: 'text', text: 'Checking.' });
     const uses = msg.content.filter((b) => b.type === 'tool_use');
@@ -71,9 +69,7 @@ describe('fake Anthropic: success paths with the real SDK', () => {
 
   it('answers non-streaming requests with a JSON Message and a request-id', async () => {
     fake.enqueue({ text: 'plain', stopReason: 'max_tokens' });
-    const { data, response, request_id } = await client.messages
-      .create({ ...base, messages: [{ role: 'user', content: 'hi' }] })
-      .withResponse();
+    const { data, response, request_id } = await client.messages.create({ ...base, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
     expect(response.headers.get('content-type')).toContain('application/json');
     expect(request_id).toMatch(/^req_test_\d+$/);
     expect(data).toMatchObject({ type: 'message', role: 'assistant', model: 'claude-test', stop_reason: 'max_tokens', stop_sequence: null });
@@ -92,8 +88,15 @@ describe('fake Anthropic: success paths with the real SDK', () => {
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const events = parseSse(await res.text());
     expect(events.map((e) => e.event)).toEqual([
-      'message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_delta',
-      'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
     expect(events[0]!.data.message).toMatchObject({ content: [], stop_reason: null });
     expect(events.slice(3, 6).map((e) => e.data.delta.text)).toEqual(['Hell', 'o wo', 'rld']);
@@ -163,7 +166,14 @@ describe('fake Anthropic: success paths with the real SDK', () => {
 describe('fake Anthropic: request validation', () => {
   const toolTurn = [
     { role: 'user', content: 'do it' },
-    { role: 'assistant', content: [{ type: 'text', text: 'ok' }, { type: 'tool_use', id: 'toolu_a', name: 't', input: {} }, { type: 'tool_use', id: 'toolu_b', name: 't', input: {} }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'ok' },
+        { type: 'tool_use', id: 'toolu_a', name: 't', input: {} },
+        { type: 'tool_use', id: 'toolu_b', name: 't', input: {} },
+      ],
+    },
   ] as Anthropic.MessageParam[];
 
   async function rejection(messages: Anthropic.MessageParam[]): Promise<BadRequestError> {
@@ -178,7 +188,13 @@ describe('fake Anthropic: request validation', () => {
   it('rejects tool_use ids without tool_result blocks at the start of the next message', async () => {
     const err = await rejection([
       ...toolTurn,
-      { role: 'user', content: [{ type: 'text', text: 'before' }, { type: 'tool_result', tool_use_id: 'toolu_a', content: 'r' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'before' },
+          { type: 'tool_result', tool_use_id: 'toolu_a', content: 'r' },
+        ],
+      },
     ]);
     expect(err.status).toBe(400);
     expect(err.error).toMatchObject({
@@ -201,7 +217,14 @@ describe('fake Anthropic: request validation', () => {
       ...base,
       messages: [
         ...toolTurn,
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: 'b' }, { type: 'tool_result', tool_use_id: 'toolu_a', content: [{ type: 'text', text: 'a' }] }, { type: 'text', text: 'go on' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_b', content: 'b' },
+            { type: 'tool_result', tool_use_id: 'toolu_a', content: [{ type: 'text', text: 'a' }] },
+            { type: 'text', text: 'go on' },
+          ],
+        },
       ],
     });
     expect(ok.content).toEqual([{ type: 'text', text: 'echo: go on' }]);
@@ -212,15 +235,25 @@ describe('fake Anthropic: request validation', () => {
   it('rejects empty text blocks, non-alternating roles and a leading assistant message', async () => {
     const reason = async (messages: Anthropic.MessageParam[]) => ((await rejection(messages)).error as any).error.message as string;
     expect(await reason([{ role: 'user', content: [{ type: 'text', text: '' }] }])).toBe('messages.0.content.0: text content blocks must be non-empty');
-    expect(await reason([{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }])).toContain('roles must alternate');
+    expect(
+      await reason([
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+      ]),
+    ).toContain('roles must alternate');
     expect(await reason([{ role: 'assistant', content: 'a' }])).toBe('messages: first message must use the "user" role');
     expect(await reason([{ role: 'user', content: '' }])).toContain('non-empty content');
   });
 
   it('rejects missing fields and bad tool names', async () => {
     const bad = (body: object) => client.messages.create(body as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
-    expect(await bad({ model: 'm', messages: [{ role: 'user', content: 'x' }] })).toMatchObject({ status: 400, message: expect.stringContaining('max_tokens: Field required') });
-    expect(await bad({ ...base, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'mcp.fs.read', input_schema: { type: 'object' } }] })).toMatchObject({
+    expect(await bad({ model: 'm', messages: [{ role: 'user', content: 'x' }] })).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('max_tokens: Field required'),
+    });
+    expect(
+      await bad({ ...base, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'mcp.fs.read', input_schema: { type: 'object' } }] }),
+    ).toMatchObject({
       status: 400,
       message: expect.stringContaining('tools.0.custom.name'),
     });

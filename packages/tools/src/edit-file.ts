@@ -17,9 +17,7 @@ const editFileInput = z.strictObject({
 export type EditFileInput = z.output<typeof editFileInput>;
 
 /** Creates `edit_file`: exact string replacement in a workspace text file, written atomically. */
-export function createEditFileTool(
-  opts: Pick<FileToolsOptions, 'maxFileBytes' | 'maxWriteBytes' | 'maxResultChars'> = {},
-): Tool<EditFileInput> {
+export function createEditFileTool(opts: Pick<FileToolsOptions, 'maxFileBytes' | 'maxWriteBytes' | 'maxResultChars'> = {}): Tool<EditFileInput> {
   const maxRead = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const maxWrite = opts.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
   return {

@@ -11,11 +11,5 @@ import { createWriteFileTool } from './write-file.js';
  * edit_file. Every tool stays inside `ctx.workspace`.
  */
 export function createFileTools(opts: FileToolsOptions = {}): AnyTool[] {
-  return [
-    createReadFileTool(opts),
-    createListFilesTool(opts),
-    createSearchFilesTool(opts),
-    createWriteFileTool(opts),
-    createEditFileTool(opts),
-  ];
+  return [createReadFileTool(opts), createListFilesTool(opts), createSearchFilesTool(opts), createWriteFileTool(opts), createEditFileTool(opts)];
 }

@@ -15,9 +15,7 @@ const listFilesInput = z.strictObject({
 export type ListFilesInput = z.output<typeof listFilesInput>;
 
 /** Creates `list_files`: lists a workspace directory, one workspace-relative path per line. */
-export function createListFilesTool(
-  opts: Pick<FileToolsOptions, 'maxListEntries' | 'maxResultChars'> = {},
-): Tool<ListFilesInput> {
+export function createListFilesTool(opts: Pick<FileToolsOptions, 'maxListEntries' | 'maxResultChars'> = {}): Tool<ListFilesInput> {
   const maxEntries = opts.maxListEntries ?? DEFAULT_MAX_LIST_ENTRIES;
   return {
     name: 'list_files',

@@ -15,9 +15,7 @@ const readFileInput = z.strictObject({
 export type ReadFileInput = z.output<typeof readFileInput>;
 
 /** Creates `read_file`: returns the text of a workspace file, optionally a range of lines. */
-export function createReadFileTool(
-  opts: Pick<FileToolsOptions, 'maxFileBytes' | 'maxResultChars'> = {},
-): Tool<ReadFileInput> {
+export function createReadFileTool(opts: Pick<FileToolsOptions, 'maxFileBytes' | 'maxResultChars'> = {}): Tool<ReadFileInput> {
   const maxBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   return {
     name: 'read_file',

@@ -13,13 +13,7 @@ import {
 import { z } from 'zod';
 import { FileToolError, fsError } from './errors.js';
 import { compileNameGlob } from './glob.js';
-import {
-  DEFAULT_MAX_FILE_BYTES,
-  DEFAULT_MAX_LINE_CHARS,
-  DEFAULT_MAX_RESULT_CHARS,
-  DEFAULT_MAX_SEARCH_MATCHES,
-  type FileToolsOptions,
-} from './options.js';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_LINE_CHARS, DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_SEARCH_MATCHES, type FileToolsOptions } from './options.js';
 import { formatBytes, loadText } from './text-file.js';
 import { walk, withheldNote, type WalkEntry } from './walk.js';
 import { readOnlyDirectoryTool, resolveInWorkspace } from './workspace-path.js';

@@ -28,11 +28,7 @@ export interface ResolveOptions {
  * {@link PathEscapeError}. A missing target is refused with `SWB_E_FILE_NOT_FOUND` unless
  * `forWrite` is set.
  */
-export async function resolveInWorkspace(
-  workspace: string,
-  userPath: string,
-  opts: ResolveOptions = {},
-): Promise<WorkspacePath> {
+export async function resolveInWorkspace(workspace: string, userPath: string, opts: ResolveOptions = {}): Promise<WorkspacePath> {
   if (userPath.includes('\0')) throw new PathEscapeError('path refused because it contains a NUL byte');
   let root: string;
   try {

@@ -16,9 +16,7 @@ const writeFileInput = z.strictObject({
 export type WriteFileInput = z.output<typeof writeFileInput>;
 
 /** Creates `write_file`: creates or replaces a workspace file atomically. */
-export function createWriteFileTool(
-  opts: Pick<FileToolsOptions, 'maxWriteBytes' | 'maxResultChars'> = {},
-): Tool<WriteFileInput> {
+export function createWriteFileTool(opts: Pick<FileToolsOptions, 'maxWriteBytes' | 'maxResultChars'> = {}): Tool<WriteFileInput> {
   const maxBytes = opts.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
   return {
     name: 'write_file',

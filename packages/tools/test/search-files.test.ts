@@ -114,7 +114,11 @@ describe('search_files', () => {
     for (let i = 0; i < 20; i++) s.put(`f${String(i).padStart(2, '0')}.txt`, 'hit');
     let checks = 0;
     // Reads as aborted from the fifth check on, i.e. after a few files were searched.
-    const signal = { get aborted() { return ++checks > 4; } } as AbortSignal;
+    const signal = {
+      get aborted() {
+        return ++checks > 4;
+      },
+    } as AbortSignal;
     expect(await fails(tool, { pattern: 'hit' }, s.ctx(signal))).toMatchObject({ code: 'SWB_E_ABORTED' });
     expect(checks).toBeLessThan(10);
   });
@@ -133,7 +137,10 @@ describe('search_files', () => {
     });
     let settled = false;
     const pending = run(createSearchFilesTool({ maxSearchMatches: 10_000 }), { pattern: 'hit' }, s.ctx(signal));
-    pending.then(() => (settled = true), () => (settled = true));
+    pending.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
     // Abort only once the walk has checked the signal a few times, i.e. is under way.
     while (reads < 3 && !settled) await new Promise((r) => setImmediate(r));
     ac.abort();

@@ -52,11 +52,19 @@ export const approvalRoutes: RouteModule = async (app, { storage, broker }) => {
     },
     async (req, reply) => {
       const op = req.operator!;
-      const res = await broker.decide(req.params.id, req.body.decision, req.body.always, { kind: 'operator', tokenName: op.name, scopes: op.scopes }, req.body.reason);
+      const res = await broker.decide(
+        req.params.id,
+        req.body.decision,
+        req.body.always,
+        { kind: 'operator', tokenName: op.name, scopes: op.scopes },
+        req.body.reason,
+      );
       if (res.outcome === 'not_found') return sendError(reply, 404, 'not_found', `No approval ${req.params.id}.`);
       if (res.outcome === 'forbidden') return sendError(reply, 403, 'forbidden', res.reason);
       if (res.outcome === 'already_decided') {
-        return reply.code(409).send({ code: 'already_decided', message: `This approval was already decided (${res.approval.status}).`, approval: approvalView(res.approval) });
+        return reply
+          .code(409)
+          .send({ code: 'already_decided', message: `This approval was already decided (${res.approval.status}).`, approval: approvalView(res.approval) });
       }
       return { approval: approvalView(res.approval) };
     },

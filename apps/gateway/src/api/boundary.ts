@@ -82,13 +82,22 @@ export const boundaryRoutes: RouteModule = async (app, { channels, boundary }) =
     '/pairing',
     {
       config: { scope: 'pairing' },
-      schema: { querystring: z.strictObject({ status: z.enum(['pending', 'approved', 'rejected', 'expired']).default('pending'), channel: z.string().max(64).optional() }) },
+      schema: {
+        querystring: z.strictObject({
+          status: z.enum(['pending', 'approved', 'rejected', 'expired']).default('pending'),
+          channel: z.string().max(64).optional(),
+        }),
+      },
     },
     async (req) => {
       const [channel, account] = req.query.channel?.split(':') ?? [];
       const scopes = req.operator!.scopes;
       const showPrincipal = scopes.includes('admin') || scopes.includes('read');
-      return { requests: (await boundary.list({ status: req.query.status, ...(channel ? { channel } : {}), ...(account ? { account } : {}) })).map((p) => pairingView(p, showPrincipal)) };
+      return {
+        requests: (await boundary.list({ status: req.query.status, ...(channel ? { channel } : {}), ...(account ? { account } : {}) })).map((p) =>
+          pairingView(p, showPrincipal),
+        ),
+      };
     },
   );
 
@@ -96,7 +105,10 @@ export const boundaryRoutes: RouteModule = async (app, { channels, boundary }) =
     '/pairing/:code/approve',
     {
       config: { scope: 'pairing' },
-      schema: { params: codeParam, body: z.strictObject({ role: z.enum(['owner', 'admin', 'member', 'guest']).optional(), principalId: z.string().min(1).max(64).optional() }).default({}) },
+      schema: {
+        params: codeParam,
+        body: z.strictObject({ role: z.enum(['owner', 'admin', 'member', 'guest']).optional(), principalId: z.string().min(1).max(64).optional() }).default({}),
+      },
     },
     async (req, reply) => {
       const res = await boundary.approve(req.params.code, { ...req.body, scopes: req.operator!.scopes }, `operator:${req.operator!.name}`);

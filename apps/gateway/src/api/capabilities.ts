@@ -24,7 +24,14 @@ export const capabilityRoutes: RouteModule = async (app, deps) => {
 
   r.get(
     '/capabilities',
-    { config: { scope: 'read' }, schema: { tags, summary: 'Every tool, channel, model provider and hook, with tool groups and profiles', querystring: z.strictObject({ kind: z.enum(['tool', 'channel', 'model', 'hook']).optional() }) } },
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'Every tool, channel, model provider and hook, with tool groups and profiles',
+        querystring: z.strictObject({ kind: z.enum(['tool', 'channel', 'model', 'hook']).optional() }),
+      },
+    },
     async (req) => {
       const rules = await storage.rules.list();
       const caps = registry.list().filter((c) => !req.query.kind || c.kind === req.query.kind);
@@ -42,12 +49,18 @@ export const capabilityRoutes: RouteModule = async (app, deps) => {
     '/capabilities/:id',
     {
       config: { scope: 'admin' },
-      schema: { tags, summary: 'Enable or disable a tool at a scope', params: capabilityParam, body: z.strictObject({ scope: scopeSchema, enabled: z.boolean() }) },
+      schema: {
+        tags,
+        summary: 'Enable or disable a tool at a scope',
+        params: capabilityParam,
+        body: z.strictObject({ scope: scopeSchema, enabled: z.boolean() }),
+      },
     },
     async (req, reply) => {
       const c = registry.get(req.params.id);
       if (!c) return sendError(reply, 404, 'not_found', `No capability ${req.params.id}.`);
-      if (c.kind !== 'tool') return sendError(reply, 400, 'not_switchable', `${c.id} is a ${c.kind}: only tools are switched here (channels have their own policy).`);
+      if (c.kind !== 'tool')
+        return sendError(reply, 400, 'not_switchable', `${c.id} is a ${c.kind}: only tools are switched here (channels have their own policy).`);
       const { scope, enabled } = req.body;
       const problem = await scopeProblem(deps, scope);
       if (problem) return sendError(reply, 400, 'bad_request', problem);

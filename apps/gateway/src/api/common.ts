@@ -9,7 +9,13 @@ export function actorOf(req: FastifyRequest): string {
 }
 
 /** Appends one audit entry for a change made through the control API (the token id goes in the detail). */
-export async function auditChange(storage: Storage, req: FastifyRequest, action: string, target: string | null, detail: Record<string, unknown> = {}): Promise<void> {
+export async function auditChange(
+  storage: Storage,
+  req: FastifyRequest,
+  action: string,
+  target: string | null,
+  detail: Record<string, unknown> = {},
+): Promise<void> {
   await storage.audit.append({ actor: actorOf(req), action, target, detail: { ...detail, tokenId: req.operator?.id ?? null } });
 }
 

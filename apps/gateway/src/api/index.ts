@@ -87,7 +87,14 @@ export async function controlApi(app: FastifyInstance, deps: ControlApiDeps): Pr
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'control API error');
     // Fastify's own codes (FST_ERR_CTP_INVALID_JSON_BODY, …) are internals: clients get the HTTP meaning.
-    const code = !err.code || err.code.startsWith('FST_') ? (status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'bad_request') : err.code.toLowerCase();
+    const code =
+      !err.code || err.code.startsWith('FST_')
+        ? status === 413
+          ? 'payload_too_large'
+          : status === 415
+            ? 'unsupported_media_type'
+            : 'bad_request'
+        : err.code.toLowerCase();
     if (status === 415) {
       const type = String(req.headers['content-type'] ?? '').slice(0, 100);
       return sendError(reply, 415, code, `Request bodies must be JSON (Content-Type: application/json); got ${JSON.stringify(type)}.`);

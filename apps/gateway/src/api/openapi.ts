@@ -32,7 +32,8 @@ const transform: SwaggerTransform = (doc) => {
       ...out.schema,
       security: [{ bearerAuth: [] }],
       'x-switchboard-scope': scope ?? null,
-      description: `${(out.schema.description as string | undefined) ?? ''}${scope ? `Needs an operator token with the "${scope}" scope${scope === 'admin' ? '' : ' (or "admin")'}.` : ''}`.trim(),
+      description:
+        `${(out.schema.description as string | undefined) ?? ''}${scope ? `Needs an operator token with the "${scope}" scope${scope === 'admin' ? '' : ' (or "admin")'}.` : ''}`.trim(),
       response: {
         ...response,
         400: errorResponse('Malformed input; the message names the field.'),

@@ -16,7 +16,13 @@ export const identityView = (i: Identity) => ({
 
 /** The JSON shape of a principal with its identities. */
 export async function principalView(storage: Storage, p: Principal) {
-  return { id: p.id, name: p.name, role: p.role, createdAt: p.createdAt.toISOString(), identities: (await storage.principals.identities(p.id)).map(identityView) };
+  return {
+    id: p.id,
+    name: p.name,
+    role: p.role,
+    createdAt: p.createdAt.toISOString(),
+    identities: (await storage.principals.identities(p.id)).map(identityView),
+  };
 }
 
 async function isLastOwner(storage: Storage, p: Principal): Promise<boolean> {
@@ -54,12 +60,20 @@ export const principalService = {
     }
     let after: Principal | null;
     try {
-      after = await storage.principals.update(id, { ...(patch.name !== undefined ? { name: patch.name } : {}), ...(patch.role !== undefined ? { role: patch.role } : {}) });
+      after = await storage.principals.update(id, {
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.role !== undefined ? { role: patch.role } : {}),
+      });
     } catch {
       return refuse(409, 'name_taken', `A principal named ${patch.name} already exists.`);
     }
     if (!after) return refuse(404, 'not_found', `No principal ${id}.`);
-    await storage.audit.append({ actor, action: 'principal.update', target: id, detail: { before: { name: before.name, role: before.role }, after: { name: after.name, role: after.role } } });
+    await storage.audit.append({
+      actor,
+      action: 'principal.update',
+      target: id,
+      detail: { before: { name: before.name, role: before.role }, after: { name: after.name, role: after.role } },
+    });
     return { ok: true, value: after };
   },
 

@@ -26,15 +26,19 @@ export const principalRoutes: RouteModule = async (app, { storage, access }) => 
     },
   );
 
-  r.get('/principals/:id', { config: { scope: 'read' }, schema: { tags, summary: 'One principal, its identities and client tokens', params: idParam } }, async (req, reply) => {
-    const p = await storage.principals.get(req.params.id);
-    if (!p) return sendError(reply, 404, 'not_found', `No principal ${req.params.id}.`);
-    const tokens = (await storage.tokens.list()).filter((t) => t.principalId === p.id);
-    return {
-      principal: await principalView(storage, p),
-      tokens: tokens.map((t) => ({ id: t.id, name: t.name, createdAt: t.createdAt.toISOString(), revokedAt: t.revokedAt?.toISOString() ?? null })),
-    };
-  });
+  r.get(
+    '/principals/:id',
+    { config: { scope: 'read' }, schema: { tags, summary: 'One principal, its identities and client tokens', params: idParam } },
+    async (req, reply) => {
+      const p = await storage.principals.get(req.params.id);
+      if (!p) return sendError(reply, 404, 'not_found', `No principal ${req.params.id}.`);
+      const tokens = (await storage.tokens.list()).filter((t) => t.principalId === p.id);
+      return {
+        principal: await principalView(storage, p),
+        tokens: tokens.map((t) => ({ id: t.id, name: t.name, createdAt: t.createdAt.toISOString(), revokedAt: t.revokedAt?.toISOString() ?? null })),
+      };
+    },
+  );
 
   r.post(
     '/principals',
@@ -54,29 +58,40 @@ export const principalRoutes: RouteModule = async (app, { storage, access }) => 
         tags,
         summary: 'Rename a principal or change its role',
         params: idParam,
-        body: z.strictObject({ name: nameSchema.optional(), role: roleSchema.optional() }).refine((b) => b.name !== undefined || b.role !== undefined, 'send name and/or role'),
+        body: z
+          .strictObject({ name: nameSchema.optional(), role: roleSchema.optional() })
+          .refine((b) => b.name !== undefined || b.role !== undefined, 'send name and/or role'),
       },
     },
     async (req, reply) => {
       const before = await storage.principals.get(req.params.id);
       const res = await principalService.update(storage, req.params.id, req.body, actorOf(req));
       if (!res.ok) return refused(reply, res);
-      if (before && isDemotion(before.role, res.value.role)) access.emit({ type: 'principal_demoted', principalId: res.value.id, from: before.role, to: res.value.role });
+      if (before && isDemotion(before.role, res.value.role))
+        access.emit({ type: 'principal_demoted', principalId: res.value.id, from: before.role, to: res.value.role });
       return { principal: await principalView(storage, res.value) };
     },
   );
 
-  r.delete('/principals/:id', { config: { scope: 'admin' }, schema: { tags, summary: 'Delete a principal (identities unlinked, tokens revoked)', params: idParam } }, async (req, reply) => {
-    const res = await principalService.remove(storage, req.params.id, actorOf(req));
-    if (!res.ok) return refused(reply, res);
-    access.emit({ type: 'principal_removed', principalId: req.params.id });
-    return { deleted: req.params.id, unlinkedIdentities: res.value.identities, revokedTokens: res.value.tokens };
-  });
+  r.delete(
+    '/principals/:id',
+    { config: { scope: 'admin' }, schema: { tags, summary: 'Delete a principal (identities unlinked, tokens revoked)', params: idParam } },
+    async (req, reply) => {
+      const res = await principalService.remove(storage, req.params.id, actorOf(req));
+      if (!res.ok) return refused(reply, res);
+      access.emit({ type: 'principal_removed', principalId: req.params.id });
+      return { deleted: req.params.id, unlinkedIdentities: res.value.identities, revokedTokens: res.value.tokens };
+    },
+  );
 
-  r.get('/principals/:id/identities', { config: { scope: 'read' }, schema: { tags, summary: "A principal's identities", params: idParam } }, async (req, reply) => {
-    if (!(await storage.principals.get(req.params.id))) return sendError(reply, 404, 'not_found', `No principal ${req.params.id}.`);
-    return { identities: (await storage.principals.identities(req.params.id)).map(identityView) };
-  });
+  r.get(
+    '/principals/:id/identities',
+    { config: { scope: 'read' }, schema: { tags, summary: "A principal's identities", params: idParam } },
+    async (req, reply) => {
+      if (!(await storage.principals.get(req.params.id))) return sendError(reply, 404, 'not_found', `No principal ${req.params.id}.`);
+      return { identities: (await storage.principals.identities(req.params.id)).map(identityView) };
+    },
+  );
 
   r.post(
     '/principals/:id/identities',
@@ -100,7 +115,10 @@ export const principalRoutes: RouteModule = async (app, { storage, access }) => 
 
   r.delete(
     '/principals/:id/identities/:identityId',
-    { config: { scope: 'admin' }, schema: { tags, summary: 'Unlink an identity by its id', params: idParam.extend({ identityId: z.string().min(1).max(64) }) } },
+    {
+      config: { scope: 'admin' },
+      schema: { tags, summary: 'Unlink an identity by its id', params: idParam.extend({ identityId: z.string().min(1).max(64) }) },
+    },
     async (req, reply) => {
       const identity = (await storage.principals.identities(req.params.id)).find((i) => i.id === req.params.identityId);
       if (!identity) return sendError(reply, 404, 'not_found', `No identity ${req.params.identityId} on principal ${req.params.id}.`);

@@ -50,7 +50,8 @@ export const ruleRoutes: RouteModule = async (app, deps) => {
     async (req) => {
       const q = req.query;
       const all = (await storage.rules.list()).filter(
-        (x) => (!q.scopeKind || x.scopeKind === q.scopeKind) && (q.scopeId === undefined || x.scopeId === q.scopeId) && (!q.behavior || x.behavior === q.behavior),
+        (x) =>
+          (!q.scopeKind || x.scopeKind === q.scopeKind) && (q.scopeId === undefined || x.scopeId === q.scopeId) && (!q.behavior || x.behavior === q.behavior),
       );
       return { rules: all.slice(q.offset, q.offset + q.limit).map(ruleView), total: all.length };
     },
@@ -72,7 +73,9 @@ export const ruleRoutes: RouteModule = async (app, deps) => {
       const problem = ruleProblem(deps, text) ?? (await scopeProblem(deps, scope));
       if (problem) return sendError(reply, 400, 'bad_request', problem);
       const scopeId = scope.id ?? null;
-      const existing = (await storage.rules.list()).find((x) => x.scopeKind === scope.kind && x.scopeId === scopeId && x.behavior === behavior && x.rule === text);
+      const existing = (await storage.rules.list()).find(
+        (x) => x.scopeKind === scope.kind && x.scopeId === scopeId && x.behavior === behavior && x.rule === text,
+      );
       if (existing) return reply.code(409).send({ code: 'duplicate_rule', message: `This rule already exists (${existing.id}).`, rule: ruleView(existing) });
       const rule = await storage.rules.create({ scopeKind: scope.kind, scopeId, behavior, rule: text, createdBy: actorOf(req) });
       await auditChange(storage, req, 'rule.create', rule.id, { scope: scopeView(rule.scopeKind, rule.scopeId), behavior, rule: text });

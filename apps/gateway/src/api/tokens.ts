@@ -5,7 +5,10 @@ import { createToken, mintedBy } from '../tokens.js';
 import { auditChange, idParam, nameSchema, paging } from './common.js';
 import { sendError, type RouteModule } from './deps.js';
 
-const scopeList = z.array(z.enum(['read', 'write', 'admin', 'approvals', 'pairing'])).min(1).max(5);
+const scopeList = z
+  .array(z.enum(['read', 'write', 'admin', 'approvals', 'pairing']))
+  .min(1)
+  .max(5);
 
 /** Optional expiry: an ISO 8601 date-time in the future; the token is refused from then on. */
 const expiresAt = z.iso
@@ -51,13 +54,21 @@ export const tokenRoutes: RouteModule = async (app, { storage, access }) => {
       schema: {
         tags,
         summary: 'List tokens (no secrets)',
-        querystring: z.strictObject({ kind: z.enum(['client', 'operator']).optional(), principalId: z.string().max(64).optional(), active: z.enum(['true', 'false']).optional(), ...paging }),
+        querystring: z.strictObject({
+          kind: z.enum(['client', 'operator']).optional(),
+          principalId: z.string().max(64).optional(),
+          active: z.enum(['true', 'false']).optional(),
+          ...paging,
+        }),
       },
     },
     async (req) => {
       const q = req.query;
       const all = (await storage.tokens.list()).filter(
-        (t) => (!q.kind || t.kind === q.kind) && (!q.principalId || t.principalId === q.principalId) && (q.active === undefined || (t.revokedAt === null) === (q.active === 'true')),
+        (t) =>
+          (!q.kind || t.kind === q.kind) &&
+          (!q.principalId || t.principalId === q.principalId) &&
+          (q.active === undefined || (t.revokedAt === null) === (q.active === 'true')),
       );
       return { tokens: all.slice(q.offset, q.offset + q.limit).map(tokenView), total: all.length };
     },
@@ -74,7 +85,14 @@ export const tokenRoutes: RouteModule = async (app, { storage, access }) => {
         if (!within(op.scopes, scopes)) {
           return sendError(reply, 403, 'forbidden', `A token may only carry scopes you have (${op.scopes.join(', ')}) unless you have "admin".`);
         }
-        const { secret, record } = await createToken(storage, { kind: 'operator', name: body.name, principalId: null, scopes, createdBy: op.id, expiresAt: body.expiresAt ? new Date(body.expiresAt) : null });
+        const { secret, record } = await createToken(storage, {
+          kind: 'operator',
+          name: body.name,
+          principalId: null,
+          scopes,
+          createdBy: op.id,
+          expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+        });
         await auditChange(storage, req, 'token.create', record.id, { kind: 'operator', name: record.name, scopes });
         return reply.code(201).send({ token: tokenView(record), secret });
       }
@@ -115,7 +133,8 @@ export const tokenRoutes: RouteModule = async (app, { storage, access }) => {
       const targets = [token, ...(req.query.cascade === 'true' ? mintedBy(all, token.id) : [])];
       // All or nothing: every token the cascade reaches must be one this caller may revoke.
       for (const t of targets) {
-        if (t.kind === 'client' && !op.scopes.includes('admin')) return sendError(reply, 403, 'forbidden', `Revoking client token ${t.id} needs the "admin" scope.`);
+        if (t.kind === 'client' && !op.scopes.includes('admin'))
+          return sendError(reply, 403, 'forbidden', `Revoking client token ${t.id} needs the "admin" scope.`);
         if (t.kind === 'operator' && !within(op.scopes, t.scopes)) {
           return sendError(reply, 403, 'forbidden', `You may only revoke operator tokens whose scopes you have, unless you have "admin" (token ${t.id}).`);
         }

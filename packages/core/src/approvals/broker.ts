@@ -89,7 +89,12 @@ export class ApprovalBroker {
     });
     if (approval.status !== 'pending') return decisionOf(approval);
     if (!existed) {
-      await this.o.storage.audit.append({ actor: 'gateway', action: 'approval.requested', target: approval.id, detail: { tool: req.tool, summary: req.summary, source: approval.source } });
+      await this.o.storage.audit.append({
+        actor: 'gateway',
+        action: 'approval.requested',
+        target: approval.id,
+        detail: { tool: req.tool, summary: req.summary, source: approval.source },
+      });
     }
     const waiting = new Promise<ApprovalDecision>((resolve) => {
       let set = this.waiters.get(approval.id);
@@ -125,7 +130,9 @@ export class ApprovalBroker {
   /** Whether this approver may answer this approval. */
   mayDecide(approval: Approval, who: Approver): { ok: true } | { ok: false; reason: string } {
     if (who.kind === 'hook') {
-      return mayAnswerAutomatically(approval.source) ? { ok: true } : { ok: false, reason: `automatic responders may not answer this approval: ${whyPeopleOnly(approval.source)}` };
+      return mayAnswerAutomatically(approval.source)
+        ? { ok: true }
+        : { ok: false, reason: `automatic responders may not answer this approval: ${whyPeopleOnly(approval.source)}` };
     }
     if (who.kind === 'operator') {
       return who.scopes.includes('approvals') || who.scopes.includes('admin')
@@ -134,7 +141,13 @@ export class ApprovalBroker {
     }
     if (who.role === 'owner' || who.role === 'admin') return { ok: true };
     if (who.principalId === approval.requesterPrincipalId && this.o.selfApproveRoles.includes(who.role)) return { ok: true };
-    return { ok: false, reason: who.principalId === approval.requesterPrincipalId ? `your role (${who.role}) may not approve tool calls` : 'only the requester or an admin may answer this approval' };
+    return {
+      ok: false,
+      reason:
+        who.principalId === approval.requesterPrincipalId
+          ? `your role (${who.role}) may not approve tool calls`
+          : 'only the requester or an admin may answer this approval',
+    };
   }
 
   /**
@@ -154,7 +167,12 @@ export class ApprovalBroker {
     });
     const after = (await this.o.storage.approvals.get(id))!;
     if (!won) return { outcome: 'already_decided', approval: after };
-    await this.o.storage.audit.append({ actor: by, action: 'approval.decided', target: id, detail: { decision, always, tool: approval.tool, summary: approval.summary } });
+    await this.o.storage.audit.append({
+      actor: by,
+      action: 'approval.decided',
+      target: id,
+      detail: { decision, always, tool: approval.tool, summary: approval.summary },
+    });
     if (always && decision === 'allow') await this.saveAlwaysRule(after, who);
     this.settle(after);
     return { outcome: 'decided', approval: after };
@@ -167,7 +185,12 @@ export class ApprovalBroker {
     if (rule === null) {
       // An approval stored before the exact rule was recorded: no rule rather than a guessed, wider one.
       this.o.log.warn({ approvalId: a.id, tool: a.tool }, '"always allow" saved no rule: this approval predates exact rules; the call itself was allowed');
-      await this.o.storage.audit.append({ actor: actorName(who), action: 'rule.not_saved', target: a.id, detail: { tool: a.tool, reason: 'the approval predates exact always-allow rules' } });
+      await this.o.storage.audit.append({
+        actor: actorName(who),
+        action: 'rule.not_saved',
+        target: a.id,
+        detail: { tool: a.tool, reason: 'the approval predates exact always-allow rules' },
+      });
       return;
     }
     let scopeKind: StoredRule['scopeKind'];
@@ -186,7 +209,12 @@ export class ApprovalBroker {
       scopeId = a.sessionId;
     }
     const saved = await this.o.storage.rules.create({ scopeKind, scopeId, behavior: 'allow', rule, createdBy: actorName(who) });
-    await this.o.storage.audit.append({ actor: actorName(who), action: 'rule.created', target: saved.id, detail: { scopeKind, scopeId, behavior: 'allow', rule, via: a.id } });
+    await this.o.storage.audit.append({
+      actor: actorName(who),
+      action: 'rule.created',
+      target: saved.id,
+      detail: { scopeKind, scopeId, behavior: 'allow', rule, via: a.id },
+    });
     this.o.onRuleSaved?.(saved);
   }
 
@@ -229,7 +257,12 @@ export class ApprovalBroker {
     for (const a of pending) {
       if (await this.o.storage.approvals.claim(a.id, 'cancelled', 'system', { reason })) {
         cancelled++;
-        await this.o.storage.audit.append({ actor: 'system', action: 'approval.cancelled', target: a.id, detail: { tool: a.tool, summary: a.summary, reason } });
+        await this.o.storage.audit.append({
+          actor: 'system',
+          action: 'approval.cancelled',
+          target: a.id,
+          detail: { tool: a.tool, summary: a.summary, reason },
+        });
       }
       const after = await this.o.storage.approvals.get(a.id);
       if (after) this.settle(after);

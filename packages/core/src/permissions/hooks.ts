@@ -46,7 +46,10 @@ export const hookDefinitionSchema = z.discriminatedUnion('type', [
   z.strictObject({
     ...base,
     type: z.literal('command'),
-    command: z.array(z.string()).min(1).refine((argv) => argv[0] !== '', 'the program must not be empty'),
+    command: z
+      .array(z.string())
+      .min(1)
+      .refine((argv) => argv[0] !== '', 'the program must not be empty'),
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().optional(),
   }),
@@ -122,7 +125,10 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
 
 /** Whether a hook `matcher` covers a tool name (see {@link HookDefinition.matcher}). */
 export function hookMatches(matcher: string | undefined, toolName: string | undefined, aliases?: Readonly<Record<string, string>>): boolean {
-  const alternatives = (matcher ?? '').split('|').map((m) => m.trim()).filter((m) => m !== '');
+  const alternatives = (matcher ?? '')
+    .split('|')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
   if (alternatives.length === 0 || alternatives.includes('*')) return true;
   if (toolName === undefined) return false;
   return alternatives.some((alt) => matchToolName(alt, toolName, aliases));
@@ -146,13 +152,7 @@ export function hookLabel(hook: HookDefinition): string {
  * object of the opinion shape) is logged and counts as no opinion; for `PermissionRequest` the
  * result's status is then `failed`. Empty output is a valid "no opinion". Never throws.
  */
-export async function runHooks(
-  event: HookEvent,
-  payload: HookPayload,
-  hooks: HooksConfig,
-  log: HookLog,
-  opts: RunHooksOptions = {},
-): Promise<HookRunResult> {
+export async function runHooks(event: HookEvent, payload: HookPayload, hooks: HooksConfig, log: HookLog, opts: RunHooksOptions = {}): Promise<HookRunResult> {
   const selected = ((Object.hasOwn(hooks, event) ? hooks[event] : undefined) ?? []).filter(
     (h) => !TOOL_HOOK_EVENTS.has(event) || hookMatches(h.matcher, payload.toolName, opts.aliases),
   );
@@ -182,11 +182,7 @@ export async function runHooks(
   return { status, opinions, failures };
 }
 
-async function runOne(
-  hook: HookDefinition,
-  body: string,
-  opts: RunHooksOptions,
-): Promise<{ opinion: HookOpinion | undefined } | { error: HookRunError }> {
+async function runOne(hook: HookDefinition, body: string, opts: RunHooksOptions): Promise<{ opinion: HookOpinion | undefined } | { error: HookRunError }> {
   const runner = { timeoutMs: hook.timeoutMs ?? opts.defaultTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS, env: opts.env, signal: opts.signal };
   try {
     const text = hook.type === 'command' ? await runCommandHook(hook, body, runner) : await runHttpHook(hook, body, runner);
@@ -212,7 +208,10 @@ export function parseOpinion(text: string): HookOpinion | undefined {
   }
   const parsed = opinionSchema.safeParse(json);
   if (!parsed.success) {
-    throw new HookRunError('bad_output', `answered JSON that is not an opinion: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    throw new HookRunError(
+      'bad_output',
+      `answered JSON that is not an opinion: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`,
+    );
   }
   const opinion: HookOpinion = {};
   if (parsed.data.decision !== undefined) opinion.decision = parsed.data.decision;

@@ -99,8 +99,7 @@ function strippedSegment(segment: string): string {
 export function matchCommand(pattern: string, command: string, behavior: RuleBehavior = 'deny'): boolean {
   const prefix = pattern.endsWith(':*') ? normalizeCommand(pattern.slice(0, -2)) : undefined;
   const exact = normalizeCommand(pattern);
-  const matches = (cmd: string): boolean =>
-    prefix === undefined ? cmd === exact : cmd === prefix || cmd.startsWith(`${prefix} `);
+  const matches = (cmd: string): boolean => (prefix === undefined ? cmd === exact : cmd === prefix || cmd.startsWith(`${prefix} `));
   const whole = normalizeCommand(command);
   if (behavior === 'allow') {
     if (prefix !== undefined && SHELL_META.test(command)) return false;
@@ -152,13 +151,7 @@ export function matchDomain(pattern: string, content: string): boolean {
  *
  * @throws {RuleSyntaxError} when a `path` pattern is malformed.
  */
-export function matchContent(
-  kind: MatchKind,
-  pattern: string,
-  content: string,
-  behavior: RuleBehavior,
-  workspace?: string,
-): boolean {
+export function matchContent(kind: MatchKind, pattern: string, content: string, behavior: RuleBehavior, workspace?: string): boolean {
   const literal = literalOf(pattern);
   if (literal !== undefined) return matchLiteral(kind, literal, content, workspace);
   switch (kind) {
@@ -191,7 +184,14 @@ export function validateContentPattern(kind: MatchKind, pattern: string, ruleTex
   if (kind === 'command' && normalizeCommand(pattern.endsWith(':*') ? pattern.slice(0, -2) : pattern) === '') {
     throw new RuleSyntaxError(ruleText, 'the command pattern is empty');
   }
-  if (kind === 'domain' && pattern.trim().replace(/^domain:/iu, '').replace(/^\*\./u, '').trim() === '') {
+  if (
+    kind === 'domain' &&
+    pattern
+      .trim()
+      .replace(/^domain:/iu, '')
+      .replace(/^\*\./u, '')
+      .trim() === ''
+  ) {
     throw new RuleSyntaxError(ruleText, 'the domain pattern is empty (write domain:example.org)');
   }
 }

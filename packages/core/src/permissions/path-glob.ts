@@ -40,7 +40,8 @@ function globSource(pattern: string): string {
     const last = i === segments.length - 1;
     if (seg === '**') {
       if (segments.length === 1) out += '.*';
-      else if (last) out += '(?:/.*)?'; // the directory itself or anything below it
+      else if (last)
+        out += '(?:/.*)?'; // the directory itself or anything below it
       else if (i === 0) out += '(?:[^/]+/)*';
       else out += '/(?:[^/]+/)*';
       return;

@@ -134,7 +134,11 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
 
   // 3. The tool's own check.
   const own: PermissionResult = tool.checkPermissions
-    ? await guard('tool', `the permission check of ${name} failed`, () => tool.checkPermissions?.(input, ctx) ?? Promise.resolve({ behavior: 'passthrough' as const }))
+    ? await guard(
+        'tool',
+        `the permission check of ${name} failed`,
+        () => tool.checkPermissions?.(input, ctx) ?? Promise.resolve({ behavior: 'passthrough' as const }),
+      )
     : { behavior: 'passthrough' };
   if (own.behavior === 'deny') return deny('tool', own.reason);
   if (own.behavior === 'allow' && own.updatedInput !== undefined) {
@@ -259,7 +263,10 @@ function checkRules(env: PermissionEnv, name: string, paths: RuleContents, works
   const written = evaluate(paths.written);
   const real = paths.real === undefined ? undefined : evaluate(paths.real);
   const via = ` (${paths.written} leads to ${paths.real})`;
-  for (const [rules, note] of [[written, ''], [real, via]] as const) {
+  for (const [rules, note] of [
+    [written, ''],
+    [real, via],
+  ] as const) {
     if (rules?.behavior === 'deny' && rules.matched) throw new Stop(deny('rule', ruleReason(rules.matched, 'forbids', name) + note, rules.matched));
   }
   if (real === undefined || written.behavior === 'ask') return written;
@@ -283,7 +290,11 @@ async function revalidate(tool: AnyTool, value: unknown, ctx: ToolContext, sourc
     throw new Stop(deny(source, `${who} rewrote the input of ${tool.name} into an invalid one: ${describeZodError(parsed.error)}`));
   }
   if (tool.validateInput) {
-    const v = await guard(source, `validating the rewritten input of ${tool.name} failed`, () => tool.validateInput?.(parsed.data, ctx) ?? Promise.resolve({ ok: true as const }));
+    const v = await guard(
+      source,
+      `validating the rewritten input of ${tool.name} failed`,
+      () => tool.validateInput?.(parsed.data, ctx) ?? Promise.resolve({ ok: true as const }),
+    );
     if (!v.ok) throw new Stop(deny(source, `${who} rewrote the input of ${tool.name} into an invalid one: ${v.message}`));
   }
   return parsed.data;

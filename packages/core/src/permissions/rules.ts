@@ -30,7 +30,10 @@ export function parseRule(text: string): PermissionRule {
   if (!TOOL_NAME.test(tool)) {
     const bad = [...tool].find((ch) => !TOOL_NAME.test(ch)) ?? '';
     const hint = bad === ')' ? ' (a ")" without a matching "(")' : '';
-    throw new RuleSyntaxError(text, `the tool name ${JSON.stringify(tool)} contains ${JSON.stringify(bad)}${hint}; tool names use letters, digits, "_", "-" and "*"`);
+    throw new RuleSyntaxError(
+      text,
+      `the tool name ${JSON.stringify(tool)} contains ${JSON.stringify(bad)}${hint}; tool names use letters, digits, "_", "-" and "*"`,
+    );
   }
   if (open === -1) return { tool };
 

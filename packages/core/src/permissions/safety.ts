@@ -65,7 +65,10 @@ export function protectedPathReason(p: string, workspace: string | undefined, op
   }
   const rel = toWorkspaceRelative(p, workspace);
   const lexical = rel ?? abs ?? path.posix.normalize(toPosix(p));
-  const segments = lexical.toLowerCase().split('/').filter((s) => s !== '' && s !== '.');
+  const segments = lexical
+    .toLowerCase()
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
   for (const [dir, label] of PROTECTED_DIRS) {
     if (segments.includes(dir)) return `${dir}/ holds ${label}`;
   }

@@ -1,28 +1,12 @@
 import { RuleSyntaxError } from './errors.js';
-import {
-  matchContent,
-  matchToolName,
-  toolMatchKind,
-  validateContentPattern,
-  type MatchKind,
-  type MatchOptions,
-  type RuleBehavior,
-} from './matchers.js';
+import { matchContent, matchToolName, toolMatchKind, validateContentPattern, type MatchKind, type MatchOptions, type RuleBehavior } from './matchers.js';
 import { parseRule, type PermissionRule } from './rules.js';
 
 /** Where a rule or a mode setting applies, broad to narrow (see {@link SCOPE_ORDER}). */
 export type PermissionScopeKind = 'gateway' | 'agent' | 'channel' | 'conversation' | 'role' | 'principal' | 'session';
 
 /** The scope kinds, broad to narrow. */
-export const SCOPE_ORDER: readonly PermissionScopeKind[] = Object.freeze([
-  'gateway',
-  'agent',
-  'channel',
-  'conversation',
-  'role',
-  'principal',
-  'session',
-]);
+export const SCOPE_ORDER: readonly PermissionScopeKind[] = Object.freeze(['gateway', 'agent', 'channel', 'conversation', 'role', 'principal', 'session']);
 
 /** One scope instance, e.g. `{ kind: 'principal', id: 'p_42' }`. `gateway` has no id. */
 export interface PermissionScope {

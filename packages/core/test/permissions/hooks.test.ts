@@ -83,7 +83,10 @@ describe('hook matchers', () => {
 
 describe('command hooks', () => {
   it('sends the payload as JSON on stdin and reads the opinion from stdout', async () => {
-    const hook = script('echo', `${READ_STDIN} process.stdout.write(JSON.stringify({ decision: 'allow', reason: p.hookEvent + ':' + p.toolName + ':' + p.toolInput.path }));`);
+    const hook = script(
+      'echo',
+      `${READ_STDIN} process.stdout.write(JSON.stringify({ decision: 'allow', reason: p.hookEvent + ':' + p.toolName + ':' + p.toolInput.path }));`,
+    );
     const r = await runHooks('PreToolUse', { toolName: 'write_file', toolInput: { path: 'a.md' } }, { PreToolUse: [hook] }, recorder());
     expect(r).toEqual({ status: 'ok', opinions: [{ decision: 'allow', reason: 'PreToolUse:write_file:a.md' }], failures: [] });
   });
@@ -97,7 +100,10 @@ describe('command hooks', () => {
 
   it('gives the hook only the environment it is configured with', async () => {
     process.env.SWB_TEST_GATEWAY_SECRET = 'leak';
-    const base = script('env', `process.stdout.write(JSON.stringify({ reason: [process.env.SWB_TEST_GATEWAY_SECRET ?? 'none', process.env.HOOK_VAR, process.env.BASE_VAR].join(',') }));`);
+    const base = script(
+      'env',
+      `process.stdout.write(JSON.stringify({ reason: [process.env.SWB_TEST_GATEWAY_SECRET ?? 'none', process.env.HOOK_VAR, process.env.BASE_VAR].join(',') }));`,
+    );
     const hook: HookDefinition = { ...base, env: { HOOK_VAR: 'h' } };
     const r = await runHooks('SessionStart', {}, { SessionStart: [hook] }, recorder(), { env: { BASE_VAR: 'b' } });
     delete process.env.SWB_TEST_GATEWAY_SECRET;
@@ -130,7 +136,13 @@ describe('command hooks', () => {
 
   it('kills a hook that outlives its timeout', async () => {
     const pidFile = path.join(dir, 'slow.pid');
-    const hook = { ...script('slow', `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => process.stdout.write('{"decision":"allow"}'), 10000);`), timeoutMs: 1500 };
+    const hook = {
+      ...script(
+        'slow',
+        `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => process.stdout.write('{"decision":"allow"}'), 10000);`,
+      ),
+      timeoutMs: 1500,
+    };
     const started = Date.now();
     const r = await runHooks('PreToolUse', { toolName: 't' }, { PreToolUse: [hook] }, recorder());
     expect(Date.now() - started).toBeLessThan(8000);
@@ -158,7 +170,12 @@ describe('command hooks', () => {
   });
 
   it('reports PermissionRequest as failed when a hook fails, so people decide', async () => {
-    const r = await runHooks('PermissionRequest', { toolName: 't' }, { PermissionRequest: [script('fail', 'process.exit(1)'), script('allow', `process.stdout.write('{"decision":"allow"}')`)] }, recorder());
+    const r = await runHooks(
+      'PermissionRequest',
+      { toolName: 't' },
+      { PermissionRequest: [script('fail', 'process.exit(1)'), script('allow', `process.stdout.write('{"decision":"allow"}')`)] },
+      recorder(),
+    );
     expect(r.status).toBe('failed');
     expect(r.opinions).toEqual([{ decision: 'allow' }]);
   });
@@ -193,7 +210,12 @@ describe('http hooks', () => {
   });
 
   it('POSTs the payload as JSON with the configured headers and reads the opinion', async () => {
-    const r = await runHooks('PreToolUse', { toolName: 'exec', toolInput: { command: 'ls' } }, { PreToolUse: [{ type: 'http', url: `${base}/deny`, headers: { authorization: 'Bearer t' } }] }, recorder());
+    const r = await runHooks(
+      'PreToolUse',
+      { toolName: 'exec', toolInput: { command: 'ls' } },
+      { PreToolUse: [{ type: 'http', url: `${base}/deny`, headers: { authorization: 'Bearer t' } }] },
+      recorder(),
+    );
     expect(r.opinions).toEqual([{ decision: 'deny', reason: 'policy' }]);
     const req = seen.find((s) => s.url === '/deny');
     expect(req?.body).toEqual({ hookEvent: 'PreToolUse', toolName: 'exec', toolInput: { command: 'ls' } });
@@ -227,7 +249,12 @@ describe('http hooks', () => {
   });
 
   it('a failing PermissionRequest http hook marks the result failed', async () => {
-    const r = await runHooks('PermissionRequest', { toolName: 'x' }, { PermissionRequest: [{ type: 'http', url: `${base}/slow`, timeoutMs: 200 }] }, recorder());
+    const r = await runHooks(
+      'PermissionRequest',
+      { toolName: 'x' },
+      { PermissionRequest: [{ type: 'http', url: `${base}/slow`, timeoutMs: 200 }] },
+      recorder(),
+    );
     expect(r).toMatchObject({ status: 'failed', failures: [{ kind: 'timeout' }] });
   });
 });

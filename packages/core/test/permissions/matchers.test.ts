@@ -101,7 +101,15 @@ describe('command patterns', () => {
   });
 
   it('never lets a prefix allow cover chained or substituted commands', () => {
-    for (const cmd of ['git status; rm -rf ~', 'git status && curl x', 'git log | sh', 'git $(rm -rf ~)', 'git `id`', 'git log > /etc/x', 'git status\nrm -rf ~']) {
+    for (const cmd of [
+      'git status; rm -rf ~',
+      'git status && curl x',
+      'git log | sh',
+      'git $(rm -rf ~)',
+      'git `id`',
+      'git log > /etc/x',
+      'git status\nrm -rf ~',
+    ]) {
       expect(matchCommand('git:*', cmd, 'allow'), cmd).toBe(false);
     }
   });

@@ -3,8 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { decidePermission, toDecision, type HookOpinion, type PermissionMode, type PipelineResult } from '../../src/index.js';
 import { WS, checkingTool, ctx, editFile, env, exec, readFile, rule, sendMail, writeFile } from './fixtures.js';
 
-const decide = (tool: AnyTool, input: unknown, extra: Parameters<typeof env>[0] = {}) =>
-  decidePermission({ tool, input, ctx: ctx() }, env(extra));
+const decide = (tool: AnyTool, input: unknown, extra: Parameters<typeof env>[0] = {}) => decidePermission({ tool, input, ctx: ctx() }, env(extra));
 const hooks = (...opinions: HookOpinion[]) => ({ preToolUse: async () => opinions });
 const pick = (r: PipelineResult) => ({ behavior: r.behavior, source: r.source });
 
@@ -16,11 +15,36 @@ describe('decidePermission — table: mode × kind of tool', () => {
     ['non-file tool that changes things', sendMail, { to: 'a@b.c' }],
   ];
   const expected: Record<PermissionMode, Array<[PipelineResult['behavior'], PipelineResult['source']]>> = {
-    plan: [['allow', 'mode'], ['deny', 'mode'], ['deny', 'mode'], ['deny', 'mode']],
-    dontAsk: [['allow', 'mode'], ['deny', 'mode'], ['deny', 'mode'], ['deny', 'mode']],
-    default: [['allow', 'mode'], ['ask', 'mode'], ['ask', 'safety'], ['ask', 'mode']],
-    acceptEdits: [['allow', 'mode'], ['allow', 'mode'], ['ask', 'safety'], ['ask', 'mode']],
-    bypassPermissions: [['allow', 'mode'], ['allow', 'mode'], ['ask', 'safety'], ['allow', 'mode']],
+    plan: [
+      ['allow', 'mode'],
+      ['deny', 'mode'],
+      ['deny', 'mode'],
+      ['deny', 'mode'],
+    ],
+    dontAsk: [
+      ['allow', 'mode'],
+      ['deny', 'mode'],
+      ['deny', 'mode'],
+      ['deny', 'mode'],
+    ],
+    default: [
+      ['allow', 'mode'],
+      ['ask', 'mode'],
+      ['ask', 'safety'],
+      ['ask', 'mode'],
+    ],
+    acceptEdits: [
+      ['allow', 'mode'],
+      ['allow', 'mode'],
+      ['ask', 'safety'],
+      ['ask', 'mode'],
+    ],
+    bypassPermissions: [
+      ['allow', 'mode'],
+      ['allow', 'mode'],
+      ['ask', 'safety'],
+      ['allow', 'mode'],
+    ],
   };
   const rows = (Object.keys(expected) as PermissionMode[]).flatMap((mode) =>
     kinds.map(([label, tool, input], i) => ({ mode, label, tool, input, want: expected[mode][i] })),
@@ -37,11 +61,15 @@ describe('decidePermission — table: mode × kind of tool', () => {
   });
 
   it('bypassPermissions still asks for .git/config even with an allow rule and a hook allow', async () => {
-    const r = await decide(writeFile, { path: '.git/config', content: 'x' }, {
-      mode: 'bypassPermissions',
-      ruleSet: [rule('allow', 'write_file')],
-      ...hooks({ decision: 'allow' }),
-    });
+    const r = await decide(
+      writeFile,
+      { path: '.git/config', content: 'x' },
+      {
+        mode: 'bypassPermissions',
+        ruleSet: [rule('allow', 'write_file')],
+        ...hooks({ decision: 'allow' }),
+      },
+    );
     expect(pick(r)).toEqual({ behavior: 'ask', source: 'safety' });
     expect(r.reason).toMatch(/whatever the mode/);
   });
@@ -66,14 +94,24 @@ describe('decidePermission — step 1: PreToolUse hooks', () => {
   });
 
   it('a hook deny denies, even over an allow rule and bypass', async () => {
-    const r = await decide(readFile, { path: 'a' }, { mode: 'bypassPermissions', ruleSet: [rule('allow', 'read_file')], ...hooks({ decision: 'allow' }, { decision: 'deny', reason: 'no reading today' }) });
+    const r = await decide(
+      readFile,
+      { path: 'a' },
+      { mode: 'bypassPermissions', ruleSet: [rule('allow', 'read_file')], ...hooks({ decision: 'allow' }, { decision: 'deny', reason: 'no reading today' }) },
+    );
     expect(r).toMatchObject({ behavior: 'deny', source: 'hook', reason: 'no reading today' });
   });
 
   it('a hook ask asks, unless a deny rule denies; under dontAsk it is refused', async () => {
     expect(pick(await decide(readFile, { path: 'a' }, hooks({ decision: 'ask' })))).toEqual({ behavior: 'ask', source: 'hook' });
-    expect(pick(await decide(readFile, { path: 'a' }, { ...hooks({ decision: 'ask' }), mode: 'bypassPermissions' }))).toEqual({ behavior: 'ask', source: 'hook' });
-    expect(pick(await decide(readFile, { path: 'a' }, { ...hooks({ decision: 'ask' }), ruleSet: [rule('deny', 'read_file(a)')] }))).toEqual({ behavior: 'deny', source: 'rule' });
+    expect(pick(await decide(readFile, { path: 'a' }, { ...hooks({ decision: 'ask' }), mode: 'bypassPermissions' }))).toEqual({
+      behavior: 'ask',
+      source: 'hook',
+    });
+    expect(pick(await decide(readFile, { path: 'a' }, { ...hooks({ decision: 'ask' }), ruleSet: [rule('deny', 'read_file(a)')] }))).toEqual({
+      behavior: 'deny',
+      source: 'rule',
+    });
     expect(pick(await decide(readFile, { path: 'a' }, { ...hooks({ decision: 'ask' }), mode: 'dontAsk' }))).toEqual({ behavior: 'deny', source: 'mode' });
   });
 
@@ -94,7 +132,11 @@ describe('decidePermission — step 1: PreToolUse hooks', () => {
     const toGit = await decide(writeFile, { path: 'a.md' }, { mode: 'bypassPermissions', ...hooks({ updatedInput: { path: '.git/config' } }) });
     expect(toGit).toMatchObject({ behavior: 'ask', source: 'safety', updatedInput: { path: '.git/config' } });
 
-    const denied = await decide(writeFile, { path: 'a.md' }, { ruleSet: [rule('deny', 'write_file(secrets/**)')], ...hooks({ updatedInput: { path: 'secrets/k' } }) });
+    const denied = await decide(
+      writeFile,
+      { path: 'a.md' },
+      { ruleSet: [rule('deny', 'write_file(secrets/**)')], ...hooks({ updatedInput: { path: 'secrets/k' } }) },
+    );
     expect(pick(denied)).toEqual({ behavior: 'deny', source: 'rule' });
 
     const last = await decide(readFile, { path: 'a' }, hooks({ updatedInput: { path: 'b' } }, { updatedInput: { path: 'c' } }));
@@ -105,14 +147,25 @@ describe('decidePermission — step 1: PreToolUse hooks', () => {
     const bad = await decide(writeFile, { path: 'a.md' }, hooks({ updatedInput: { path: 42 } }));
     expect(bad).toMatchObject({ behavior: 'deny', source: 'hook' });
     expect(bad.reason).toMatch(/rewrote the input of write_file into an invalid one: path:/);
-    const strict = { ...writeFile, validateInput: async (i: { path: string }) => (i.path.endsWith('.md') ? { ok: true as const } : { ok: false as const, message: 'only .md' }) };
+    const strict = {
+      ...writeFile,
+      validateInput: async (i: { path: string }) => (i.path.endsWith('.md') ? { ok: true as const } : { ok: false as const, message: 'only .md' }),
+    };
     const r = await decide(strict, { path: 'a.md' }, hooks({ updatedInput: { path: 'a.sh' } }));
     expect(r).toMatchObject({ behavior: 'deny', source: 'hook' });
     expect(r.reason).toMatch(/only \.md/);
   });
 
   it('denies when the hook callback throws', async () => {
-    const r = await decide(readFile, { path: 'a' }, { preToolUse: async () => { throw new Error('boom'); } });
+    const r = await decide(
+      readFile,
+      { path: 'a' },
+      {
+        preToolUse: async () => {
+          throw new Error('boom');
+        },
+      },
+    );
     expect(r).toMatchObject({ behavior: 'deny', source: 'hook' });
     expect(r.reason).toMatch(/boom/);
   });
@@ -124,8 +177,14 @@ describe('decidePermission — step 2: rules', () => {
     expect(deny).toMatchObject({ behavior: 'deny', source: 'rule', rule: { rule: 'read_file(**/*.env)' } });
     expect(deny.reason).toBe('the rule read_file(**/*.env), set for principal p1, forbids read_file here');
     expect(pick(await decide(readFile, { path: 'a' }, { ruleSet: [rule('ask', 'read_file')] }))).toEqual({ behavior: 'ask', source: 'rule' });
-    expect(pick(await decide(writeFile, { path: 'notes/a' }, { ruleSet: [rule('allow', 'write_file(notes/**)')] }))).toEqual({ behavior: 'allow', source: 'rule' });
-    expect(pick(await decide(writeFile, { path: 'other/a' }, { ruleSet: [rule('allow', 'write_file(notes/**)')] }))).toEqual({ behavior: 'ask', source: 'mode' });
+    expect(pick(await decide(writeFile, { path: 'notes/a' }, { ruleSet: [rule('allow', 'write_file(notes/**)')] }))).toEqual({
+      behavior: 'allow',
+      source: 'rule',
+    });
+    expect(pick(await decide(writeFile, { path: 'other/a' }, { ruleSet: [rule('allow', 'write_file(notes/**)')] }))).toEqual({
+      behavior: 'ask',
+      source: 'mode',
+    });
   });
 
   it('ignores rules of scopes that do not apply', async () => {
@@ -134,7 +193,10 @@ describe('decidePermission — step 2: rules', () => {
   });
 
   it('an ask rule still asks under bypassPermissions, and is refused under dontAsk', async () => {
-    expect(pick(await decide(sendMail, { to: 'x' }, { mode: 'bypassPermissions', ruleSet: [rule('ask', 'mcp__mail')] }))).toEqual({ behavior: 'ask', source: 'rule' });
+    expect(pick(await decide(sendMail, { to: 'x' }, { mode: 'bypassPermissions', ruleSet: [rule('ask', 'mcp__mail')] }))).toEqual({
+      behavior: 'ask',
+      source: 'rule',
+    });
     const r = await decide(sendMail, { to: 'x' }, { mode: 'dontAsk', ruleSet: [rule('ask', 'mcp__mail')] });
     expect(r).toMatchObject({ behavior: 'deny', source: 'mode', rule: { rule: 'mcp__mail' } });
   });
@@ -161,30 +223,63 @@ describe('decidePermission — step 2: rules', () => {
 
 describe('decidePermission — step 3: the tool’s checkPermissions', () => {
   it('deny denies and ask asks', async () => {
-    expect(await decide(checkingTool({ behavior: 'deny', reason: 'quota', source: 'tool' }), { path: 'a' }, { mode: 'bypassPermissions' })).toMatchObject({ behavior: 'deny', source: 'tool', reason: 'quota' });
+    expect(await decide(checkingTool({ behavior: 'deny', reason: 'quota', source: 'tool' }), { path: 'a' }, { mode: 'bypassPermissions' })).toMatchObject({
+      behavior: 'deny',
+      source: 'tool',
+      reason: 'quota',
+    });
     // A tool's own ask is its own safety concern unless it names a source: people answer it.
-    expect(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' })).toMatchObject({ behavior: 'ask', source: 'safety', reason: 'costly' });
-    expect(await decide(checkingTool({ behavior: 'ask', reason: 'unsandboxed', source: 'sandbox' }), { path: 'a' })).toMatchObject({ behavior: 'ask', source: 'sandbox' });
-    expect(await decide(checkingTool({ behavior: 'ask', reason: 'the usual prompt', source: 'mode' }), { path: 'a' })).toMatchObject({ behavior: 'ask', source: 'mode' });
-    expect(pick(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' }, { mode: 'dontAsk' }))).toEqual({ behavior: 'deny', source: 'mode' });
+    expect(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' })).toMatchObject({
+      behavior: 'ask',
+      source: 'safety',
+      reason: 'costly',
+    });
+    expect(await decide(checkingTool({ behavior: 'ask', reason: 'unsandboxed', source: 'sandbox' }), { path: 'a' })).toMatchObject({
+      behavior: 'ask',
+      source: 'sandbox',
+    });
+    expect(await decide(checkingTool({ behavior: 'ask', reason: 'the usual prompt', source: 'mode' }), { path: 'a' })).toMatchObject({
+      behavior: 'ask',
+      source: 'mode',
+    });
+    expect(pick(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' }, { mode: 'dontAsk' }))).toEqual({
+      behavior: 'deny',
+      source: 'mode',
+    });
   });
 
   it('bypassPermissions skips the tool’s ask', async () => {
-    expect(pick(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' }, { mode: 'bypassPermissions' }))).toEqual({ behavior: 'allow', source: 'mode' });
+    expect(pick(await decide(checkingTool({ behavior: 'ask', reason: 'costly', source: 'tool' }), { path: 'a' }, { mode: 'bypassPermissions' }))).toEqual({
+      behavior: 'allow',
+      source: 'mode',
+    });
   });
 
   it('allow skips the prompt but not an ask rule or plan mode; updatedInput is revalidated', async () => {
     expect(pick(await decide(checkingTool({ behavior: 'allow' }), { path: 'a' }))).toEqual({ behavior: 'allow', source: 'tool' });
-    expect(pick(await decide(checkingTool({ behavior: 'allow' }), { path: 'a' }, { ruleSet: [rule('ask', 'guarded')] }))).toEqual({ behavior: 'ask', source: 'rule' });
+    expect(pick(await decide(checkingTool({ behavior: 'allow' }), { path: 'a' }, { ruleSet: [rule('ask', 'guarded')] }))).toEqual({
+      behavior: 'ask',
+      source: 'rule',
+    });
     expect(pick(await decide(checkingTool({ behavior: 'allow' }), { path: 'a' }, { mode: 'plan' }))).toEqual({ behavior: 'deny', source: 'mode' });
-    expect(await decide(checkingTool({ behavior: 'allow', updatedInput: { path: 'b' } }), { path: 'a' })).toMatchObject({ behavior: 'allow', updatedInput: { path: 'b' } });
-    expect(pick(await decide(checkingTool({ behavior: 'allow', updatedInput: { path: 'secret' } }), { path: 'a' }, { ruleSet: [rule('deny', 'guarded(secret)')] }))).toEqual({ behavior: 'deny', source: 'rule' });
+    expect(await decide(checkingTool({ behavior: 'allow', updatedInput: { path: 'b' } }), { path: 'a' })).toMatchObject({
+      behavior: 'allow',
+      updatedInput: { path: 'b' },
+    });
+    expect(
+      pick(await decide(checkingTool({ behavior: 'allow', updatedInput: { path: 'secret' } }), { path: 'a' }, { ruleSet: [rule('deny', 'guarded(secret)')] })),
+    ).toEqual({ behavior: 'deny', source: 'rule' });
     expect(pick(await decide(checkingTool({ behavior: 'allow', updatedInput: { nope: 1 } }), { path: 'a' }))).toEqual({ behavior: 'deny', source: 'tool' });
   });
 
   it('passthrough leaves the decision to the mode; a throw denies', async () => {
     expect(pick(await decide(checkingTool({ behavior: 'passthrough' }), { path: 'a' }))).toEqual({ behavior: 'ask', source: 'mode' });
-    const r = await decide(checkingTool(async () => { throw new Error('db down'); }), { path: 'a' });
+    const r = await decide(
+      checkingTool(async () => {
+        throw new Error('db down');
+      }),
+      { path: 'a' },
+    );
     expect(r).toMatchObject({ behavior: 'deny', source: 'tool' });
     expect(r.reason).toMatch(/db down/);
   });
@@ -197,15 +292,20 @@ describe('decidePermission — step 3: the tool’s checkPermissions', () => {
 });
 
 describe('decidePermission — step 4: safety checks', () => {
-  it.each(['.git/config', `${WS}/.git/config`, 'notes/../.git/hooks/pre-commit', '.switchboard/x', '.zshrc', '.config/fish/config.fish', 'data/switchboard.db'])(
-    'asks for %s in every trusting mode, over an allow rule',
-    async (p) => {
-      for (const mode of ['default', 'acceptEdits', 'bypassPermissions'] as const) {
-        const r = await decide(editFile, { path: p }, { mode, ruleSet: [rule('allow', 'edit_file(**)')] });
-        expect(pick(r), `${mode} ${p}`).toEqual({ behavior: 'ask', source: 'safety' });
-      }
-    },
-  );
+  it.each([
+    '.git/config',
+    `${WS}/.git/config`,
+    'notes/../.git/hooks/pre-commit',
+    '.switchboard/x',
+    '.zshrc',
+    '.config/fish/config.fish',
+    'data/switchboard.db',
+  ])('asks for %s in every trusting mode, over an allow rule', async (p) => {
+    for (const mode of ['default', 'acceptEdits', 'bypassPermissions'] as const) {
+      const r = await decide(editFile, { path: p }, { mode, ruleSet: [rule('allow', 'edit_file(**)')] });
+      expect(pick(r), `${mode} ${p}`).toEqual({ behavior: 'ask', source: 'safety' });
+    }
+  });
 
   it('leaves reads of protected paths to the rules and mode', async () => {
     expect(pick(await decide(readFile, { path: '.git/config' }, { mode: 'bypassPermissions' }))).toEqual({ behavior: 'allow', source: 'mode' });

@@ -33,9 +33,12 @@ describe('safety checks', () => {
     expect(checkSafety(writer, p, ws, opts)?.behavior).toBe('ask');
   });
 
-  it.each(['notes/a.md', '.gitignore', 'git/config', 'my.bashrc.txt', '.config/other/x', 'data/other.db', 'src/.github/workflows/ci.yml'])('leaves %s alone', (p) => {
-    expect(checkSafety(writer, p, ws, opts)).toBeUndefined();
-  });
+  it.each(['notes/a.md', '.gitignore', 'git/config', 'my.bashrc.txt', '.config/other/x', 'data/other.db', 'src/.github/workflows/ci.yml'])(
+    'leaves %s alone',
+    (p) => {
+      expect(checkSafety(writer, p, ws, opts)).toBeUndefined();
+    },
+  );
 
   it('ignores read-only tools and tools without a path', () => {
     expect(checkSafety({ name: 'read_file', readOnly: true }, '.git/config', ws, opts)).toBeUndefined();

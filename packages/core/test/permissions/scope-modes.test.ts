@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ROLE_MODE_CEILING, describeLimit, modeSettings, resolveMode, roleCeiling, canSetMode, type PermissionMode, type RoleCeilings, type ScopeModes } from '../../src/index.js';
+import {
+  ROLE_MODE_CEILING,
+  describeLimit,
+  modeSettings,
+  resolveMode,
+  roleCeiling,
+  canSetMode,
+  type PermissionMode,
+  type RoleCeilings,
+  type ScopeModes,
+} from '../../src/index.js';
 
 const at = (mode: PermissionMode | undefined) => ({ id: 'x', mode });
 
@@ -14,11 +24,29 @@ describe('mode resolution per scope (gateway → agent → channel → conversat
     ['channel account permissionMode lowers', { agent: at('bypassPermissions'), channel: at('dontAsk') }, 'owner', 'dontAsk', 'channel'],
     ['room mode lowers', { agent: at('bypassPermissions'), conversation: at('plan') }, 'owner', 'plan', 'conversation'],
     ['room mode cannot raise above the agent', { agent: at('default'), conversation: at('bypassPermissions') }, 'owner', 'default', 'agent'],
-    ['room mode cannot raise above the channel', { agent: at('bypassPermissions'), channel: at('default'), conversation: at('acceptEdits') }, 'owner', 'default', 'channel'],
+    [
+      'room mode cannot raise above the channel',
+      { agent: at('bypassPermissions'), channel: at('default'), conversation: at('acceptEdits') },
+      'owner',
+      'default',
+      'channel',
+    ],
     ['principal mode lowers', { agent: at('bypassPermissions'), principal: at('acceptEdits') }, 'owner', 'acceptEdits', 'principal'],
-    ['principal mode cannot raise above the room', { agent: at('bypassPermissions'), conversation: at('default'), principal: at('bypassPermissions') }, 'owner', 'default', 'conversation'],
+    [
+      'principal mode cannot raise above the room',
+      { agent: at('bypassPermissions'), conversation: at('default'), principal: at('bypassPermissions') },
+      'owner',
+      'default',
+      'conversation',
+    ],
     ['session mode lowers', { agent: at('bypassPermissions'), session: at('plan') }, 'owner', 'plan', 'session'],
-    ['session mode cannot raise above the principal', { agent: at('bypassPermissions'), principal: at('dontAsk'), session: at('bypassPermissions') }, 'owner', 'dontAsk', 'principal'],
+    [
+      'session mode cannot raise above the principal',
+      { agent: at('bypassPermissions'), principal: at('dontAsk'), session: at('bypassPermissions') },
+      'owner',
+      'dontAsk',
+      'principal',
+    ],
     ['session cannot raise a guest above the role', { agent: at('bypassPermissions'), session: at('bypassPermissions') }, 'guest', 'default', 'role'],
     ['the least trusted scope wins; the broadest on a tie', { gateway: 'plan', agent: at('plan'), session: at('plan') }, 'owner', 'plan', 'gateway'],
     ['an unknown role gets the guest ceiling', { agent: at('bypassPermissions') }, 'stranger', 'default', 'role'],
@@ -32,13 +60,20 @@ describe('mode resolution per scope (gateway → agent → channel → conversat
 
   it('role ceilings are configuration: a lower owner ceiling caps the owner, a raised guest ceiling lets a guest go higher', () => {
     const ceilings: RoleCeilings = { ...ROLE_MODE_CEILING, owner: 'acceptEdits', guest: 'acceptEdits' };
-    expect(resolveMode({ agent: at('bypassPermissions') }, 'owner', ceilings)).toMatchObject({ mode: 'acceptEdits', ceiling: 'acceptEdits', limitedBy: 'role' });
+    expect(resolveMode({ agent: at('bypassPermissions') }, 'owner', ceilings)).toMatchObject({
+      mode: 'acceptEdits',
+      ceiling: 'acceptEdits',
+      limitedBy: 'role',
+    });
     expect(resolveMode({ agent: at('bypassPermissions') }, 'guest', ceilings).mode).toBe('acceptEdits');
     // Unknown roles never get more than `default`, whatever the guest ceiling.
     expect(roleCeiling('stranger', ceilings)).toBe('default');
     expect(roleCeiling('stranger', { ...ROLE_MODE_CEILING, guest: 'plan' })).toBe('plan');
     expect(roleCeiling('__proto__', ceilings)).toBe('default');
-    expect(canSetMode('owner', 'bypassPermissions', 'bypassPermissions', ceilings)).toEqual({ ok: false, reason: 'the owner role may use at most acceptEdits mode' });
+    expect(canSetMode('owner', 'bypassPermissions', 'bypassPermissions', ceilings)).toEqual({
+      ok: false,
+      reason: 'the owner role may use at most acceptEdits mode',
+    });
   });
 
   it('lists the applicable settings broad to narrow, with their scope ids', () => {

@@ -66,7 +66,15 @@ export function identityContract(store: StorageRef): void {
   it('keeps expiresAt and createdBy, and records a use at most once per interval', async () => {
     const s = store();
     const at = new Date('2031-05-01T00:00:00Z');
-    const t = await s.tokens.create({ kind: 'operator', name: 'meta', principalId: null, scopes: ['read'], secretHash: 'd'.repeat(64), expiresAt: at, createdBy: 'cli:test' });
+    const t = await s.tokens.create({
+      kind: 'operator',
+      name: 'meta',
+      principalId: null,
+      scopes: ['read'],
+      secretHash: 'd'.repeat(64),
+      expiresAt: at,
+      createdBy: 'cli:test',
+    });
     expect(t).toMatchObject({ expiresAt: at, createdBy: 'cli:test', lastUsedAt: null });
     const plain = await s.tokens.create({ kind: 'operator', name: 'plain', principalId: null, scopes: ['read'], secretHash: 'e'.repeat(64) });
     expect(plain).toMatchObject({ expiresAt: null, createdBy: null, lastUsedAt: null });

@@ -45,7 +45,7 @@ export function pairingContract(store: StorageRef): void {
     // Once one was not kept, later ones are not either, small or not: the held ones stay in order.
     expect(await s.pairing.requestOrHold(ask('webhook:b', 'b3', 'small'), LIMITS)).toMatchObject({ kind: 'overflow', limit: 'maxHeldBytes', first: false });
     const code = r.kind === 'created' ? r.request.code : '';
-    expect((await s.pairing.get(code))).toMatchObject({ heldCount: 1 });
+    expect(await s.pairing.get(code)).toMatchObject({ heldCount: 1 });
     expect((await s.pairing.get(code))!.heldBytes).toBeLessThanOrEqual(LIMITS.maxHeldBytes);
     const huge = await s.pairing.requestOrHold(ask('webhook:c', 'c1', 'y'.repeat(5000)), LIMITS);
     expect(huge).toMatchObject({ kind: 'created', kept: false, request: { heldCount: 0 } });

@@ -152,7 +152,11 @@ export function turnContract(store: StorageRef): void {
     const running = await s.turns.accept(inbound('u-run'), { key: dmKey('p1'), clientId: null });
     await s.turns.begin(running.turnId!, null);
     const steer = await s.turns.accept(inbound('u-steer'), { key: dmKey('p1'), clientId: null });
-    await s.turns.absorb(running.sessionId!, [steer.turnId!], [{ kind: 'user', turnId: steer.turnId!, payload: { content: [{ type: 'text', text: 'also this' }] } }]);
+    await s.turns.absorb(
+      running.sessionId!,
+      [steer.turnId!],
+      [{ kind: 'user', turnId: steer.turnId!, payload: { content: [{ type: 'text', text: 'also this' }] } }],
+    );
     expect(await s.turns.get(steer.turnId!)).toMatchObject({ state: 'completed', reason: 'steered' });
     expect(await s.turns.nextQueued(running.sessionId!)).toBeNull();
     const entries = await s.sessions.load(running.sessionId!);

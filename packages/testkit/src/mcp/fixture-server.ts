@@ -63,31 +63,24 @@ server.registerTool(
   },
 );
 
-server.registerTool(
-  'fail',
-  { description: 'Always fails (as a tool-level error).', inputSchema: {} },
-  async () => ({ content: [{ type: 'text', text: 'the fixture failed on purpose' }], isError: true }),
-);
+server.registerTool('fail', { description: 'Always fails (as a tool-level error).', inputSchema: {} }, async () => ({
+  content: [{ type: 'text', text: 'the fixture failed on purpose' }],
+  isError: true,
+}));
 
-server.registerTool(
-  'mixed',
-  { description: 'Returns text, image and resource blocks.', annotations: { readOnlyHint: true } },
-  async () => ({
-    content: [
-      { type: 'text', text: 'first' },
-      { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
-      { type: 'resource', resource: { uri: 'file:///fixture/notes.txt', text: 'embedded notes' } },
-      { type: 'resource_link', uri: 'file:///fixture/other.txt', name: 'other' },
-      { type: 'text', text: 'last' },
-    ],
-  }),
-);
+server.registerTool('mixed', { description: 'Returns text, image and resource blocks.', annotations: { readOnlyHint: true } }, async () => ({
+  content: [
+    { type: 'text', text: 'first' },
+    { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+    { type: 'resource', resource: { uri: 'file:///fixture/notes.txt', text: 'embedded notes' } },
+    { type: 'resource_link', uri: 'file:///fixture/other.txt', name: 'other' },
+    { type: 'text', text: 'last' },
+  ],
+}));
 
-server.registerTool(
-  'env',
-  { description: 'Lists the names of the environment variables the server sees.', annotations: { readOnlyHint: true } },
-  async () => ({ content: [{ type: 'text', text: Object.keys(process.env).sort().join('\n') }] }),
-);
+server.registerTool('env', { description: 'Lists the names of the environment variables the server sees.', annotations: { readOnlyHint: true } }, async () => ({
+  content: [{ type: 'text', text: Object.keys(process.env).sort().join('\n') }],
+}));
 
 server.registerTool(
   'big',

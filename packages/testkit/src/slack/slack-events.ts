@@ -198,7 +198,12 @@ export function createSlackEventFactory(identity: SlackIdentity = DEFAULT_SLACK_
 }
 
 /** Wraps an inner event in the `event_callback` envelope Slack POSTs (and nests in Socket Mode `events_api`). */
-export function buildEventCallback(identity: SlackIdentity, event: Record<string, unknown>, eventId: string, eventTime = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+export function buildEventCallback(
+  identity: SlackIdentity,
+  event: Record<string, unknown>,
+  eventId: string,
+  eventTime = Math.floor(Date.now() / 1000),
+): Record<string, unknown> {
   return {
     token: identity.verificationToken,
     team_id: identity.teamId,

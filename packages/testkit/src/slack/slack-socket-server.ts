@@ -165,10 +165,13 @@ export class SlackSocketModeServer {
       envelope.retry_reason = opts.retryReason ?? '';
     }
     const acked = new Promise<SlackSocketAck>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(envelopeId);
-        reject(new Error(`fake-slack: envelope ${envelopeId} (${type}) not acked within ${timeoutMs} ms`));
-      }, Math.max(1, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          this.pending.delete(envelopeId);
+          reject(new Error(`fake-slack: envelope ${envelopeId} (${type}) not acked within ${timeoutMs} ms`));
+        },
+        Math.max(1, deadline - Date.now()),
+      );
       this.pending.set(envelopeId, {
         type,
         socketId: conn.info.id,
@@ -236,6 +239,8 @@ export class SlackSocketModeServer {
   }
 
   private target(): Conn | undefined {
-    return this.live().filter((c) => !c.info.deaf && c.helloSent && c.ws.readyState === WebSocket.OPEN).at(-1);
+    return this.live()
+      .filter((c) => !c.info.deaf && c.helloSent && c.ws.readyState === WebSocket.OPEN)
+      .at(-1);
   }
 }

@@ -3,14 +3,33 @@ import { appendRunLog } from '../run-log.js';
 import { faultError, TgApiError } from './api-error.js';
 import { BotState, type PendingPoll } from './bot-state.js';
 import type { FakeTelegram, TgCallMatcher } from './fake-telegram-api.js';
-import { buildCallbackQuery, mentionFields, storeUserMessage, type TgButtonPress, type TgInboundMessage, type TgMentionMessage, type TgReplyMessage } from './inject.js';
+import {
+  buildCallbackQuery,
+  mentionFields,
+  storeUserMessage,
+  type TgButtonPress,
+  type TgInboundMessage,
+  type TgMentionMessage,
+  type TgReplyMessage,
+} from './inject.js';
 import { MESSAGE_METHODS } from './message-methods.js';
 import { commandsKey, OTHER_METHODS } from './other-methods.js';
 import type { MethodHandler } from './params.js';
 import { clearPolls, handleGetUpdates, stallPolling, wakePolls } from './polling.js';
 import { describeMatcher, toPredicate, toSent } from './records.js';
 import { loggableParams, parsePath, readParams, sendJson } from './request.js';
-import type { FakeTelegramBotSpec, FakeTelegramOptions, TgBotUser, TgCall, TgEnvelope, TgEvent, TgFault, TgFaultOptions, TgSentMessage, TgUpdate } from './types.js';
+import type {
+  FakeTelegramBotSpec,
+  FakeTelegramOptions,
+  TgBotUser,
+  TgCall,
+  TgEnvelope,
+  TgEvent,
+  TgFault,
+  TgFaultOptions,
+  TgSentMessage,
+  TgUpdate,
+} from './types.js';
 import { listenLoopback } from '../loopback.js';
 
 /** The token of the default bot (not a canary: safe to appear in test output). */
@@ -40,7 +59,14 @@ class FakeTelegramServer implements FakeTelegram {
   private closing = false;
   private readonly emit = (bot: BotState, type: TgEvent['type'], call?: number, detail?: string): void => {
     if (this.closing) return;
-    this.events.push({ seq: this.events.length + 1, type, bot: bot.user.username, at: new Date(), ...(call !== undefined ? { call } : {}), ...(detail !== undefined ? { detail } : {}) });
+    this.events.push({
+      seq: this.events.length + 1,
+      type,
+      bot: bot.user.username,
+      at: new Date(),
+      ...(call !== undefined ? { call } : {}),
+      ...(detail !== undefined ? { detail } : {}),
+    });
     this.changed();
   };
 

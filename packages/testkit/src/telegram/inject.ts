@@ -56,7 +56,13 @@ export function storeUserMessage(bot: BotState, msg: TgInboundMessage): TgMessag
   const photo = msg.photo?.map((p, i): TgPhotoSize => {
     const f = bot.addFile('photos', 'jpg', p.file_size, p.content);
     const side = p.width ?? 90 * (i + 1);
-    return { file_id: f.file_id, file_unique_id: f.file_unique_id, width: side, height: p.height ?? side, ...(f.file_size !== undefined ? { file_size: f.file_size } : {}) };
+    return {
+      file_id: f.file_id,
+      file_unique_id: f.file_unique_id,
+      width: side,
+      height: p.height ?? side,
+      ...(f.file_size !== undefined ? { file_size: f.file_size } : {}),
+    };
   });
   const doc = msg.document;
   const docFile = doc ? bot.addFile('documents', (doc.file_name ?? 'file.bin').split('.').pop() ?? 'bin', doc.file_size, doc.content) : undefined;
@@ -106,7 +112,8 @@ export function mentionFields(bot: BotState, msg: TgMentionMessage): TgInboundMe
 /** Builds a `callback_query` for a button press, checking the button exists unless `unchecked`. */
 export function buildCallbackQuery(bot: BotState, press: TgButtonPress, id: string): TgCallbackQuery {
   const stored = bot.findMessage(press.message.chat.id, press.message.message_id);
-  if (!stored || stored.deleted || !stored.fromBot) throw new Error(`fake-telegram: no bot message ${press.message.message_id} in chat ${press.message.chat.id}`);
+  if (!stored || stored.deleted || !stored.fromBot)
+    throw new Error(`fake-telegram: no bot message ${press.message.message_id} in chat ${press.message.chat.id}`);
   const buttons = stored.message.reply_markup?.inline_keyboard.flat() ?? [];
   if (!press.unchecked && !buttons.some((b) => b.callback_data === press.data)) {
     throw new Error(`fake-telegram: message ${press.message.message_id} shows no button with callback_data ${JSON.stringify(press.data)}`);

@@ -104,7 +104,7 @@ const editMessageText: MethodHandler = (ctx) => {
   if (!stored.fromBot) throw badRequest("message can't be edited");
   if (stored.message.text === undefined) throw badRequest('there is no text in the message to edit');
   const { text, entities } = parseText(ctx);
-  const result = applyEdit(stored, { text, entities, ...(withMarkup(ctx.params.reply_markup)) });
+  const result = applyEdit(stored, { text, entities, ...withMarkup(ctx.params.reply_markup) });
   stored.rawText = String(ctx.params.text);
   if (typeof ctx.params.parse_mode === 'string') stored.parseMode = ctx.params.parse_mode;
   else delete stored.parseMode;
@@ -122,7 +122,11 @@ const editMessageReplyMarkup: MethodHandler = (ctx) => {
   const stored = editTarget(ctx, 'message to edit not found');
   if (!stored.fromBot) throw badRequest("message can't be edited");
   const m = stored.message;
-  return applyEdit(stored, { ...(m.text !== undefined ? { text: m.text } : {}), ...(m.entities ? { entities: m.entities } : {}), ...withMarkup(ctx.params.reply_markup) });
+  return applyEdit(stored, {
+    ...(m.text !== undefined ? { text: m.text } : {}),
+    ...(m.entities ? { entities: m.entities } : {}),
+    ...withMarkup(ctx.params.reply_markup),
+  });
 };
 
 const deleteMessage: MethodHandler = (ctx) => {

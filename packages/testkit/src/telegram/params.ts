@@ -80,7 +80,8 @@ export function inlineMarkup(v: unknown): TgInlineKeyboardMarkup | undefined {
   if (!markup) throw badRequest("can't parse reply keyboard markup JSON object");
   if (markup.inline_keyboard === undefined) return undefined;
   const rows = markup.inline_keyboard;
-  if (!Array.isArray(rows) || rows.some((r) => !Array.isArray(r))) throw badRequest('field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays');
+  if (!Array.isArray(rows) || rows.some((r) => !Array.isArray(r)))
+    throw badRequest('field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays');
   for (const row of rows as unknown[][]) {
     for (const b of row) {
       const button = obj(b);

@@ -15,7 +15,15 @@ export function describeMatcher(match: TgCallMatcher): string {
 /** A stored bot message as the `sent()` record (a deep copy). */
 export function toSent(m: StoredMessage): TgSentMessage {
   const msg = structuredClone(m.message);
-  const sent: TgSentMessage = { message_id: msg.message_id, chat_id: msg.chat.id, text: msg.text, raw_text: m.rawText, history: structuredClone(m.history), deleted: m.deleted, message: msg };
+  const sent: TgSentMessage = {
+    message_id: msg.message_id,
+    chat_id: msg.chat.id,
+    text: msg.text,
+    raw_text: m.rawText,
+    history: structuredClone(m.history),
+    deleted: m.deleted,
+    message: msg,
+  };
   if (msg.entities) sent.entities = msg.entities;
   if (m.parseMode !== undefined) sent.parse_mode = m.parseMode;
   if (m.linkPreviewOptions) sent.link_preview_options = m.linkPreviewOptions;

@@ -225,15 +225,7 @@ export interface TgCallbackAnswer {
 export interface TgEvent {
   /** 1-based position in `FakeTelegram.events`. */
   seq: number;
-  type:
-    | 'poll-started'
-    | 'poll-answered'
-    | 'poll-closed'
-    | 'poll-conflict'
-    | 'poll-stalled'
-    | 'stalled-poll-closed'
-    | 'update-queued'
-    | 'fault-injected';
+  type: 'poll-started' | 'poll-answered' | 'poll-closed' | 'poll-conflict' | 'poll-stalled' | 'stalled-poll-closed' | 'update-queued' | 'fault-injected';
   /** The bot's username. */
   bot: string;
   at: Date;

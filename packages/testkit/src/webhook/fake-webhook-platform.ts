@@ -70,7 +70,14 @@ class FakeWebhookPlatform implements WebhookPlatform {
       return;
     }
     const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
-    const verified = verifyWebhookSignature(this.secret, header('x-switchboard-timestamp'), header('x-switchboard-signature'), req.method, (req.url ?? '').split('?')[0]!, raw);
+    const verified = verifyWebhookSignature(
+      this.secret,
+      header('x-switchboard-timestamp'),
+      header('x-switchboard-signature'),
+      req.method,
+      (req.url ?? '').split('?')[0]!,
+      raw,
+    );
     let body: Record<string, any> = {};
     try {
       body = JSON.parse(raw.toString('utf8')) as Record<string, any>;

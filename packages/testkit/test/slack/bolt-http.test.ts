@@ -27,7 +27,11 @@ beforeAll(async () => {
     await say({ text: `re: ${event.text}`, thread_ts: event.ts });
   });
   app.message(async ({ message }) => {
-    seen.push({ kind: `message:${'subtype' in message && message.subtype ? message.subtype : 'plain'}`, ts: message.ts, user: 'user' in message ? message.user : undefined });
+    seen.push({
+      kind: `message:${'subtype' in message && message.subtype ? message.subtype : 'plain'}`,
+      ts: message.ts,
+      user: 'user' in message ? message.user : undefined,
+    });
   });
   app.action('approve', async ({ ack, body }) => {
     await ack();
@@ -78,10 +82,14 @@ describe('Bolt 5 HTTPReceiver against the fake', () => {
     const ev = fake.events.appMention({ text: 'once' });
     await fake.deliverEvent(url, ev);
     await fake.deliverEvent(url, ev, { retryNum: 1, retryReason: 'http_timeout' });
-    const both = await fake.waitFor(() => {
-      const hits = seen.filter((s) => s.ts === ev.ts);
-      return hits.length === 2 && hits;
-    }, 3000, 'both deliveries');
+    const both = await fake.waitFor(
+      () => {
+        const hits = seen.filter((s) => s.ts === ev.ts);
+        return hits.length === 2 && hits;
+      },
+      3000,
+      'both deliveries',
+    );
     expect(both.map((s) => s.retryNum)).toEqual([undefined, 1]);
     expect(both[1]!.retryReason).toBe('http_timeout');
   });
@@ -90,10 +98,14 @@ describe('Bolt 5 HTTPReceiver against the fake', () => {
     const [mention, message] = fake.events.mentionPair({ text: 'double' });
     await fake.deliverEvent(url, mention);
     await fake.deliverEvent(url, message);
-    const hits = await fake.waitFor(() => {
-      const h = seen.filter((s) => s.ts === mention.ts);
-      return h.length === 2 && h;
-    }, 3000, 'both events of the mention');
+    const hits = await fake.waitFor(
+      () => {
+        const h = seen.filter((s) => s.ts === mention.ts);
+        return h.length === 2 && h;
+      },
+      3000,
+      'both events of the mention',
+    );
     expect(hits.map((h) => h.kind).sort()).toEqual(['app_mention', 'message:plain']);
 
     const other = fake.events.botMessage({ text: 'beep' });

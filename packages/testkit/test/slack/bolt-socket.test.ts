@@ -18,7 +18,13 @@ describe('Bolt 5 Socket Mode against the fake', () => {
   it('SocketModeReceiver (ping options set): events are acked before the listener runs; commands when the listener acks', async () => {
     const f = (fake = await startFakeSlack());
     const clientOptions = { slackApiUrl: f.apiUrl, retryConfig: { retries: 0 } };
-    const receiver = new SocketModeReceiver({ appToken: CANARY_SLACK_APP_TOKEN, clientPingTimeout: 600, serverPingTimeout: 1500, logger: silentLogger, installerOptions: { clientOptions } });
+    const receiver = new SocketModeReceiver({
+      appToken: CANARY_SLACK_APP_TOKEN,
+      clientPingTimeout: 600,
+      serverPingTimeout: 1500,
+      logger: silentLogger,
+      installerOptions: { clientOptions },
+    });
     const a = (app = new App({ token: CANARY_SLACK_BOT_TOKEN, receiver, logger: silentLogger, clientOptions }));
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -18,7 +18,13 @@ afterEach(async () => {
 
 async function setup(fakeOpts: FakeSlackOptions = {}, clientOpts: Partial<ConstructorParameters<typeof SocketModeClient>[0]> = {}) {
   const f = await startFakeSlack(fakeOpts);
-  const c = new SocketModeClient({ appToken: CANARY_SLACK_APP_TOKEN, clientOptions: { slackApiUrl: f.apiUrl }, clientPingTimeout: PING_MS, logger: silentLogger, ...clientOpts });
+  const c = new SocketModeClient({
+    appToken: CANARY_SLACK_APP_TOKEN,
+    clientOptions: { slackApiUrl: f.apiUrl },
+    clientPingTimeout: PING_MS,
+    logger: silentLogger,
+    ...clientOpts,
+  });
   fake = f;
   client = c;
   const connectedAt: number[] = [];
@@ -73,17 +79,20 @@ describe('Socket Mode with the real @slack/socket-mode 3 client', () => {
     expect(f.acks.map((a) => a.type)).toEqual(['interactive', 'slash_commands']);
   });
 
-  it.each(['refresh_requested', 'warning'] as const)('disconnect (%s): the client closes, waits clientPingTimeout, reconnects; one live socket at a time', async (reason) => {
-    const { f, c, connectedAt, liveAtConnect } = await setup();
-    await c.start();
-    expect(f.socketDisconnect({ reason })).toBe(1);
-    await f.waitFor(() => f.socketStats().connectionsOpened === 2 && f.liveSockets() === 1 && connectedAt.length === 2, 5000, 'the reconnect');
-    expect(f.socketStats()).toMatchObject({ maxLive: 1, connectionsOpenCalls: 2, connectionsOpened: 2 });
-    expect(liveAtConnect).toEqual([1, 1]);
-    expect(connectedAt[1]! - connectedAt[0]!).toBeGreaterThanOrEqual(PING_MS - 50);
-    c.on('message', ({ ack }) => void ack());
-    await expect(f.socketSend(f.events.im({ text: 'after refresh' }))).resolves.toMatchObject({ socketId: 2 });
-  });
+  it.each(['refresh_requested', 'warning'] as const)(
+    'disconnect (%s): the client closes, waits clientPingTimeout, reconnects; one live socket at a time',
+    async (reason) => {
+      const { f, c, connectedAt, liveAtConnect } = await setup();
+      await c.start();
+      expect(f.socketDisconnect({ reason })).toBe(1);
+      await f.waitFor(() => f.socketStats().connectionsOpened === 2 && f.liveSockets() === 1 && connectedAt.length === 2, 5000, 'the reconnect');
+      expect(f.socketStats()).toMatchObject({ maxLive: 1, connectionsOpenCalls: 2, connectionsOpened: 2 });
+      expect(liveAtConnect).toEqual([1, 1]);
+      expect(connectedAt[1]! - connectedAt[0]!).toBeGreaterThanOrEqual(PING_MS - 50);
+      c.on('message', ({ ack }) => void ack());
+      await expect(f.socketSend(f.events.im({ text: 'after refresh' }))).resolves.toMatchObject({ socketId: 2 });
+    },
+  );
 
   it('deaf socket: no pongs → the client ping check notices, reconnects; an envelope sent meanwhile lands on the new socket', async () => {
     const { f, c } = await setup();

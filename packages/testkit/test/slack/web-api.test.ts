@@ -88,7 +88,11 @@ describe('fake Slack Web API with the real @slack/web-api WebClient', () => {
   });
 
   it('429 without rejectRateLimitedCalls: the client pauses its queue for Retry-After, then retries', async () => {
-    const patient = new WebClient(CANARY_SLACK_BOT_TOKEN, { slackApiUrl: fake.apiUrl, retryConfig: { retries: 1, minTimeout: 0, maxTimeout: 0 }, logger: silentLogger });
+    const patient = new WebClient(CANARY_SLACK_BOT_TOKEN, {
+      slackApiUrl: fake.apiUrl,
+      retryConfig: { retries: 1, minTimeout: 0, maxTimeout: 0 },
+      logger: silentLogger,
+    });
     let rateLimitedFor: number | undefined;
     patient.on(WebClientEvent.RATE_LIMITED, (sec: number) => (rateLimitedFor = sec));
     fake.failNext('chat.postMessage', { status: 429, retryAfter: 1 });

@@ -69,7 +69,9 @@ describe('fake Telegram: fault injection', () => {
     const res = await fetch(`${fake.apiRoot}/bot${TOKEN_A}/sendTelepathy`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ ok: false, error_code: 404, description: 'Not Found: method not found' });
-    const viaGrammy = await grammyError((makeBot(fake).api.raw as unknown as Record<string, (p: object) => Promise<unknown>>).sendTelepathy?.({}) ?? Promise.resolve());
+    const viaGrammy = await grammyError(
+      (makeBot(fake).api.raw as unknown as Record<string, (p: object) => Promise<unknown>>).sendTelepathy?.({}) ?? Promise.resolve(),
+    );
     expect(viaGrammy.error_code).toBe(404);
   });
 

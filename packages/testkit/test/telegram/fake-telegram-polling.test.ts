@@ -124,7 +124,9 @@ describe('fake Telegram: long polling with real grammY', () => {
     const err = await grammyError(api.getUpdates());
     expect(err.error_code).toBe(409);
     expect(err.description).toBe("Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
-    expect((await grammyError(api.setWebhook('http://example.com/tg'))).description).toBe('Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
+    expect((await grammyError(api.setWebhook('http://example.com/tg'))).description).toBe(
+      'Bad Request: bad webhook: An HTTPS URL must be provided for webhook',
+    );
     expect(await api.deleteWebhook()).toBe(true);
     expect(await api.getUpdates()).toEqual([]);
   });

@@ -55,7 +55,14 @@ describe('fake Telegram: sending with real grammY', () => {
       raw_text: '<b>Sure?</b> see https://example.com',
       link_preview_options: { is_disabled: true },
       reply_parameters: { message_id: first.message_id },
-      reply_markup: { inline_keyboard: [[{ text: 'Yes', callback_data: 'yes' }, { text: 'No', callback_data: 'no' }]] },
+      reply_markup: {
+        inline_keyboard: [
+          [
+            { text: 'Yes', callback_data: 'yes' },
+            { text: 'No', callback_data: 'no' },
+          ],
+        ],
+      },
     });
     const err = await grammyError(bot.api.sendMessage(1003, 'x', { reply_parameters: { message_id: 999 } }));
     expect(err.description).toBe('Bad Request: message to be replied not found');

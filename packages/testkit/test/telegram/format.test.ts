@@ -36,14 +36,23 @@ describe('Telegram text formatting (tdlib-like)', () => {
         { type: 'text_link', offset: 24, length: 1, url: 'https://e.com/?a=1&b=2' },
       ],
     });
-    expect(parseHtml('<pre><code class="language-py">x = 1</code></pre>')).toEqual({ text: 'x = 1', entities: [{ type: 'pre', offset: 0, length: 5, language: 'py' }] });
+    expect(parseHtml('<pre><code class="language-py">x = 1</code></pre>')).toEqual({
+      text: 'x = 1',
+      entities: [{ type: 'pre', offset: 0, length: 5, language: 'py' }],
+    });
     expect(parseHtml('<span class="x">a</span>')).toEqual({ error: 'Tag "span" must have class "tg-spoiler" at byte offset 0' });
     expect(parseHtml('a </b>')).toEqual({ error: 'Unexpected end tag at byte offset 2' });
     expect(parseHtml('<b')).toEqual({ error: 'Unclosed start tag at byte offset 0' });
   });
 
   it('legacy Markdown, trimming, detected entities and parse_mode handling', () => {
-    expect(parseLegacyMarkdown('*a* [b](http://c)')).toEqual({ text: 'a b', entities: [{ type: 'bold', offset: 0, length: 1 }, { type: 'text_link', offset: 2, length: 1, url: 'http://c' }] });
+    expect(parseLegacyMarkdown('*a* [b](http://c)')).toEqual({
+      text: 'a b',
+      entities: [
+        { type: 'bold', offset: 0, length: 1 },
+        { type: 'text_link', offset: 2, length: 1, url: 'http://c' },
+      ],
+    });
     expect(parseLegacyMarkdown('x *y')).toEqual({ error: "Can't find end of the entity starting at byte offset 2" });
     expect(formatMessageText('  <b>hi</b>  ', 'HTML', undefined)).toEqual({ text: 'hi', entities: [{ type: 'bold', offset: 0, length: 2 }] });
     expect(formatMessageText('x', 'Markdown3', undefined)).toEqual({ error: 'unsupported parse_mode' });

@@ -6,13 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
 import type { AnyTool } from '@switchboard/agent';
-import {
-  MCP_DEFAULT_CALL_TIMEOUT_MS,
-  type ConnectMcpOptions,
-  type McpLog,
-  type McpServerConfig,
-  type McpServerStatus,
-} from './mcp-config.js';
+import { MCP_DEFAULT_CALL_TIMEOUT_MS, type ConnectMcpOptions, type McpLog, type McpServerConfig, type McpServerStatus } from './mcp-config.js';
 import { mcpToolName } from './mcp-names.js';
 import { mcpTool, type McpConnection } from './mcp-tool.js';
 
@@ -59,10 +53,7 @@ class ServerHandle implements McpConnection {
   /** Starts the transport, handshakes and lists tools within `deadlineMs`; never throws. */
   async start(deadlineMs: number): Promise<void> {
     const deadline = new AbortController();
-    const timer = setTimeout(
-      () => deadline.abort(new Error(`did not start within ${deadlineMs} ms`)),
-      deadlineMs,
-    );
+    const timer = setTimeout(() => deadline.abort(new Error(`did not start within ${deadlineMs} ms`)), deadlineMs);
     const expired = new Promise<never>((_, reject) => {
       deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason as Error), { once: true });
     });
@@ -170,10 +161,7 @@ async function waitGone(pid: number, ms: number): Promise<void> {
  * `connectTimeoutMs` is logged, shut down and reported `failed` in {@link McpBridge.status}; the
  * others are unaffected. Never rejects.
  */
-export async function connectMcpServers(
-  servers: Record<string, McpServerConfig>,
-  opts: ConnectMcpOptions,
-): Promise<McpBridge> {
+export async function connectMcpServers(servers: Record<string, McpServerConfig>, opts: ConnectMcpOptions): Promise<McpBridge> {
   const handles = Object.entries(servers).map(([name, cfg]) => new ServerHandle(name, cfg, opts.log));
   await Promise.all(handles.map((h) => h.start(opts.connectTimeoutMs)));
 
