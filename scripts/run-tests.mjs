@@ -2,9 +2,9 @@
 // `npm test`: every step runs, even when an earlier one failed; the exit code is non-zero if any
 // step failed. Arguments after `npm test --` go to vitest (e.g. `npm test -- --maxWorkers=1`).
 //
-// Steps: vitest (which builds first, see scripts/vitest-global-setup.ts); the secret-leak canary
-// scan of the run log; the no-egress record (any connection the test guard refused). A lint step
-// goes first when the project gets one.
+// Steps: lint (Biome: format and lint rules, biome.json); vitest (which builds first, see
+// scripts/vitest-global-setup.ts); the secret-leak canary scan of the run log; the no-egress record
+// (any connection the test guard refused).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -30,6 +30,7 @@ function egressRecord() {
 }
 
 const steps = [
+  ['lint', () => run(node, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'check', '.'])],
   ['vitest', () => run(node, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...process.argv.slice(2)])],
   ['canary scan', () => run(node, [join(root, 'packages/testkit/dist/canary-scan-cli.js')])],
   ['no-egress record', egressRecord],

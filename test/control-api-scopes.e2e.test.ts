@@ -13,7 +13,7 @@ let gw: GatewayProcess;
 const lacking = new Map<Scope, string>();
 /** For each scope: a token with exactly that scope. */
 const only = new Map<Scope, string>();
-let routes: Array<{ method: string; path: string; scope: Scope; hasBody: boolean }> = [];
+const routes: Array<{ method: string; path: string; scope: Scope; hasBody: boolean }> = [];
 
 const SCOPE_CLAIMS = { 'x-switchboard-scopes': 'admin', 'x-openclaw-scopes': 'admin,operator.admin', 'x-scopes': 'admin' };
 

@@ -1,5 +1,5 @@
 import {
-  ApprovalBroker,
+  type ApprovalBroker,
   DenialTracker,
   canSetMode,
   decidePermission,

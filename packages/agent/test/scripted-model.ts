@@ -1,5 +1,5 @@
 import type { AssistantBlock, ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from '../src/index.js';
-import { ModelError } from '../src/index.js';
+import type { ModelError } from '../src/index.js';
 
 export type Step = { content: AssistantBlock[]; stopReason?: string } | { error: ModelError };
 
