@@ -6,7 +6,6 @@ import {
   api,
   connectWs,
   signSlackRequest,
-  signWebhookRequest,
   startFakeAnthropic,
   startFakeSlack,
   startFakeTelegram,
@@ -20,7 +19,7 @@ import {
   type WebhookPlatform,
 } from '@switchboard/testkit';
 import { bearer, chat } from './helpers.js';
-import { ACCOUNT as SLACK_ACCOUNT, USER as SLACK_USER, httpAccount } from './slack-helpers.js';
+import { ACCOUNT as SLACK_ACCOUNT, httpAccount } from './slack-helpers.js';
 import { webhookAccount } from './webhook-helpers.js';
 import { ALICE, BOT_USERNAME, TOKEN as TELEGRAM_TOKEN, telegramAccount } from './telegram-helpers.js';
 import { PROTO_KEYS, dbChecksums, fcParams, fuzzRuns, hostileJson, invalidJsonText, validValue, type JsonSchema } from './fuzz-helpers.js';

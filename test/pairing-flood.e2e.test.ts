@@ -41,7 +41,7 @@ describe('held-message flood (issue 10, acceptance 3)', () => {
   it('1,000 messages from one unpaired sender: at most maxHeld held, the DB barely grows, told once, one turn on approval', async () => {
     const { fake, gw, platform } = env;
     const MAX_HELD = 5; // the default of pairing.maxHeld
-    const body = (i: number) => `flood message #${String(i).padStart(4, '0')} ` + 'x'.repeat(1000);
+    const body = (i: number) => `flood message #${String(i).padStart(4, '0')} ${'x'.repeat(1000)}`;
     const before = dbBytes();
     const gates = new Map<string, number>();
     const sent: string[] = [];
@@ -109,7 +109,7 @@ describe('held-message flood (issue 10, acceptance 3)', () => {
 
   it('held bytes are bounded by pairing.maxHeldBytes: a message past it is not kept, and the sender is told why', async () => {
     const { gw, platform } = env;
-    const big = (tag: string) => `${tag} ` + 'b'.repeat(25_000);
+    const big = (tag: string) => `${tag} ${'b'.repeat(25_000)}`;
     expect((await platform.send(gw, platform.dm('bulky', big('one')))).json.gate).toBe('pairing');
     expect((await platform.send(gw, platform.dm('bulky', big('two')))).json.gate).toBe('refused');
     const told = await platform.waitFor(notices('bulky', /not kept/));

@@ -35,7 +35,7 @@ export function locate(callFrame) {
     const m = sourceMapFor(file);
     if (m) {
       const e = m.sm.findEntry(lineNumber, Math.max(0, columnNumber));
-      if (e && e.originalSource) {
+      if (e?.originalSource) {
         const src = e.originalSource.startsWith('file://') ? fileURLToPath(e.originalSource) : resolve(m.dir, e.originalSource);
         file = src;
         line = e.originalLine + 1;

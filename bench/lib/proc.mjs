@@ -48,7 +48,7 @@ export function machineBusyMs() {
   try {
     const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
     const v = line.trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = v;
+    const [user, nice, system, _idle, _iowait, irq, softirq, steal] = v;
     return ((user + nice + system + irq + softirq + (steal ?? 0)) * 1000) / clkTck;
   } catch {
     return null;

@@ -85,7 +85,7 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
         const t = await verifySecret(storage, secret, 'client');
         ok = !!t && t.principalId !== null;
         if (t?.expiresAt && ok) d.tokenExpiry.arm(t.id, t.expiresAt);
-        return t && t.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
+        return t?.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
       } finally {
         attempt?.settle(ok);
       }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { ConfigError, interpolate } from './config.js';
 import { endpointUrl } from './cli-admin.js';

@@ -6,7 +6,7 @@ export function echoResponse(req: RecordedRequest): ScriptedResponse {
   const messages = req.body.messages ?? [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
-    if (!m || m.role !== 'user') continue;
+    if (m?.role !== 'user') continue;
     if (typeof m.content === 'string') return { text: `echo: ${m.content}` };
     const texts = m.content.filter((b) => b.type === 'text');
     const last = texts[texts.length - 1];

@@ -8,8 +8,8 @@ describe('mcpToolName', () => {
   });
 
   it('cuts long names to 64 chars with a distinguishing hash', () => {
-    const a = mcpToolName('s', 'x'.repeat(100) + 'a');
-    const b = mcpToolName('s', 'x'.repeat(100) + 'b');
+    const a = mcpToolName('s', `${'x'.repeat(100)}a`);
+    const b = mcpToolName('s', `${'x'.repeat(100)}b`);
     expect(a).toMatch(/^[a-zA-Z0-9_-]{64}$/);
     expect(b).toHaveLength(64);
     expect(a).not.toBe(b);
