@@ -44,13 +44,13 @@ describe('search_files and edit_file end to end', () => {
     expect(search!.content).toContain('todo.md:1: - buy milk');
     expect(search!.content).toContain('todo.md:2: - buy bread');
     expect(badRe!.is_error).toBe(true);
-    const [ambiguous, missing, escape, ok] = results(start + 2);
+    const [ambiguous, missing, escaped, ok] = results(start + 2);
     expect(ambiguous).toMatchObject({ is_error: true });
     expect(ambiguous!.content).toMatch(/occurs 2 times/);
     expect(missing).toMatchObject({ is_error: true });
     expect(missing!.content).toMatch(/not found/);
-    expect(escape).toMatchObject({ is_error: true });
-    expect(escape!.content).toContain('inside the workspace');
+    expect(escaped).toMatchObject({ is_error: true });
+    expect(escaped!.content).toContain('inside the workspace');
     expect(ok!.is_error).toBeFalsy();
     expect(results(start + 3)[0]!.is_error).toBeFalsy();
     expect(readFileSync(join(workspace, 'todo.md'), 'utf8')).toBe('- get milk\n- get bread\n- call mum and dad\n');

@@ -183,9 +183,9 @@ export function formatSummary(s, { title = 'profile' } = {}) {
   });
   lines.push('');
   lines.push('inclusive time (workspace code):');
-  s.inclusive.forEach((r, i) =>
-    lines.push(`${String(i + 1).padStart(3)}. ${r.totalPct.toFixed(1).padStart(5)}%  ${r.totalMs.toFixed(0).padStart(6)} ms  ${r.function}  ${r.location}`),
-  );
+  s.inclusive.forEach((r, i) => {
+    lines.push(`${String(i + 1).padStart(3)}. ${r.totalPct.toFixed(1).padStart(5)}%  ${r.totalMs.toFixed(0).padStart(6)} ms  ${r.function}  ${r.location}`);
+  });
   lines.push('');
   lines.push('self time by area:');
   for (const a of s.areas.slice(0, 20)) lines.push(`  ${a.selfPct.toFixed(1).padStart(5)}%  ${a.selfMs.toFixed(0).padStart(6)} ms  ${a.area}`);

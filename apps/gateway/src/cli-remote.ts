@@ -48,17 +48,18 @@ export async function runningGateway(dataDir: string): Promise<RunningGateway> {
 }
 
 /** A control-API answer: the status and the parsed body (or a message). */
-export interface ApiAnswer {
+export interface ApiAnswer<T = unknown> {
   ok: boolean;
   status: number;
-  json: any;
+  /** The parsed body, as the caller expects this endpoint to answer (not checked; undefined when it is not JSON). */
+  json: T;
   /** The body as it came. */
   text: string;
   message: string;
 }
 
 /** One control-API request with an operator token; a network failure is status 0. */
-export async function apiRequest(base: string, token: string, method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+export async function apiRequest<T = unknown>(base: string, token: string, method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
   let res: Response;
   try {
     res = await fetch(`${base}/api/v1${path}`, {
@@ -68,15 +69,22 @@ export async function apiRequest(base: string, token: string, method: string, pa
       signal: AbortSignal.timeout(15_000),
     });
   } catch (err) {
-    return { ok: false, status: 0, json: undefined, text: '', message: `the gateway at ${base} did not answer (${(err as Error).message}); is it running?` };
+    return {
+      ok: false,
+      status: 0,
+      json: undefined as T,
+      text: '',
+      message: `the gateway at ${base} did not answer (${(err as Error).message}); is it running?`,
+    };
   }
   const text = await res.text();
-  let json: any;
+  let json: T;
   try {
-    json = text === '' ? undefined : JSON.parse(text);
+    json = text === '' ? (undefined as T) : (JSON.parse(text) as T);
   } catch {
-    json = undefined;
+    json = undefined as T;
   }
-  const message = res.ok ? '' : `${res.status}: ${typeof json?.message === 'string' ? json.message : text}`;
+  const said = (json as { message?: unknown } | null | undefined)?.message;
+  const message = res.ok ? '' : `${res.status}: ${typeof said === 'string' ? said : text}`;
   return { ok: res.ok, status: res.status, json, text, message };
 }

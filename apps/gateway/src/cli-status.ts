@@ -22,10 +22,10 @@ export async function statusCommand(dataDir: string, tokenFlag: string | undefin
   if (!token) return { code: 2, stderr: 'switchboard: an operator token with the "read" scope is needed: --token <secret> or SWITCHBOARD_TOKEN\n' };
   const url = gw.url;
   const [channels, turns, approvals, pairing] = await Promise.all([
-    apiRequest(url, token, 'GET', '/channels'),
-    apiRequest(url, token, 'GET', '/stats/turns'),
-    apiRequest(url, token, 'GET', '/approvals?status=pending&limit=500'),
-    apiRequest(url, token, 'GET', '/pairing?status=pending'),
+    apiRequest<{ channels: Array<{ id: string; type: string; account: string; health: Record<string, unknown> }> }>(url, token, 'GET', '/channels'),
+    apiRequest<{ activeTurns: unknown; turns: unknown; since: unknown; usage: unknown }>(url, token, 'GET', '/stats/turns'),
+    apiRequest<{ approvals: unknown[] }>(url, token, 'GET', '/approvals?status=pending&limit=500'),
+    apiRequest<{ requests: unknown[] }>(url, token, 'GET', '/pairing?status=pending'),
   ]);
   const all = [channels, turns, approvals, pairing];
   if (all.some((a) => a.status === 401)) return { code: 1, stderr: `switchboard: ${all.find((a) => a.status === 401)!.message}\n` };
@@ -33,7 +33,7 @@ export async function statusCommand(dataDir: string, tokenFlag: string | undefin
   const out = {
     gateway: url,
     channels: channels.ok
-      ? (channels.json.channels as Array<{ id: string; type: string; account: string; health: Record<string, unknown> }>).map((c) => ({
+      ? channels.json.channels.map((c) => ({
           id: c.id,
           type: c.type,
           account: c.account,
@@ -41,8 +41,8 @@ export async function statusCommand(dataDir: string, tokenFlag: string | undefin
         }))
       : err(channels),
     turns: turns.ok ? { active: turns.json.activeTurns, today: turns.json.turns } : err(turns),
-    approvals: approvals.ok ? { pending: (approvals.json.approvals as unknown[]).length } : err(approvals),
-    pairing: pairing.ok ? { pending: (pairing.json.requests as unknown[]).length } : err(pairing),
+    approvals: approvals.ok ? { pending: approvals.json.approvals.length } : err(approvals),
+    pairing: pairing.ok ? { pending: pairing.json.requests.length } : err(pairing),
     usage: turns.ok ? { since: turns.json.since, today: turns.json.usage } : err(turns),
   };
   return { code: 0, stdout: `${JSON.stringify(out, null, 2)}\n` };

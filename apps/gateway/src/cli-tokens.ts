@@ -115,11 +115,16 @@ export async function tokenCreate(
       const existing = await ctx.withStorage((s) => s.principals.byName(principal));
       let principalId = existing?.id;
       if (!principalId) {
-        const made = await apiRequest(r.url, r.token, 'POST', '/principals', { name: principal, role });
+        const made = await apiRequest<{ principal: { id: string } }>(r.url, r.token, 'POST', '/principals', { name: principal, role });
         if (!made.ok) return refused(made);
-        principalId = made.json.principal.id as string;
+        principalId = made.json.principal.id;
       }
-      const a = await apiRequest(r.url, r.token, 'POST', '/tokens', { kind: 'client', principalId, name, ...expiry });
+      const a = await apiRequest<{ token: { id: string }; secret: string }>(r.url, r.token, 'POST', '/tokens', {
+        kind: 'client',
+        principalId,
+        name,
+        ...expiry,
+      });
       if (!a.ok) return refused(a);
       return ok({ kind: 'client', principal, principalId, tokenId: a.json.token.id, createdPrincipal: !existing, secret: a.json.secret });
     }
@@ -140,7 +145,7 @@ export async function tokenCreate(
     const r = await remote(ctx);
     if (isOutcome(r)) return r;
     if (r) {
-      const a = await apiRequest(r.url, r.token, 'POST', '/tokens', { kind: 'operator', name, scopes, ...expiry });
+      const a = await apiRequest<{ token: { id: string }; secret: string }>(r.url, r.token, 'POST', '/tokens', { kind: 'operator', name, scopes, ...expiry });
       return a.ok ? ok({ kind: 'operator', scopes, tokenId: a.json.token.id, secret: a.json.secret }) : refused(a);
     }
     const o = await ctx.withStorage((s) => createOperatorToken(s, name, scopes as Scope[], { expiresAt, createdBy: cliActor() }));

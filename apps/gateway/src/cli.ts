@@ -201,31 +201,36 @@ function version(): string {
   }
 }
 
+/** The command line, parsed (throws on an unknown option). */
+function parseCommandLine() {
+  return parseArgs({
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
+      config: { type: 'string' },
+      kind: { type: 'string' },
+      principal: { type: 'string' },
+      role: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      token: { type: 'string' },
+      status: { type: 'string' },
+      channel: { type: 'string' },
+      expires: { type: 'string' },
+      cascade: { type: 'boolean' },
+      active: { type: 'boolean' },
+      force: { type: 'boolean' },
+    },
+  });
+}
+
 async function main(): Promise<void> {
   // Everything the gateway creates (database, credentials, endpoint) is private to this user.
   process.umask(0o077);
-  let parsed;
+  let parsed: ReturnType<typeof parseCommandLine>;
   try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-        config: { type: 'string' },
-        kind: { type: 'string' },
-        principal: { type: 'string' },
-        role: { type: 'string' },
-        scopes: { type: 'string' },
-        name: { type: 'string' },
-        token: { type: 'string' },
-        status: { type: 'string' },
-        channel: { type: 'string' },
-        expires: { type: 'string' },
-        cascade: { type: 'boolean' },
-        active: { type: 'boolean' },
-        force: { type: 'boolean' },
-      },
-    });
+    parsed = parseCommandLine();
   } catch (err) {
     fail(`${(err as Error).message}\n${USAGE}`);
   }

@@ -320,7 +320,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('the config must be an object');
   const vars = new Map<string, string[]>();
-  const expanded = interpolate(raw, env, [], vars) as Record<string, any>;
+  const expanded = interpolate(raw, env, [], vars) as { gateway?: Record<string, unknown>; model?: Record<string, unknown>; [key: string]: unknown };
   const gw = (expanded.gateway ??= {});
   if (env.SWITCHBOARD_HOST) gw.host = env.SWITCHBOARD_HOST;
   if (env.SWITCHBOARD_PORT !== undefined && env.SWITCHBOARD_PORT !== '') {

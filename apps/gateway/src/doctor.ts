@@ -17,7 +17,9 @@ function references(value: unknown, path: string[] = [], out: Array<{ name: stri
   if (typeof value === 'string') {
     for (const m of value.matchAll(VAR_RE)) out.push({ name: m[1]!, path, hasDefault: m[2] !== undefined });
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => references(v, [...path, String(i)], out));
+    value.forEach((v, i) => {
+      references(v, [...path, String(i)], out);
+    });
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) references(v, [...path, k], out);
   }

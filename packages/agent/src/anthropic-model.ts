@@ -247,7 +247,7 @@ export class AnthropicModelClient implements ModelClient {
 
 /** The model client used when no API key is configured: every call fails with a clear message. */
 export class UnconfiguredModelClient implements ModelClient {
-  // eslint-disable-next-line require-yield
+  // biome-ignore lint/correctness/useYield: the contract is a generator; this one fails on its first next(), as a real call would
   async *stream(): AsyncGenerator<ModelStreamEvent, ModelResponse, void> {
     throw new ModelError('no_model', 'No model is configured: set ANTHROPIC_API_KEY (or model.apiKey in the config) and restart the gateway.');
   }

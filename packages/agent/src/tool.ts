@@ -69,7 +69,7 @@ export interface Tool<I = unknown> {
   call(input: I, ctx: ToolContext): Promise<ToolResult>;
 }
 
-export type AnyTool = Tool<any>;
+export type AnyTool = Tool<unknown>;
 
 export type CanUseTool = (tool: AnyTool, input: unknown, ctx: ToolContext) => Promise<Decision>;
 

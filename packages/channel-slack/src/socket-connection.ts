@@ -133,7 +133,10 @@ export class SocketModeConnection {
       }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, delay);
-        this.wake = () => (clearTimeout(t), resolve());
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
       });
       this.wake = null;
     }

@@ -7,7 +7,10 @@ const row = (thread?: string): DeliveryRecord => ({ content: { text: 'x', ...(th
 describe('AnsweredThreads', () => {
   it('knows added threads without reading the ledger', async () => {
     const reads: string[] = [];
-    const t = new AnsweredThreads(async (c) => (reads.push(c), []));
+    const t = new AnsweredThreads(async (c) => {
+      reads.push(c);
+      return [];
+    });
     t.add('C1', '1.0001');
     expect(await t.has('C1', '1.0001')).toBe(true);
     expect(reads).toEqual([]);
@@ -17,7 +20,10 @@ describe('AnsweredThreads', () => {
 
   it('reads a channel from the ledger once, for any number of misses', async () => {
     const reads: string[] = [];
-    const t = new AnsweredThreads(async (c) => (reads.push(c), [row('1.0001'), row(), row('1.0002')]));
+    const t = new AnsweredThreads(async (c) => {
+      reads.push(c);
+      return [row('1.0001'), row(), row('1.0002')];
+    });
     expect(await t.has('C1', '1.0002')).toBe(true);
     expect(await t.has('C1', '9.9999')).toBe(false);
     expect(await t.has('C1', '1.0001')).toBe(true);
@@ -37,7 +43,10 @@ describe('AnsweredThreads', () => {
 
   it('stays bounded; a forgotten thread is found again in the ledger', async () => {
     let reads = 0;
-    const t = new AnsweredThreads(async () => (reads++, [row('1.0001')]), 2);
+    const t = new AnsweredThreads(async () => {
+      reads++;
+      return [row('1.0001')];
+    }, 2);
     expect(await t.has('C1', '1.0001')).toBe(true);
     t.add('C2', '2.0001');
     t.add('C2', '2.0002');

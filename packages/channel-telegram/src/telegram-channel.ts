@@ -213,7 +213,14 @@ export class TelegramChannel implements Channel {
         );
         await new Promise<void>((r) => {
           const t = setTimeout(r, delay);
-          this.stopping.signal.addEventListener('abort', () => (clearTimeout(t), r()), { once: true });
+          this.stopping.signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(t);
+              r();
+            },
+            { once: true },
+          );
         });
       }
     }

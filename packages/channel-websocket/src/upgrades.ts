@@ -92,7 +92,10 @@ export class WebsocketUpgrades {
     const path = (req.url ?? '/').split('?')[0]!;
     const target = this.targets.get(path);
     // Not a WebSocket upgrade of ours (e.g. curl's `Upgrade: h2c`): an ordinary HTTP request.
-    if (!target || req.headers.upgrade?.toLowerCase() !== 'websocket') return asPlainRequest(server, req, socket);
+    if (!target || req.headers.upgrade?.toLowerCase() !== 'websocket') {
+      asPlainRequest(server, req, socket);
+      return;
+    }
     target.admit(req, socket).then(
       (verdict) => {
         if ('status' in verdict) return refuseUpgrade(socket, verdict);

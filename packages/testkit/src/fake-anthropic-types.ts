@@ -1,6 +1,7 @@
 import type { StopReason, WireUsage } from './anthropic-wire.js';
 
 /** A content block of a recorded request message (loosely typed for assertions). */
+// biome-ignore lint/suspicious/noExplicitAny: loosely typed on purpose: tests read nested fields of recorded JSON without casts
 export type RecordedBlock = { type: string } & Record<string, any>;
 
 /** A message of a recorded request. */
@@ -15,6 +16,7 @@ export interface RecordedBody {
   max_tokens?: number;
   system?: string | RecordedBlock[];
   messages?: RecordedMessage[];
+  // biome-ignore lint/suspicious/noExplicitAny: loosely typed on purpose: tests read nested fields of recorded JSON without casts
   tools?: Array<{ name: string } & Record<string, any>>;
   stream?: boolean;
   [key: string]: unknown;

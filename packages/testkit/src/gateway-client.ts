@@ -57,6 +57,7 @@ export async function runCli(args: string[], opts: RunCliOptions = {}): Promise<
 export interface ApiResponse {
   status: number;
   headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: loosely typed on purpose: tests read nested fields of recorded JSON without casts
   json: any;
   text: string;
 }
@@ -82,7 +83,7 @@ export async function api(
 }
 
 /** A response's body as text, and as JSON when it parses (undefined otherwise). */
-export async function readResponse(res: Response): Promise<{ text: string; json: any }> {
+export async function readResponse(res: Response): Promise<{ text: string; json: ApiResponse['json'] }> {
   const text = await res.text();
   try {
     return { text, json: text === '' ? undefined : JSON.parse(text) };

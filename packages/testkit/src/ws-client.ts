@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import WebSocket from 'ws';
 
 /** A received frame: parsed JSON, or `{ raw }` when the frame was not JSON. */
+// biome-ignore lint/suspicious/noExplicitAny: loosely typed on purpose: tests read nested fields of recorded JSON without casts
 export type WsFrame = { type?: string; raw?: string } & Record<string, any>;
 
 /** Options for `connectWs`. */

@@ -157,15 +157,19 @@ export interface RuleProblem {
 export function validateRuleSet(ruleSet: RuleSet, opts: Pick<MatchOptions, 'aliases' | 'matchKinds'> = {}): RuleProblem[] {
   const problems: RuleProblem[] = [];
   ruleSet.forEach((entry, index) => {
-    const problem = (message: string) => problems.push({ index, entry, message });
-    if (!SCOPE_ORDER.includes(entry.scope.kind)) return problem(`unknown scope kind ${JSON.stringify(entry.scope.kind)}`);
-    if (entry.scope.kind === 'gateway' && entry.scope.id !== undefined) return problem('the gateway scope takes no id');
-    if (typeof entry.behavior !== 'string' || !Object.hasOwn(STRENGTH, entry.behavior)) return problem(`unknown behavior ${JSON.stringify(entry.behavior)}`);
-    try {
-      const rule = parseRule(entry.rule);
-      if (rule.content !== undefined) validateContentPattern(toolMatchKind(rule.tool, opts), rule.content, entry.rule);
-    } catch (err) {
-      problem(err instanceof RuleSyntaxError ? err.message : String(err));
+    const problem = (message: string): void => {
+      problems.push({ index, entry, message });
+    };
+    if (!SCOPE_ORDER.includes(entry.scope.kind)) problem(`unknown scope kind ${JSON.stringify(entry.scope.kind)}`);
+    else if (entry.scope.kind === 'gateway' && entry.scope.id !== undefined) problem('the gateway scope takes no id');
+    else if (typeof entry.behavior !== 'string' || !Object.hasOwn(STRENGTH, entry.behavior)) problem(`unknown behavior ${JSON.stringify(entry.behavior)}`);
+    else {
+      try {
+        const rule = parseRule(entry.rule);
+        if (rule.content !== undefined) validateContentPattern(toolMatchKind(rule.tool, opts), rule.content, entry.rule);
+      } catch (err) {
+        problem(err instanceof RuleSyntaxError ? err.message : String(err));
+      }
     }
   });
   return problems;

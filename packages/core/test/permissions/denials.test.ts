@@ -20,7 +20,7 @@ describe('DenialTracker', () => {
 
   it('signals after 20 denials in a session even when allows come between', () => {
     const t = new DenialTracker();
-    let last;
+    let last: ReturnType<DenialTracker['recordDenial']> | undefined;
     for (let i = 0; i < 20; i++) {
       last = t.recordDenial('s');
       if (i < 19) expect(last.signal).toBeUndefined();

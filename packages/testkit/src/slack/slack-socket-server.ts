@@ -176,8 +176,14 @@ export class SlackSocketModeServer {
         type,
         socketId: conn.info.id,
         sentAt: Date.now(),
-        resolve: (a) => (clearTimeout(timer), resolve(a)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
+        resolve: (a) => {
+          clearTimeout(timer);
+          resolve(a);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       });
     });
     conn.ws.send(JSON.stringify(envelope));

@@ -68,7 +68,10 @@ export function handleGetUpdates(
     return;
   }
   const ready = bot.take(limit);
-  if (ready.length > 0 || timeout === 0) return deliver(bot, poll, ready, emit);
+  if (ready.length > 0 || timeout === 0) {
+    deliver(bot, poll, ready, emit);
+    return;
+  }
   bot.polls.add(poll);
   poll.timer = setTimeout(() => deliver(bot, poll, [], emit), timeout * 1000);
 }

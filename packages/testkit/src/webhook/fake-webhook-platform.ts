@@ -78,9 +78,9 @@ class FakeWebhookPlatform implements WebhookPlatform {
       (req.url ?? '').split('?')[0]!,
       raw,
     );
-    let body: Record<string, any> = {};
+    let body: ReceivedCallback['body'] = {};
     try {
-      body = JSON.parse(raw.toString('utf8')) as Record<string, any>;
+      body = JSON.parse(raw.toString('utf8')) as ReceivedCallback['body'];
     } catch {
       // recorded as received; the test asserts on rawBody
     }
@@ -116,7 +116,14 @@ class FakeWebhookPlatform implements WebhookPlatform {
         const seen = this.callbacks.map((c) => `${c.status} ${c.rawBody.slice(0, 200)}`).join('\n  ');
         reject(new Error(`webhook platform: ${n} matching callback(s) not received within ${timeoutMs} ms; received:\n  ${seen}`));
       }, timeoutMs);
-      const w: Waiter = { match, n, resolve: (v) => (clearTimeout(timer), resolve(v)) };
+      const w: Waiter = {
+        match,
+        n,
+        resolve: (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+      };
       this.waiters.add(w);
     });
   }

@@ -29,6 +29,7 @@ export interface WebhookSendOptions {
 /** The gateway's answer to a platform request. */
 export interface WebhookSendResult {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: loosely typed on purpose: tests read nested fields of recorded JSON without casts
   json: any;
   text: string;
 }
@@ -38,6 +39,7 @@ export interface ReceivedCallback {
   seq: number;
   receivedAt: number;
   /** The parsed JSON body (`{}` when it was not JSON). */
+  // biome-ignore lint/suspicious/noExplicitAny: loosely typed on purpose: tests read nested fields of recorded JSON without casts
   body: Record<string, any>;
   rawBody: string;
   /** Lower-cased request headers (the signature header is replaced by `[checked]`). */

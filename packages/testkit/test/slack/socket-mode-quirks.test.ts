@@ -49,7 +49,10 @@ describe('@slack/socket-mode 3.1.0 quirks, reproduced against the fake', () => {
     let first = true;
     Object.assign(c, {
       start: () => {
-        if (first) return ((first = false), original());
+        if (first) {
+          first = false;
+          return original();
+        }
         return original().catch((err: unknown) => void reconnectRejections.push(err));
       },
     });
