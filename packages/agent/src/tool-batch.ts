@@ -1,7 +1,7 @@
 import type { AgentEvent } from './events.js';
 import type { ToolResultBlock, ToolUseBlock } from './messages.js';
 import { runTool, type ToolRunOutcome } from './tool-exec.js';
-import { prepareToolUse, presetToolUse, toolContextFor, type PreparedToolUse, type ToolEnvironment } from './tool-prepare.js';
+import { type PreparedToolUse, prepareToolUse, presetToolUse, type ReadyToolUse, type ToolEnvironment, toolContextFor } from './tool-prepare.js';
 import type { AnyTool } from './tool.js';
 
 /** The events settling tool uses yields. */
@@ -37,7 +37,7 @@ export function toolTimeoutFor(toolName: string, env: Pick<ToolEnvironment, 'too
  * an is_error result, the content is capped at the tool's maxResultChars), then lets
  * `env.afterTool` append its text. Throws only what `afterTool` throws.
  */
-export async function runReadyToolUse(ready: Extract<PreparedToolUse, { status: 'ready' }>, env: ToolEnvironment): Promise<ToolRunOutcome> {
+export async function runReadyToolUse(ready: ReadyToolUse, env: ToolEnvironment): Promise<ToolRunOutcome> {
   const ctx = toolContextFor(env, ready.use.id);
   const outcome = await runTool(ready.tool, ready.input, ctx, toolTimeoutFor(ready.tool.name, env));
   const extra = env.afterTool ? await env.afterTool({ tool: ready.tool, input: ready.input, result: outcome.result, ctx }) : undefined;
@@ -67,24 +67,24 @@ export async function* settleBatch(
     prepared.push(await prepareToolUse(use, env));
     if (env.signal.aborted) return null;
   }
-  const ready = prepared.filter((p): p is Extract<PreparedToolUse, { status: 'ready' }> => p.status === 'ready');
-  for (const r of ready) {
-    yield { type: 'tool_start', toolUseId: r.use.id, name: r.use.name, input: r.input, readOnly: r.tool.readOnly };
+  const ready = prepared.filter((entry): entry is ReadyToolUse => entry.status === 'ready');
+  for (const call of ready) {
+    yield { type: 'tool_start', toolUseId: call.use.id, name: call.use.name, input: call.input, readOnly: call.tool.readOnly };
   }
   const ran = new Map<PreparedToolUse, ToolRunOutcome>();
   await Promise.all(
-    ready.map(async (r) => {
-      ran.set(r, await runReadyToolUse(r, env));
+    ready.map(async (call) => {
+      ran.set(call, await runReadyToolUse(call, env));
     }),
   );
   const results: ToolResultBlock[] = [];
-  for (const p of prepared) {
-    const outcome = p.status === 'settled' ? p.outcome : ran.get(p)!;
-    if (p.status === 'ready' || !p.preset) {
+  for (const entry of prepared) {
+    const outcome = entry.status === 'settled' ? entry.outcome : ran.get(entry)!;
+    if (entry.status === 'ready' || !entry.preset) {
       yield {
         type: 'tool_end',
-        toolUseId: p.use.id,
-        name: p.use.name,
+        toolUseId: entry.use.id,
+        name: entry.use.name,
         result: outcome.result,
         ...(outcome.fullContent !== undefined ? { fullContent: outcome.fullContent } : {}),
       };

@@ -26,6 +26,9 @@ export type PreparedToolUse =
   | { status: 'ready'; use: ToolUseBlock; tool: AnyTool; input: unknown }
   | { status: 'settled'; use: ToolUseBlock; outcome: ToolRunOutcome; preset: boolean };
 
+/** A {@link PreparedToolUse} that will run. */
+export type ReadyToolUse = Extract<PreparedToolUse, { status: 'ready' }>;
+
 /** The context a tool (and the permission check) sees for one use. */
 export function toolContextFor(env: ToolEnvironment, toolUseId: string): ToolContext {
   return { ...env.toolContext, signal: env.signal, toolUseId };

@@ -77,8 +77,9 @@ export type AnyTool = Tool<unknown>;
  *
  * When: once per tool use that names a known tool and whose input passed the tool's schema and
  * its `validateInput`, right before it would run. The uses of one reply are decided one at a time,
- * in request order (never two at once), before any of their batch runs; a resumed turn's preset
- * results are never decided again.
+ * in request order (never two at once): those of a parallel batch all before the batch runs, those
+ * of a later batch after the earlier batches ran. A resumed turn's preset results are never
+ * decided again.
  *
  * May: take as long as it needs (an `ask` is awaited here, e.g. a person's approval; persist it by
  * turn and `ctx.toolUseId` so a restarted turn finds it again); return `allow` with an
@@ -87,7 +88,7 @@ export type AnyTool = Tool<unknown>;
  * `kind` (a person's denial tells the model to stop and wait). Once `ctx.signal` fires the loop
  * ends the turn `aborted` after this call returns, whatever it decided.
  *
- * Must not: run the tool itself, mutate `input`, or keep using `ctx` after it settled.
+ * Must not: run the tool itself, or mutate `input` (a rewrite goes in `updatedInput`).
  *
  * On throw (or rejection): the tool does not run; the model gets the is_error result
  * "The permission check for <tool> failed: <message>" and the turn carries on.
@@ -116,8 +117,9 @@ export interface FinishedToolCall {
  *
  * Must not: throw, mutate `result`, or depend on the order in which a batch's calls are reported.
  *
- * On throw (or rejection): the query generator throws that error at once, with no `tool_end`
- * for the batch and no terminal event (the engine then fails the turn as an internal error).
+ * On throw (or rejection): the query generator throws that error as soon as it rejects (the
+ * batch's other calls are not awaited), with no `tool_end` for the batch and no terminal event
+ * (the engine then fails the turn as an internal error).
  */
 export type AfterTool = (call: FinishedToolCall) => Promise<string | undefined>;
 
