@@ -1,7 +1,26 @@
 import type { AssistantMessage, ToolResultBlock, Usage, UserMessage } from './messages.js';
 import type { AskSource } from './tool.js';
 
-export type TerminalReason = 'completed' | 'max_turns' | 'aborted' | 'interrupted' | 'model_error' | 'prompt_too_long' | 'hook_stopped' | 'denial_limit';
+/**
+ * Why the loop itself ended a turn:
+ * - `completed`: the model answered without tool uses (with an `error` when the answer was cut off
+ *   by the output limit after every allowed continuation);
+ * - `max_turns`: the turn made `maxTurns` model calls and wanted another;
+ * - `aborted`: the turn's signal fired (a stop, a shutdown, a timeout of the whole turn);
+ * - `model_error`: the model call failed for good (not retryable, or every retry and the
+ *   fallback spent);
+ * - `prompt_too_long`: the conversation no longer fits the model's context.
+ */
+export type LoopEndReason = 'completed' | 'max_turns' | 'aborted' | 'model_error' | 'prompt_too_long';
+
+/**
+ * Why a `shouldStop` hook ended a turn: `denial_limit` (too many tool uses denied in a row or in the
+ * session) or `hook_stopped` (a hook refused to let the turn go on).
+ */
+export type StopHookReason = 'denial_limit' | 'hook_stopped';
+
+/** Every reason `query()` can end a turn with: the ones it decides itself and the ones `shouldStop` hands it. */
+export type TerminalReason = LoopEndReason | StopHookReason;
 
 /** What the query loop yields while it runs. Persisted kinds are marked. */
 export type AgentEvent =
@@ -25,10 +44,12 @@ export type AgentEvent =
   | { type: 'usage'; usage: Usage; model: string }
   /** A retry or fallback the loop made (for logs and usage records). */
   | { type: 'model_retry'; attempt: number; delayMs: number; error: string; model: string; fallback: boolean }
+  /** The last event of every turn the loop ends itself; carries the same reason and error it returns. */
   | { type: 'terminal'; reason: TerminalReason; error?: string };
 
+/** What `query()` returns: why the turn ended. */
 export interface QueryResult {
   reason: TerminalReason;
-  /** A message safe to show a person, for every reason but `completed`. */
+  /** A message safe to show a person: set for every reason but `completed`, and for a `completed` answer cut off by the output limit. */
   error?: string;
 }

@@ -1,16 +1,49 @@
-import { ModelError } from './errors.js';
-import type { AgentEvent, QueryResult, TerminalReason } from './events.js';
-import { toolUses, type AssistantMessage, type Message, type SystemBlock, type ToolResultBlock, type ToolUseBlock, type UserBlock } from './messages.js';
-import type { ModelClient, ModelRequest, ModelResponse } from './model.js';
-import { describeZodError, runTool, toolSpec, type ToolRunOutcome } from './tool-exec.js';
-import type { AnyTool, CanUseTool, ToolContext } from './tool.js';
+import type { AgentEvent, QueryResult } from './events.js';
+import { type Message, type SystemBlock, type ToolResultBlock, toolUses } from './messages.js';
+import { abortableSleep, callModelWithRetries, type ModelCallSettings, modelRoute, type RetryPolicy, type Sleep } from './model-call.js';
+import type { ModelClient, ModelResponse } from './model.js';
+import { appendContinuation, appendToolResults, injectSteered } from './steering.js';
+import { settleToolUses } from './tool-batch.js';
+import { toolSpec } from './tool-exec.js';
+import type { ToolEnvironment } from './tool-prepare.js';
+import type { AfterTool, AnyTool, CanUseTool, ToolContext } from './tool.js';
+import { afterFinalReply, endTurn, maxTurnsResult, modelFailureResult, stoppedResult } from './turn-end.js';
 
-export interface RetryPolicy {
-  /** Retries per model before giving up (or switching to the fallback model). */
-  maxRetries: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-}
+export { backoffDelay, type RetryPolicy } from './model-call.js';
+
+/**
+ * Ends the turn early after a batch of tool results (e.g. the denial limit).
+ *
+ * When: synchronously, once after each batch of tool results of a model reply was added to the
+ * conversation, unless the signal fired during the batch; not after the open tool uses of a
+ * resumed turn are settled. Before the next model call (so before the `maxTurns` check).
+ *
+ * May: return a {@link QueryResult} to end the turn with it — the loop yields a terminal event
+ * with its reason and error and returns that very object; return null to go on.
+ *
+ * Must not: throw, block, or return a result it would not stand by (it is not asked again).
+ *
+ * On throw: the query generator throws that error, with no terminal event (the engine fails the
+ * turn as an internal error).
+ */
+export type ShouldStop = () => QueryResult | null;
+
+/**
+ * Hands over the messages that arrived while the turn ran, for steer mode.
+ *
+ * When: synchronously, once before every model call, the first included (after the abort and
+ * `maxTurns` checks, so not when the turn ends instead); never while tool uses are settled.
+ *
+ * May: return the waiting texts — each becomes one text block, added to the trailing user
+ * message (the last tool results) or as a new user message, and announced by one `user_message`
+ * event holding exactly those blocks, yielded before the call's first event; return [] for none.
+ *
+ * Must not: throw, or return a text twice: what it returns is consumed (the caller records it
+ * when it sees the `user_message` event; the loop never asks for it again).
+ *
+ * On throw: the query generator throws that error, with no terminal event.
+ */
+export type DrainInjected = () => string[];
 
 export interface QueryParams {
   model: ModelClient;
@@ -22,8 +55,10 @@ export interface QueryParams {
   /** The conversation so far. If it ends with an assistant message holding tool_use blocks, those calls are settled first (resume). */
   messages: Message[];
   tools: AnyTool[];
+  /** Decides every tool use before it runs; see {@link CanUseTool} for its contract. */
   canUseTool: CanUseTool;
   signal: AbortSignal;
+  /** Model calls per turn; the turn ends `max_turns` when it wants one more. */
   maxTurns: number;
   toolContext: Omit<ToolContext, 'signal' | 'toolUseId'>;
   toolTimeoutMs: number;
@@ -34,284 +69,102 @@ export interface QueryParams {
   maxContinuations: number;
   /** Results already known for the trailing tool_use blocks (resume), by tool_use id. */
   presetResults?: ReadonlyMap<string, ToolResultBlock>;
-  /** Messages that arrived during the turn, injected at the next model call (steer mode). */
-  drainInjected?: () => string[];
-  /**
-   * Called after each tool call with its result; text it returns is added to the result the model
-   * sees (PostToolUse hooks). Contract: must not throw.
-   */
-  afterTool?: (call: { tool: AnyTool; input: unknown; result: ToolResultBlock; ctx: ToolContext }) => Promise<string | undefined>;
-  /** Checked after each batch of tool calls: a result ends the turn (e.g. the denial limit). */
-  shouldStop?: () => QueryResult | null;
-  /** Sleeps between retries; replaceable so tests need no real waits. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Messages that arrived during the turn, injected at the next model call (steer mode); see {@link DrainInjected}. */
+  drainInjected?: DrainInjected;
+  /** Called after each tool call with its result; text it returns is added to the result the model sees (PostToolUse hooks); see {@link AfterTool}. */
+  afterTool?: AfterTool;
+  /** Checked after each batch of tool calls: a result ends the turn (e.g. the denial limit); see {@link ShouldStop}. */
+  shouldStop?: ShouldStop;
+  /** Sleeps between retries; replaceable so tests need no real waits. See {@link Sleep}. */
+  sleep?: Sleep;
 }
 
-const CONTINUE_PROMPT = 'Your previous reply was cut off by the output token limit. Continue exactly where you stopped, without repeating anything.';
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new ModelError('aborted', 'The model call was aborted.'));
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(new ModelError('aborted', 'The model call was aborted.'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** The tool environment of one turn. */
+function toolEnvironment(params: QueryParams): ToolEnvironment {
+  return {
+    tools: new Map(params.tools.map((tool) => [tool.name, tool])),
+    canUseTool: params.canUseTool,
+    signal: params.signal,
+    toolContext: params.toolContext,
+    toolTimeoutMs: params.toolTimeoutMs,
+    ...(params.toolTimeouts ? { toolTimeouts: params.toolTimeouts } : {}),
+    ...(params.afterTool ? { afterTool: params.afterTool } : {}),
+  };
 }
 
-/** Exponential backoff with up to 25 % jitter, never above maxDelayMs. */
-export function backoffDelay(attempt: number, policy: RetryPolicy, random = Math.random): number {
-  const raw = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
-  return Math.round(raw * (1 - 0.25 * random()));
+/** The model-call settings of one turn. */
+function modelCallSettings(params: QueryParams): ModelCallSettings {
+  return {
+    client: params.model,
+    system: params.system,
+    tools: params.tools.map(toolSpec),
+    maxTokens: params.maxTokens,
+    retry: params.retry,
+    signal: params.signal,
+    sleep: params.sleep ?? abortableSleep,
+  };
 }
 
-function errorResult(id: string, content: string): ToolResultBlock {
-  return { type: 'tool_result', tool_use_id: id, content, is_error: true };
-}
-
-function denialText(kind: string, reason: string): string {
-  if (kind === 'person') {
-    return `The person declined this tool call (${reason}). Do not try it again or work around it: stop and wait for their instructions.`;
-  }
-  return `Permission denied by ${kind}: ${reason}. You may try another reasonable way, but do not work around the intent of this denial; if the action is essential, stop and explain what you need.`;
-}
-
-interface Prepared {
-  use: ToolUseBlock;
-  tool?: AnyTool;
-  input?: unknown;
-  /** Set when the call is settled without running. */
-  outcome?: ToolRunOutcome;
+/** The tool uses a resumed conversation left open: those of a trailing assistant message. */
+function openToolUses(messages: readonly Message[]) {
+  const last = messages.at(-1);
+  return last?.role === 'assistant' ? toolUses(last) : [];
 }
 
 /**
- * The query loop: model call → tool_use → permission → tool execution → loop, as one async
- * generator every channel consumes. Yields AgentEvents; returns why it stopped.
+ * The query loop: model call → tool uses → permission → tool execution → loop, as one async
+ * generator every channel consumes. Yields AgentEvents; returns why it stopped (and yields that as
+ * a last `terminal` event, except when a hook throws — then the generator throws).
+ *
+ * Each round: stop if aborted or out of model calls; inject steered messages
+ * ({@link injectSteered}); call the model ({@link callModelWithRetries}); on a reply without tool
+ * uses, continue a cut reply or complete ({@link afterFinalReply}); else settle its tool uses
+ * ({@link settleToolUses}) and ask `shouldStop`.
  */
-export async function* query(p: QueryParams): AsyncGenerator<AgentEvent, QueryResult, void> {
-  const messages: Message[] = [...p.messages];
-  const byName = new Map(p.tools.map((t) => [t.name, t]));
-  const specs = p.tools.map(toolSpec);
-  const sleep = p.sleep ?? abortableSleep;
-  let currentModel = p.modelName;
-  let usedFallback = false;
+export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, QueryResult, void> {
+  const messages: Message[] = [...params.messages];
+  const tools = toolEnvironment(params);
+  const modelCall = modelCallSettings(params);
+  const route = modelRoute(params.modelName, params.fallbackModel);
+
+  const open = openToolUses(messages);
+  if (open.length > 0) {
+    const results = yield* settleToolUses(open, tools, params.presetResults);
+    if (!results) return yield* endTurn(stoppedResult());
+    appendToolResults(messages, results);
+  }
+
   let continuations = 0;
+  for (let calls = 0; ; calls++) {
+    if (params.signal.aborted) return yield* endTurn(stoppedResult());
+    if (calls >= params.maxTurns) return yield* endTurn(maxTurnsResult(params.maxTurns));
+    const steered = injectSteered(messages, params.drainInjected);
+    if (steered) yield { type: 'user_message', message: steered };
 
-  const finish = (reason: TerminalReason, error?: string): QueryResult => (error ? { reason, error } : { reason });
-
-  // Settles one batch of tool calls, yielding start/end events; returns results in request order.
-  async function* settle(uses: ToolUseBlock[], preset?: ReadonlyMap<string, ToolResultBlock>) {
-    const results: ToolResultBlock[] = [];
-    let i = 0;
-    while (i < uses.length) {
-      if (p.signal.aborted) return null;
-      // A run of consecutive concurrency-safe calls forms one parallel batch; others run alone.
-      const first = byName.get(uses[i]!.name);
-      let j = i + 1;
-      if (first?.concurrencySafe) {
-        while (j < uses.length && byName.get(uses[j]!.name)?.concurrencySafe) j++;
-      }
-      const batch: Prepared[] = [];
-      for (const use of uses.slice(i, j)) {
-        const known = preset?.get(use.id);
-        if (known) {
-          batch.push({ use, outcome: { result: known } });
-          continue;
-        }
-        batch.push(await prepare(use));
-        if (p.signal.aborted) return null;
-      }
-      const runnable = batch.filter((b) => !b.outcome);
-      for (const b of runnable) {
-        yield { type: 'tool_start', toolUseId: b.use.id, name: b.use.name, input: b.input, readOnly: b.tool!.readOnly } as AgentEvent;
-      }
-      await Promise.all(
-        runnable.map(async (b) => {
-          const timeout = (p.toolTimeouts && Object.hasOwn(p.toolTimeouts, b.tool!.name) ? p.toolTimeouts[b.tool!.name] : undefined) ?? p.toolTimeoutMs;
-          const ctx = { ...p.toolContext, signal: p.signal, toolUseId: b.use.id };
-          const outcome = await runTool(b.tool!, b.input, ctx, timeout);
-          const extra = p.afterTool ? await p.afterTool({ tool: b.tool!, input: b.input, result: outcome.result, ctx }) : undefined;
-          if (extra) outcome.result = { ...outcome.result, content: `${outcome.result.content}\n\n${extra}` };
-          b.outcome = outcome;
-        }),
-      );
-      for (const b of batch) {
-        const o = b.outcome!;
-        // Preset results were persisted by whoever supplied them.
-        if (!preset?.has(b.use.id)) {
-          yield {
-            type: 'tool_end',
-            toolUseId: b.use.id,
-            name: b.use.name,
-            result: o.result,
-            ...(o.fullContent !== undefined ? { fullContent: o.fullContent } : {}),
-          } as AgentEvent;
-        }
-        results.push(o.result);
-      }
-      if (p.signal.aborted) return null;
-      i = j;
-    }
-    return results;
-  }
-
-  async function prepare(use: ToolUseBlock): Promise<Prepared> {
-    const tool = byName.get(use.name);
-    if (!tool) {
-      const names = [...byName.keys()].join(', ') || 'none';
-      return { use, outcome: { result: errorResult(use.id, `There is no tool named "${use.name}". Available tools: ${names}.`) } };
-    }
-    const parsed = tool.input.safeParse(use.input);
-    if (!parsed.success) {
-      return { use, tool, outcome: { result: errorResult(use.id, `Invalid input for ${tool.name}: ${describeZodError(parsed.error)}`) } };
-    }
-    const ctx: ToolContext = { ...p.toolContext, signal: p.signal, toolUseId: use.id };
-    try {
-      if (tool.validateInput) {
-        const v = await tool.validateInput(parsed.data, ctx);
-        if (!v.ok) return { use, tool, outcome: { result: errorResult(use.id, `Invalid input for ${tool.name}: ${v.message}`) } };
-      }
-      const decision = await p.canUseTool(tool, parsed.data, ctx);
-      if (decision.behavior === 'deny') {
-        return { use, tool, outcome: { result: errorResult(use.id, denialText(decision.kind, decision.reason)) } };
-      }
-      let input: unknown = parsed.data;
-      if (decision.updatedInput !== undefined) {
-        const again = tool.input.safeParse(decision.updatedInput);
-        if (!again.success) {
-          return { use, tool, outcome: { result: errorResult(use.id, `The rewritten input for ${tool.name} is invalid: ${describeZodError(again.error)}`) } };
-        }
-        input = again.data;
-      }
-      return { use, tool, input };
-    } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      return { use, tool, outcome: { result: errorResult(use.id, `The permission check for ${tool.name} failed: ${msg}`) } };
-    }
-  }
-
-  // One model call with retries, backoff and fallback; text deltas pass through.
-  async function* callModel(): AsyncGenerator<AgentEvent, ModelResponse, void> {
-    let attempt = 0;
-    for (;;) {
-      const req: ModelRequest = { model: currentModel, system: p.system, messages, tools: specs, maxTokens: p.maxTokens };
-      const stream = p.model.stream(req, p.signal);
-      try {
-        for (;;) {
-          const step = await stream.next();
-          if (step.done) return step.value;
-          yield { type: 'text_delta', text: step.value.text };
-        }
-      } catch (err) {
-        const e = err instanceof ModelError ? err : new ModelError('connection', 'The model call failed unexpectedly.', { cause: err });
-        if (e.kind === 'aborted' || p.signal.aborted) throw e;
-        if (e.streamedText) yield { type: 'attempt_reset', reason: e.message };
-        if (e.retryable && attempt < p.retry.maxRetries) {
-          const delay = e.retryAfterMs !== undefined ? e.retryAfterMs : backoffDelay(attempt, p.retry);
-          attempt++;
-          yield { type: 'model_retry', attempt, delayMs: delay, error: e.message, model: currentModel, fallback: false };
-          await sleep(delay, p.signal);
-          continue;
-        }
-        if (e.retryable && p.fallbackModel && !usedFallback && p.fallbackModel !== currentModel) {
-          usedFallback = true;
-          currentModel = p.fallbackModel;
-          attempt = 0;
-          yield { type: 'model_retry', attempt: 0, delayMs: 0, error: e.message, model: currentModel, fallback: true };
-          continue;
-        }
-        throw e;
-      }
-    }
-  }
-
-  // Resume: settle tool calls the previous process left open.
-  const last = messages.at(-1);
-  if (last?.role === 'assistant' && toolUses(last).length > 0) {
-    const results = yield* settle(toolUses(last), p.presetResults);
-    if (!results) {
-      yield { type: 'terminal', reason: 'aborted', error: 'The turn was stopped.' };
-      return finish('aborted', 'The turn was stopped.');
-    }
-    messages.push({ role: 'user', content: results });
-  }
-
-  let calls = 0;
-  for (;;) {
-    if (p.signal.aborted) {
-      yield { type: 'terminal', reason: 'aborted', error: 'The turn was stopped.' };
-      return finish('aborted', 'The turn was stopped.');
-    }
-    if (calls >= p.maxTurns) {
-      const error = `The turn stopped after ${p.maxTurns} model calls (the agent's maxTurns limit).`;
-      yield { type: 'terminal', reason: 'max_turns', error };
-      return finish('max_turns', error);
-    }
-    calls++;
-    const injected = p.drainInjected?.() ?? [];
-    if (injected.length > 0) {
-      const blocks: UserBlock[] = injected.map((text) => ({ type: 'text', text }));
-      const tail = messages.at(-1);
-      if (tail?.role === 'user') tail.content = [...tail.content, ...blocks];
-      else messages.push({ role: 'user', content: blocks });
-      yield { type: 'user_message', message: { role: 'user', content: blocks } };
-    }
     let response: ModelResponse;
     try {
-      response = yield* callModel();
+      response = yield* callModelWithRetries(messages, route, modelCall);
     } catch (err) {
-      const e = err as ModelError;
-      if (e.kind === 'aborted' || p.signal.aborted) {
-        yield { type: 'terminal', reason: 'aborted', error: 'The turn was stopped.' };
-        return finish('aborted', 'The turn was stopped.');
-      }
-      if (e.kind === 'prompt_too_long') {
-        const error = 'This conversation has grown too long for the model. Start a new session to continue.';
-        yield { type: 'terminal', reason: 'prompt_too_long', error };
-        return finish('prompt_too_long', error);
-      }
-      const error = e.message || 'The model call failed.';
-      yield { type: 'terminal', reason: 'model_error', error };
-      return finish('model_error', error);
+      return yield* endTurn(modelFailureResult(err, params.signal));
     }
     yield { type: 'usage', usage: response.usage, model: response.model };
-    const message: AssistantMessage = response.message;
-    const uses = toolUses(message);
+    const { message } = response;
     // The API rejects empty assistant content, so an empty reply is kept out of the history.
     if (message.content.length > 0) messages.push(message);
     yield { type: 'assistant_message', message, model: response.model };
 
+    const uses = toolUses(message);
     if (uses.length === 0) {
-      if (response.stopReason === 'max_tokens') {
-        if (continuations < p.maxContinuations) {
-          continuations++;
-          const blocks: UserBlock[] = [{ type: 'text', text: CONTINUE_PROMPT }];
-          messages.push({ role: 'user', content: blocks });
-          yield { type: 'user_message', message: { role: 'user', content: blocks } };
-          continue;
-        }
-        const error = 'The answer was cut off: the model hit its output limit repeatedly.';
-        yield { type: 'terminal', reason: 'completed', error };
-        return finish('completed', error);
-      }
-      yield { type: 'terminal', reason: 'completed' };
-      return finish('completed');
+      const next = afterFinalReply(response.stopReason, continuations, params.maxContinuations);
+      if (next !== 'continue') return yield* endTurn(next);
+      continuations++;
+      yield { type: 'user_message', message: appendContinuation(messages) };
+      continue;
     }
-    const results = yield* settle(uses);
-    if (!results) {
-      yield { type: 'terminal', reason: 'aborted', error: 'The turn was stopped.' };
-      return finish('aborted', 'The turn was stopped.');
-    }
-    messages.push({ role: 'user', content: results });
-    const stop = p.shouldStop?.();
-    if (stop) {
-      yield { type: 'terminal', reason: stop.reason, ...(stop.error ? { error: stop.error } : {}) };
-      return stop;
-    }
+    const results = yield* settleToolUses(uses, tools);
+    if (!results) return yield* endTurn(stoppedResult());
+    appendToolResults(messages, results);
+    const stop = params.shouldStop?.();
+    if (stop) return yield* endTurn(stop);
   }
 }

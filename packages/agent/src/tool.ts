@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ToolResultBlock } from './messages.js';
 
 /** What a tool sees of the turn it runs in. */
 export interface ToolContext {
@@ -71,7 +72,56 @@ export interface Tool<I = unknown> {
 
 export type AnyTool = Tool<unknown>;
 
+/**
+ * The permission seam: decides one tool use the model asked for.
+ *
+ * When: once per tool use that names a known tool and whose input passed the tool's schema and
+ * its `validateInput`, right before it would run. The uses of one reply are decided one at a time,
+ * in request order (never two at once): those of a parallel batch all before the batch runs, those
+ * of a later batch after the earlier batches ran. A resumed turn's preset results are never
+ * decided again.
+ *
+ * May: take as long as it needs (an `ask` is awaited here, e.g. a person's approval; persist it by
+ * turn and `ctx.toolUseId` so a restarted turn finds it again); return `allow` with an
+ * `updatedInput`, which is parsed by the tool's schema again (an invalid rewrite settles the use
+ * as an is_error result); return `deny`, which settles the use as an is_error result worded by
+ * `kind` (a person's denial tells the model to stop and wait). Once `ctx.signal` fires the loop
+ * ends the turn `aborted` after this call returns, whatever it decided.
+ *
+ * Must not: run the tool itself, or mutate `input` (a rewrite goes in `updatedInput`).
+ *
+ * On throw (or rejection): the tool does not run; the model gets the is_error result
+ * "The permission check for <tool> failed: <message>" and the turn carries on.
+ */
 export type CanUseTool = (tool: AnyTool, input: unknown, ctx: ToolContext) => Promise<Decision>;
+
+/** What {@link AfterTool} is told about one finished call. */
+export interface FinishedToolCall {
+  tool: AnyTool;
+  /** The input the tool ran with (after any rewrite by {@link CanUseTool}). */
+  input: unknown;
+  /** The result as capped for the model; `is_error` when the tool threw, timed out or was stopped. */
+  result: ToolResultBlock;
+  ctx: ToolContext;
+}
+
+/**
+ * A hook on every tool call that ran (PostToolUse hooks).
+ *
+ * When: after the tool's call settled (result, throw, timeout or abort), before the batch's
+ * `tool_end` events; the calls of one parallel batch are reported concurrently. Never for a use
+ * settled without running (unknown tool, invalid input, denial, preset result of a resumed turn).
+ *
+ * May: await; return text, which is appended to the result the model sees after a blank line
+ * (`undefined` or `''` adds nothing).
+ *
+ * Must not: throw, mutate `result`, or depend on the order in which a batch's calls are reported.
+ *
+ * On throw (or rejection): the query generator throws that error as soon as it rejects (the
+ * batch's other calls are not awaited), with no `tool_end` for the batch and no terminal event
+ * (the engine then fails the turn as an internal error).
+ */
+export type AfterTool = (call: FinishedToolCall) => Promise<string | undefined>;
 
 /** Allows every call: the foundation's policy until the permission pipeline replaces it. */
 export const allowAll: CanUseTool = async () => ({ behavior: 'allow' });

@@ -1,0 +1,117 @@
+import type { AgentEvent } from './events.js';
+import type { ToolResultBlock, ToolUseBlock } from './messages.js';
+import { runTool, type ToolRunOutcome } from './tool-exec.js';
+import { type PreparedToolUse, prepareToolUse, presetToolUse, type ReadyToolUse, type ToolEnvironment, toolContextFor } from './tool-prepare.js';
+import type { AnyTool } from './tool.js';
+
+/** The events settling tool uses yields. */
+export type ToolBatchEvent = Extract<AgentEvent, { type: 'tool_start' | 'tool_end' }>;
+
+/**
+ * Splits one reply's tool uses into the batches they run in, in request order: a run of
+ * consecutive uses of concurrency-safe tools is one batch (run at once); any other use (an
+ * unsafe or unknown tool) is a batch of its own.
+ */
+export function toolBatches(uses: readonly ToolUseBlock[], tools: ReadonlyMap<string, AnyTool>): ToolUseBlock[][] {
+  const batches: ToolUseBlock[][] = [];
+  let start = 0;
+  while (start < uses.length) {
+    let end = start + 1;
+    if (tools.get(uses[start]!.name)?.concurrencySafe) {
+      while (end < uses.length && tools.get(uses[end]!.name)?.concurrencySafe) end++;
+    }
+    batches.push(uses.slice(start, end));
+    start = end;
+  }
+  return batches;
+}
+
+/** The timeout for one tool: its own entry in `toolTimeouts` (own properties only), else `toolTimeoutMs`. */
+export function toolTimeoutFor(toolName: string, env: Pick<ToolEnvironment, 'toolTimeoutMs' | 'toolTimeouts'>): number {
+  const own = env.toolTimeouts && Object.hasOwn(env.toolTimeouts, toolName) ? env.toolTimeouts[toolName] : undefined;
+  return own ?? env.toolTimeoutMs;
+}
+
+/**
+ * Runs one ready tool use under its timeout ({@link runTool}: a throw, timeout or abort becomes
+ * an is_error result, the content is capped at the tool's maxResultChars), then lets
+ * `env.afterTool` append its text. Throws only what `afterTool` throws.
+ */
+export async function runReadyToolUse(ready: ReadyToolUse, env: ToolEnvironment): Promise<ToolRunOutcome> {
+  const ctx = toolContextFor(env, ready.use.id);
+  const outcome = await runTool(ready.tool, ready.input, ctx, toolTimeoutFor(ready.tool.name, env));
+  const extra = env.afterTool ? await env.afterTool({ tool: ready.tool, input: ready.input, result: outcome.result, ctx }) : undefined;
+  if (extra) outcome.result = { ...outcome.result, content: `${outcome.result.content}\n\n${extra}` };
+  return outcome;
+}
+
+/**
+ * Settles one batch: prepares its uses one after another (preset results first), yields
+ * `tool_start` for each use that will run, runs those at once, then yields `tool_end` for every
+ * use not settled by a preset, in request order. Returns the batch's results in request order, or
+ * null when the signal fired after a preparation or while the batch ran (the turn ends aborted;
+ * a batch that ran still reports its `tool_end` events first).
+ */
+export async function* settleBatch(
+  batch: readonly ToolUseBlock[],
+  env: ToolEnvironment,
+  preset?: ReadonlyMap<string, ToolResultBlock>,
+): AsyncGenerator<ToolBatchEvent, ToolResultBlock[] | null, void> {
+  const prepared: PreparedToolUse[] = [];
+  for (const use of batch) {
+    const known = preset?.get(use.id);
+    if (known) {
+      prepared.push(presetToolUse(use, known));
+      continue;
+    }
+    prepared.push(await prepareToolUse(use, env));
+    if (env.signal.aborted) return null;
+  }
+  const ready = prepared.filter((entry): entry is ReadyToolUse => entry.status === 'ready');
+  for (const call of ready) {
+    yield { type: 'tool_start', toolUseId: call.use.id, name: call.use.name, input: call.input, readOnly: call.tool.readOnly };
+  }
+  const ran = new Map<PreparedToolUse, ToolRunOutcome>();
+  await Promise.all(
+    ready.map(async (call) => {
+      ran.set(call, await runReadyToolUse(call, env));
+    }),
+  );
+  const results: ToolResultBlock[] = [];
+  for (const entry of prepared) {
+    const outcome = entry.status === 'settled' ? entry.outcome : ran.get(entry)!;
+    if (entry.status === 'ready' || !entry.preset) {
+      yield {
+        type: 'tool_end',
+        toolUseId: entry.use.id,
+        name: entry.use.name,
+        result: outcome.result,
+        ...(outcome.fullContent !== undefined ? { fullContent: outcome.fullContent } : {}),
+      };
+    }
+    results.push(outcome.result);
+  }
+  if (env.signal.aborted) return null;
+  return results;
+}
+
+/**
+ * Settles the tool uses of one reply (or the open ones of a resumed turn), batch by batch
+ * ({@link toolBatches}, {@link settleBatch}); `preset` holds results already known by tool_use id.
+ * Returns every result in request order, or null once the signal fires (checked before each batch
+ * too). Throws only what `env.afterTool` throws.
+ */
+export async function* settleToolUses(
+  uses: readonly ToolUseBlock[],
+  env: ToolEnvironment,
+  preset?: ReadonlyMap<string, ToolResultBlock>,
+): AsyncGenerator<ToolBatchEvent, ToolResultBlock[] | null, void> {
+  const results: ToolResultBlock[] = [];
+  for (const batch of toolBatches(uses, env.tools)) {
+    if (env.signal.aborted) return null;
+    const settled = yield* settleBatch(batch, env, preset);
+    if (!settled) return null;
+    results.push(...settled);
+  }
+  return results;
+}
