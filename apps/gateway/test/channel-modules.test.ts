@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import type { ChannelModule } from '@switchboard/core';
+import { boundaryShape, channelAccountShape, type ChannelModule } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CHANNEL_MODULES, channelsSchema } from '../src/config-channels.js';
@@ -40,6 +40,26 @@ describe('channel modules', () => {
     expect(bad.success).toBe(false);
     const issues = bad.error?.issues.map((i) => `${i.code} ${i.path.join('.')}`).sort();
     expect(issues).toEqual(['invalid_key fake.accounts.bad id', 'invalid_type fake.accounts.a.n', 'unrecognized_keys ']);
+  });
+
+  it('every account schema extends the core boundary keys, with their defaults', () => {
+    const defaults = (shape: Record<string, z.ZodType>) => z.object(shape).parse({});
+    const minimal: Record<string, unknown> = {
+      websocket: {},
+      telegram: { token: '123456:abcdefghijklmnopqrstu' },
+      slack: { botToken: 'xoxb-0000000000-abcdefghij', signingSecret: '0123456789abcdef0123' },
+      webhook: { secret: '0123456789abcdef', callbackUrl: 'http://127.0.0.1:9/cb' },
+    };
+    for (const m of CHANNEL_MODULES) {
+      const parsed = m.accountSchema.parse(minimal[m.type]) as Record<string, unknown>;
+      const expected = m.type === 'websocket' ? { ...defaults(channelAccountShape), dmPolicy: 'allowlist' } : defaults(boundaryShape);
+      expect(Object.fromEntries(Object.keys(expected).map((k) => [k, parsed[k]]))).toEqual(expected);
+    }
+    // dmPolicy "open" without "*" is refused on every chat account, naming allowFrom.
+    for (const m of CHANNEL_MODULES.filter((c) => c.type !== 'websocket')) {
+      const r = m.accountSchema.safeParse({ ...(minimal[m.type] as object), dmPolicy: 'open' });
+      expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['allowFrom', 'dmPolicy "open" requires "*" in allowFrom']]);
+    }
   });
 
   it('refuses two modules of one type', () => {
