@@ -1,56 +1,25 @@
-import type { Channel, ChannelFactory } from '@switchboard/core';
-import { ownValue } from '@switchboard/core';
+import type { Channel, ChannelModule } from '@switchboard/core';
 import type { Logger } from 'pino';
 import { configVariables, type Config } from './config.js';
+import { CHANNEL_MODULES } from './config-channels.js';
 
-/** The package that implements each configurable channel type. */
-const ADAPTERS: Record<string, string> = {
-  telegram: '@switchboard/channel-telegram',
-  slack: '@switchboard/channel-slack',
-  webhook: '@switchboard/channel-webhook',
-};
-
-/** Imports an adapter package by name and checks it exports a channel factory. */
-async function loadFactory(type: string): Promise<ChannelFactory> {
-  const pkg = ADAPTERS[type]!;
-  const mod = (await import(pkg)) as { createChannels?: ChannelFactory };
-  if (typeof mod.createChannels !== 'function') throw new Error(`${pkg} does not export createChannels`);
-  return mod.createChannels;
-}
-
-/** Loads the adapters of configured channels only, with import() so unused ones cost nothing. */
+/**
+ * Creates the channels of every configured account, module by module (CHANNEL_MODULES order).
+ * A module whose type has no account is never asked, so its implementation is never imported.
+ */
 export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<Channel[]> {
+  const sections = new Map(Object.entries(cfg.channels));
+  const vars = configVariables(cfg);
+  const modules: readonly ChannelModule[] = CHANNEL_MODULES;
   const out: Channel[] = [];
-  const ws = cfg.channels.websocket;
-  if (ws && Object.keys(ws.accounts).length > 0) {
-    const { WebsocketChannel, WebsocketUpgrades } = await import('@switchboard/channel-websocket');
-    // One upgrade handler for every account of the channel.
-    const upgrades = new WebsocketUpgrades();
-    for (const [account, a] of Object.entries(ws.accounts)) {
-      out.push(
-        new WebsocketChannel({
-          account,
-          allowedOrigins: a.allowedOrigins,
-          helloTimeoutMs: a.helloTimeout,
-          maxPayload: a.maxPayload,
-          maxUnauthenticatedPerAddress: a.maxUnauthenticatedPerAddress,
-          maxUnauthenticated: a.maxUnauthenticated,
-          required: a.required,
-          upgrades,
-        }),
-      );
-    }
-  }
-  for (const type of Object.keys(ADAPTERS)) {
-    const section = ownValue(cfg.channels as Record<string, { accounts: Record<string, unknown> } | undefined>, type);
-    if (!section || Object.keys(section.accounts).length === 0) continue;
-    const create = await loadFactory(type);
-    const vars = configVariables(cfg);
+  for (const module of modules) {
+    const accounts = sections.get(module.type)?.accounts;
+    if (!accounts || Object.keys(accounts).length === 0) continue;
     const configSource = (account: string, path: readonly string[]) => {
-      const key = ['channels', type, 'accounts', account, ...path].join('.');
+      const key = ['channels', module.type, 'accounts', account, ...path].join('.');
       return { key, variables: vars.get(key) ?? [] };
     };
-    out.push(...create(section.accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: type }), configSource }));
+    out.push(...(await module.createChannels(accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: module.type }), configSource })));
   }
   return out;
 }

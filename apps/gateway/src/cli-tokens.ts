@@ -1,10 +1,9 @@
-import { ROLES, SCOPES, type Role, type Scope, type Storage } from '@switchboard/core';
+import { parseDuration, ROLES, SCOPES, type Role, type Scope, type Storage } from '@switchboard/core';
 import { principalService, principalView } from './api/principal-service.js';
 import { tokenView } from './api/tokens.js';
 import { createClientToken, createOperatorToken } from './bootstrap.js';
 import { cliActor, EXIT_UNAVAILABLE, failed, operatorToken, type CliOutcome } from './cli-admin.js';
 import { apiRequest, runningGateway, type ApiAnswer } from './cli-remote.js';
-import { parseDuration } from './duration.js';
 import { mintedBy } from './tokens.js';
 
 // `token create|list|revoke` and `principals set-role|delete`. Changes go through the running

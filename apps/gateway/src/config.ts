@@ -2,16 +2,12 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { ROLE_MODE_CEILING, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
+import { ROLE_MODE_CEILING, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
-import { permissionModeSchema, rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
+import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { parseProxyRange } from './client-address.js';
-import { duration } from './duration.js';
-import { TOOL_GROUPS, TOOL_PROFILES, checkRuleText } from './registry.js';
+import { TOOL_PROFILES } from './registry.js';
 
-const accountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
-
-const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
 const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
 const permissionMode = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
 
@@ -28,32 +24,6 @@ const ruleLists = z.strictObject({
 
 /** An HTTP server timeout: never 0 (which would switch the protection off). */
 const serverTimeout = duration.refine((ms) => ms >= 100, 'must be at least 100ms');
-
-const websocketAccount = z.strictObject({
-  /** Browser origins allowed to connect; a client without an Origin header needs a valid token. */
-  allowedOrigins: z.array(z.url().refine((u) => u !== '*', 'wildcard origins are not allowed')).default([]),
-  dmPolicy: dmPolicy.default('allowlist'),
-  allowFrom: z.array(z.string()).default([]),
-  required: z.boolean().default(false),
-  /** A client that authenticates by frame must send `hello` within this time. */
-  helloTimeout: duration.default(10_000),
-  /** Largest accepted frame, in bytes, on a connection whose upgrade carried a valid token (others: 64 KiB). */
-  maxPayload: z
-    .number()
-    .int()
-    .min(1024)
-    .max(16 * 1024 * 1024)
-    .default(1024 * 1024),
-  /** Open connections not yet authenticated, per client address (IPv6 by /64) and in all. */
-  maxUnauthenticatedPerAddress: z.number().int().min(1).max(10_000).default(8),
-  maxUnauthenticated: z.number().int().min(1).max(100_000).default(1000),
-  /** Overrides the agent's queue mode for sessions on this account. */
-  queueMode: z.enum(['followup', 'steer']).optional(),
-  /** Per-sender rate limit (token bucket). */
-  rateLimit: rateLimitSchema.default({ burst: 10, perMinute: 20 }),
-  /** Permission mode of every conversation on this account (channel scope): lowers trust, never raises it. */
-  permissionMode: permissionModeSchema.optional(),
-});
 
 const toolSet = z.enum([...TOOL_PROFILES, ...TOOL_GROUPS]);
 
@@ -201,14 +171,8 @@ export const configSchema = z.strictObject({
   hooks: hooksConfigSchema.default({}),
   /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), McpServerConfigSchema).default({}),
-  channels: z
-    .strictObject({
-      websocket: z.strictObject({ accounts: z.record(accountId, websocketAccount) }).optional(),
-      telegram: z.strictObject({ accounts: z.record(accountId, telegramAccountSchema) }).optional(),
-      slack: z.strictObject({ accounts: z.record(accountId, slackAccountSchema) }).optional(),
-      webhook: z.strictObject({ accounts: z.record(accountId, webhookAccountSchema) }).optional(),
-    })
-    .default({}),
+  /** One section per channel module (config-channels.ts): `channels.<type>.accounts.<id>`. */
+  channels: channelsSchema(CHANNEL_MODULES).default({}),
   limits: z
     .strictObject({
       modelRequestTimeout: duration.default(60_000),
@@ -263,7 +227,6 @@ export const configSchema = z.strictObject({
 });
 
 export type Config = z.output<typeof configSchema>;
-export type WebsocketAccountConfig = z.output<typeof websocketAccount>;
 
 /** A config problem, reported with the key's path; exits the process with code 78. */
 export class ConfigError extends Error {

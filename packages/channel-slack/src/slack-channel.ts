@@ -28,7 +28,6 @@ import { describeSlackError, hostOf } from './slack-errors.js';
 import { slackFaultBoundary } from './slack-faults.js';
 import { createWebClient } from './web.js';
 
-const DEFAULT_API_TIMEOUT_MS = 15_000;
 /** How long stop waits for in-flight work after cancelling it, so the gateway stays within its shutdown grace. */
 const STOP_WAIT_MS = 1000;
 /** Longest an event waits for auth.test before it is refused for redelivery (Slack gives up after 3 s). */
@@ -83,7 +82,7 @@ export class SlackChannel implements Channel {
     if (this.started) return;
     this.started = true;
     this.ctx = ctx;
-    const timeoutMs = this.cfg.apiTimeout ?? DEFAULT_API_TIMEOUT_MS;
+    const timeoutMs = this.cfg.apiTimeout;
     const spec = { apiUrl: this.cfg.apiUrl, retries: this.cfg.maxRetries, timeoutMs, log: this.log, signal: this.abort.signal };
     this.api = createWebClient(this.cfg.botToken, spec);
     this.drafts = createWebClient(this.cfg.botToken, { ...spec, retries: 0, rejectRateLimitedCalls: true });
@@ -236,7 +235,7 @@ export class SlackChannel implements Channel {
    */
   private async waitIdentified(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((r) => (timer = setTimeout(r, Math.min(IDENTIFY_WAIT_MS, this.cfg.apiTimeout ?? DEFAULT_API_TIMEOUT_MS))));
+    const limit = new Promise<void>((r) => (timer = setTimeout(r, Math.min(IDENTIFY_WAIT_MS, this.cfg.apiTimeout))));
     await Promise.race([this.identified, limit]);
     clearTimeout(timer);
     if (!this.self)

@@ -1,7 +1,7 @@
 import { apiThrottler } from '@grammyjs/transformer-throttler';
 import { Api } from 'grammy';
 import type { Logger } from 'pino';
-import type { TelegramAccountConfig } from './options.js';
+import type { TelegramAccountConfig } from './account.js';
 import { boundedRetry } from './retry-policy.js';
 
 /** The two API clients of one bot: outbound calls (throttled, retried) and polling (bare). */

@@ -20,7 +20,8 @@ import { updateFacts } from './dead-letter.js';
 import { describeError, isPermanentAuthError } from './errors.js';
 import { conversationOf, isMentioned, mediaBytes, parseCommand, toInbound, type BotIdentity } from './inbound.js';
 import { OffsetStore } from './offset-store.js';
-import { ALLOWED_UPDATES, MAX_MESSAGE_CHARS, webhookPath, type TelegramAccountConfig } from './options.js';
+import type { TelegramAccountConfig } from './account.js';
+import { ALLOWED_UPDATES, MAX_MESSAGE_CHARS, webhookPath } from './options.js';
 import { Poller } from './poller.js';
 import { TurnRenderer } from './renderer.js';
 import { Sender } from './sender.js';
@@ -348,9 +349,4 @@ export class TelegramChannel implements Channel {
       this.faults.record({ channel: this.id, task: 'reply', conversation: conv.id }, err);
     }
   }
-}
-
-/** The channel factory the gateway calls: one TelegramChannel per configured bot account. */
-export function createChannels(accounts: Readonly<Record<string, TelegramAccountConfig>>, deps: ChannelFactoryDeps): Channel[] {
-  return Object.entries(accounts).map(([account, cfg]) => new TelegramChannel(account, cfg, deps));
 }

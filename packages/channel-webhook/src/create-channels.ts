@@ -1,17 +1,6 @@
-import type { Channel, ChannelFactory } from '@switchboard/core';
+import type { ChannelFactory } from '@switchboard/core';
+import type { WebhookAccount } from './account.js';
 import { WebhookChannel } from './webhook-channel.js';
-
-/** One webhook account as the gateway's validated config gives it (durations in milliseconds). */
-export interface WebhookAccount {
-  secret: string;
-  callbackUrl: string;
-  replayWindow: number;
-  callbackRetries?: number;
-  callbackRetryDelay?: number;
-  callbackTimeout?: number;
-  maxBodyBytes?: number;
-  required?: boolean;
-}
 
 /** A webhook account that cannot work (checked when the gateway starts). */
 export class WebhookConfigError extends Error {
@@ -38,8 +27,8 @@ function callbackUrl(account: string, url: string): string {
   return u.toString();
 }
 
-/** The webhook package's channel factory: one `WebhookChannel` per configured account. */
-export const createChannels: ChannelFactory<WebhookAccount> = (accounts, deps): Channel[] =>
+/** One `WebhookChannel` per configured account. */
+export const createWebhookChannels: ChannelFactory<WebhookAccount> = async (accounts, deps) =>
   Object.entries(accounts).map(
     ([account, a]) =>
       new WebhookChannel({
@@ -47,11 +36,11 @@ export const createChannels: ChannelFactory<WebhookAccount> = (accounts, deps): 
         secret: a.secret,
         callbackUrl: callbackUrl(account, a.callbackUrl),
         replayWindowMs: a.replayWindow,
-        callbackRetries: a.callbackRetries ?? 3,
-        callbackRetryDelayMs: a.callbackRetryDelay ?? 1_000,
-        callbackTimeoutMs: a.callbackTimeout ?? 10_000,
-        maxBodyBytes: a.maxBodyBytes ?? 256 * 1024,
-        required: a.required ?? false,
+        callbackRetries: a.callbackRetries,
+        callbackRetryDelayMs: a.callbackRetryDelay,
+        callbackTimeoutMs: a.callbackTimeout,
+        maxBodyBytes: a.maxBodyBytes,
+        required: a.required,
         log: deps.log,
       }),
   );

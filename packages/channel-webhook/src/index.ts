@@ -1,5 +1,7 @@
+export * from './account.js';
 export * from './callback-client.js';
 export * from './create-channels.js';
+export * from './module.js';
 export * from './replay-memory.js';
 export * from './signing.js';
 export * from './webhook-channel.js';

@@ -16,7 +16,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { CLIENT_FRAME_TYPES, clientFrame, MAX_PREAUTH_BYTES, type ServerFrame } from './frames.js';
 import { UnauthenticatedCaps } from './unauthenticated-caps.js';
-import { WebsocketUpgrades, type UpgradeAdmission, type UpgradeRefusal, type UpgradeTarget } from './upgrades.js';
+import type { UpgradeAdmission, UpgradeRefusal, UpgradeTarget, WebsocketUpgrades } from './upgrades.js';
 
 export interface WebsocketAccountOptions {
   account: string;
@@ -28,8 +28,8 @@ export interface WebsocketAccountOptions {
   maxUnauthenticatedPerAddress: number;
   maxUnauthenticated: number;
   required: boolean;
-  /** The upgrade handler shared by every account (one is made when absent). */
-  upgrades?: WebsocketUpgrades;
+  /** The upgrade handler shared by every account of the channel (see `createWebsocketChannels`). */
+  upgrades: WebsocketUpgrades;
 }
 
 interface Auth {
@@ -102,7 +102,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     this.required = o.required;
     this.path = websocketPath(o.account);
     this.origins = new Set(o.allowedOrigins.map(normalizeOrigin));
-    this.upgrades = o.upgrades ?? new WebsocketUpgrades();
+    this.upgrades = o.upgrades;
     this.authenticatedServer = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
     this.unauthenticatedServer = new WebSocketServer({ noServer: true, maxPayload: Math.min(MAX_PREAUTH_BYTES, o.maxPayload) });
     this.caps = new UnauthenticatedCaps({ account: o.account, perAddress: o.maxUnauthenticatedPerAddress, total: o.maxUnauthenticated });

@@ -2,6 +2,7 @@ import type { AgentEvent } from '@switchboard/agent';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { AccessListener } from './access-events.js';
 import type { DeadLetterInput } from './dead-letters.js';
 
@@ -252,7 +253,29 @@ export interface ConfigSource {
 }
 
 /**
- * Every channel package exports `createChannels`: one Channel per configured account. The
- * account objects are the validated config (see apps/gateway/src/config-channels.ts).
+ * Builds one Channel per configured account from the validated account configs (keyed by
+ * account id). It may import the channel's implementation, and the platform SDK with it, only
+ * when called, so an unconfigured channel type costs nothing at start-up.
  */
-export type ChannelFactory<A = unknown> = (accounts: Readonly<Record<string, A>>, deps: ChannelFactoryDeps) => Channel[];
+export type ChannelFactory<A = unknown> = (accounts: Readonly<Record<string, A>>, deps: ChannelFactoryDeps) => Promise<Channel[]>;
+
+/**
+ * What every channel package exports (one per package, e.g. `telegramModule` from
+ * `@switchboard/channel-telegram/module`, a subpath that loads no platform SDK). The gateway
+ * composes the `channels` config from its modules: `channels.<type>.accounts.<id>` is parsed by
+ * `accountSchema`, and `createChannels` gets the parsed accounts of its type (only when at least
+ * one is configured).
+ *
+ * - `type` is the config key and every created Channel's `type`.
+ * - `accountSchema` extends the core boundary keys (`channelAccountShape`, and `roomAccountShape`
+ *   for platforms with rooms); its defaults are the only defaults: `createChannels` gets
+ *   `z.output` values and re-applies none. Its messages name the key (the gateway prefixes the path).
+ * - `createChannels` makes one Channel per account, in the accounts' order, and owns whatever the
+ *   accounts of its type share (WebSocket: one upgrade handler). It throws only for an account that
+ *   cannot work (a config error naming the key).
+ */
+export interface ChannelModule<Type extends string = string, Schema extends z.ZodType = z.ZodType> {
+  readonly type: Type;
+  readonly accountSchema: Schema;
+  createChannels(accounts: Readonly<Record<string, z.output<Schema>>>, deps: ChannelFactoryDeps): Promise<Channel[]>;
+}

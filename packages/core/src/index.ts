@@ -16,3 +16,17 @@ export * from './own.js';
 export * from './fault-boundary.js';
 export * from './dead-letters.js';
 export * from './secret-scrub.js';
+export { parseDuration, duration } from './duration.js';
+export {
+  boundaryShape,
+  channelAccountShape,
+  dmPolicySchema,
+  groupPolicySchema,
+  permissionModeSchema,
+  queueModeSchema,
+  rateLimitSchema,
+  refineBoundary,
+  roleSchema,
+  roomAccountShape,
+  roomSchema,
+} from './channel-account.js';

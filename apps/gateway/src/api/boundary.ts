@@ -1,7 +1,6 @@
-import { BOUNDARY_FIELDS, type PairingRequest } from '@switchboard/core';
+import { BOUNDARY_FIELDS, boundaryShape, refineBoundary, type PairingRequest } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { boundaryShape, refineBoundary } from '../config-channels.js';
 import { sendError, type RouteModule } from './deps.js';
 
 const channelIdParam = z.strictObject({ id: z.string().regex(/^[a-z]+:[A-Za-z0-9_-]{1,64}$/, 'expected <type>:<account>') });
