@@ -105,11 +105,12 @@ export interface ChannelContext {
  * The durable inbox.
  *
  * - When: {@link ChannelInbox.accept} every inbound item before acknowledging it to the platform
- *   (HTTP 200, a Socket Mode ack, advancing a poll offset). Only a resolved accept may be acked.
+ *   (HTTP 200, a Socket Mode ack, advancing a poll offset).
  * - Guarantees: accept is idempotent on `dedupeKey` (a redelivery makes no second turn and answers
- *   `duplicate: true`); the boundary gate has run and the sender was told where appropriate.
- * - Must not: retry an item more than {@link ChannelInbox.maxAttempts} times; block the platform's
- *   delivery on anything but accept.
+ *   `duplicate: true`); once it resolves the item is stored, the boundary gate has run and the
+ *   sender was told where appropriate (`gate`).
+ * - Must not: acknowledge an item whose accept rejected (unless it is dropped on purpose, logged,
+ *   for an error that retrying cannot cure); try one item more than {@link ChannelInbox.maxAttempts} times.
  * - Errors: accept rejects when the item could not be stored (`SWB_E_SHUTTING_DOWN` while the
  *   gateway stops, inbox limits, storage errors): leave the item unacknowledged for redelivery, and
  *   after `maxAttempts` failures hand it to {@link ChannelInbox.deadLetter}.
@@ -139,10 +140,11 @@ export interface ChannelInbox {
  *
  * - When: `begin` once per render, before the first platform call that the ledger decides on
  *   (a channel that only needs it at the end may begin there); record each part right after the
- *   platform took it (a final only once the platform acknowledged it).
+ *   platform took it. A channel whose clients replay finals from the ledger (WebSocket: by cursor)
+ *   records the final first and sends it only when the record is new.
  * - Guarantees: recording is idempotent on (turn, part, kind): the first record wins and a repeat
  *   answers `existed: true` with that record; rows are never rewritten.
- * - Must not: record a final before it was delivered (it would be skipped on resume).
+ * - Must not: record a final the platform refused (a resumed turn would skip it: it would be lost).
  * - Errors: every method rejects on a storage error; `begin` with `onReadError` reports a failed
  *   read there and starts the turn with an empty ledger instead.
  */
@@ -233,7 +235,7 @@ export interface ChannelApprovals {
 }
 
 /**
- * The chat commands, run by one core runner (`ChatCommands` (chat-commands.ts)); the channel parses its
+ * The chat commands, run by one core runner (`ChatCommands`, chat-commands.ts); the channel parses its
  * platform's syntax (`/mode@bot plan`, `/switchboard mode plan`) and formats the result.
  *
  * - When: for a message whose command name {@link ChannelCommands.has} knows; other commands go to
