@@ -1,16 +1,22 @@
 import type { IncomingMessage } from 'node:http';
-import type {
-  AccessEvents,
-  ApprovalBroker,
-  Channel,
-  ChannelContext,
-  ConversationRef,
-  InboundMessage,
-  AcceptResult,
-  Session,
-  SessionKey,
-  Storage,
-  TurnEngine,
+import {
+  ChatCommands,
+  DeliveryLedger,
+  type AccessEvents,
+  type AcceptResult,
+  type ApprovalBroker,
+  type Channel,
+  type ChannelApprovals,
+  type ChannelClientAuth,
+  type ChannelContext,
+  type ChannelInbox,
+  type ChannelPeople,
+  type ConversationRef,
+  type InboundMessage,
+  type Session,
+  type SessionKey,
+  type Storage,
+  type TurnEngine,
 } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -46,18 +52,32 @@ export interface ChannelContextDeps {
 /** Turn states in which a pending approval can still be answered usefully. */
 const OPEN_TURN_STATES: ReadonlySet<string> = new Set(['running', 'awaiting_approval', 'suspended']);
 
-/** What the gateway offers one channel adapter (DESIGN.md §9). */
-export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyInstance): ChannelContext {
-  const { storage, engine } = d;
-  const session = (conv: ConversationRef, principalId: string) => storage.sessions.resolve(d.sessionKey(conv, principalId));
-  const roleOf = async (principalId: string) => (await storage.principals.get(principalId))?.role ?? 'guest';
+/**
+ * What the gateway offers one channel adapter (packages/core/src/channel.ts, `ChannelContext`):
+ * the capability groups, bound to this channel account. `clientAuth` only for a channel that
+ * authenticates its own clients (`Channel.authenticatesClients`).
+ */
+export function channelContext(deps: ChannelContextDeps, ch: Channel, app: FastifyInstance): ChannelContext {
+  const people = channelPeople(deps, ch);
   return {
-    log: d.log.child({ channel: ch.id }),
-    accept: d.accept,
-    inboxMaxAttempts: d.inboxMaxAttempts,
+    inbox: channelInbox(deps),
+    ledger: new DeliveryLedger(deps.storage.deliveries, { channel: ch.type, account: ch.account }),
+    people,
+    approvals: channelApprovals(deps),
+    commands: new ChatCommands(people),
+    ...(ch.authenticatesClients ? { clientAuth: clientAuth(deps) } : {}),
+    http: { register: async (plugin) => void (await app.register(plugin)) },
+    log: deps.log.child({ channel: ch.id }),
+  };
+}
+
+function channelInbox(deps: ChannelContextDeps): ChannelInbox {
+  return {
+    accept: deps.accept,
+    maxAttempts: deps.inboxMaxAttempts,
     deadLetter: async (item) => {
-      const r = await storage.deadLetters.record(item);
-      d.log.error(
+      const r = await deps.storage.deadLetters.record(item);
+      deps.log.error(
         {
           event: 'dead_letter',
           channel: item.channel,
@@ -71,44 +91,98 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
         `${item.channel}:${item.account}: gave up on an inbound item after ${item.attempts} attempts; recorded as a dead letter`,
       );
     },
-    http: { register: async (plugin) => void (await app.register(plugin)) },
-    clientTokenActive: async (tokenId) => {
+    accepting: deps.accepting,
+  };
+}
+
+function clientAuth(deps: ChannelContextDeps): ChannelClientAuth {
+  const { storage } = deps;
+  return {
+    tokenActive: async (tokenId) => {
       const t = await storage.tokens.get(tokenId);
       return !!t && t.kind === 'client' && !t.revokedAt && t.principalId !== null && !(t.expiresAt && t.expiresAt.getTime() <= Date.now());
     },
-    verifyClientToken: async (secret, address) => {
+    verify: async (secret, address) => {
       // The attempt counts as a failure from before the lookup until it is known to be right.
-      const attempt = address === undefined ? null : d.limiter.begin(address);
+      const attempt = address === undefined ? null : deps.limiter.begin(address);
       if (attempt?.locked) return { lockedOut: true, retryAfterSec: attempt.retryAfterSec };
       let ok = false;
       try {
         const t = await verifySecret(storage, secret, 'client');
         ok = !!t && t.principalId !== null;
-        if (t?.expiresAt && ok) d.tokenExpiry.arm(t.id, t.expiresAt);
+        if (t?.expiresAt && ok) deps.tokenExpiry.arm(t.id, t.expiresAt);
         return t?.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
       } finally {
         attempt?.settle(ok);
       }
     },
-    clientAddress: d.clientAddress,
-    onAccessChange: (listener) => d.access.on(listener),
-    accepting: d.accepting,
-    finalsSince: (conv, cursor) => storage.deliveries.finalsSince(conv.channel, conv.account, conv.id, cursor),
-    recordDelivery: (part) => storage.deliveries.record(part),
-    deliveriesOf: (turnId) => storage.deliveries.ofTurn(turnId),
+    addressOf: deps.clientAddress,
+    onAccessChange: (listener) => deps.access.on(listener),
+  };
+}
+
+function channelPeople(deps: ChannelContextDeps, ch: Channel): ChannelPeople {
+  const { storage, engine } = deps;
+  const session = (conv: ConversationRef, principalId: string) => storage.sessions.resolve(deps.sessionKey(conv, principalId));
+  const roleOf = async (principalId: string) => (await storage.principals.get(principalId))?.role ?? 'guest';
+  return {
     updateSession: async (conv, principalId, patch) => {
       const s = await session(conv, principalId);
       const updated = await storage.sessions.updateSettings(s.id, patch);
-      return { sessionId: updated.id, queueMode: d.queueMode(updated, ch.id) };
+      return { sessionId: updated.id, queueMode: deps.queueMode(updated, ch.id) };
     },
-    resetSession: (conv, principalId) => storage.sessions.reset(d.sessionKey(conv, principalId)),
+    resetSession: (conv, principalId) => storage.sessions.reset(deps.sessionKey(conv, principalId)),
     principalFor: async (identity) => {
       const sep = identity.indexOf(':');
       if (sep <= 0) return null;
       const p = await storage.principals.byIdentity(identity.slice(0, sep), identity.slice(sep + 1));
       return p ? { principalId: p.id, role: p.role } : null;
     },
-    pendingApprovals: async (conv, turnId) => {
+    sessionStatus: async (conv, principalId) => {
+      const s = await session(conv, principalId);
+      const role = await roleOf(principalId);
+      const entries = await storage.sessions.load(s.id);
+      const pending = await storage.approvals.list({ sessionId: s.id, status: 'pending' });
+      return {
+        sessionId: s.id,
+        model: deps.modelName,
+        mode: await deps.policy.modeFor({ session: s, role, principalId, channelId: ch.id, conversation: conv }),
+        queueMode: deps.queueMode(s, ch.id),
+        entries: entries.length,
+        pendingApprovals: pending.length,
+        running: engine.isRunning(s.id),
+      };
+    },
+    setMode: async (conv, principalId, mode) => {
+      const s = await session(conv, principalId);
+      const role = await roleOf(principalId);
+      const modeCtx = { session: s, role, principalId, channelId: ch.id, conversation: conv };
+      const check = await deps.policy.checkModeChange(modeCtx, mode);
+      if (!check.ok) return check;
+      await storage.sessions.updateSettings(s.id, { mode: check.mode });
+      await storage.audit.append({ actor: `principal:${principalId}`, action: 'session.mode', target: s.id, detail: { mode: check.mode } });
+      await deps.policy.sessionModeSet(modeCtx, check.mode, `principal:${principalId}`);
+      return { ok: true, mode: check.mode };
+    },
+    stopRunning: async (conv, principalId) => {
+      const s = await session(conv, principalId);
+      return engine.abortSession(s.id);
+    },
+    abortTurn: async (turnId, conv) => {
+      const turn = await storage.turns.get(turnId);
+      if (!turn) return false;
+      const item = await storage.turns.inbox(turn.inboxId);
+      const c = item?.message.conversation;
+      if (!c || c.channel !== conv.channel || c.account !== conv.account || c.id !== conv.id) return false;
+      return engine.abort(turnId);
+    },
+  };
+}
+
+function channelApprovals(deps: ChannelContextDeps): ChannelApprovals {
+  const { storage } = deps;
+  return {
+    pending: async (conv, turnId) => {
       const all = [];
       for (let offset = 0; ; offset += 500) {
         const page = await storage.approvals.list({ status: 'pending', ...(turnId ? { turnId } : {}), limit: 500, offset });
@@ -134,9 +208,9 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
       }
       return out;
     },
-    decideApproval: async (approvalId, decision, always, by) => {
-      const role = await roleOf(by.principalId);
-      const r = await d.broker.decide(approvalId, decision, always, { kind: 'principal', principalId: by.principalId, role });
+    decide: async (approvalId, decision, always, by) => {
+      const role = (await storage.principals.get(by.principalId))?.role ?? 'guest';
+      const r = await deps.broker.decide(approvalId, decision, always, { kind: 'principal', principalId: by.principalId, role });
       if (r.outcome === 'not_found') return { outcome: 'not_found' };
       if (r.outcome === 'forbidden') return { outcome: 'forbidden', reason: r.reason };
       return {
@@ -145,44 +219,6 @@ export function channelContext(d: ChannelContextDeps, ch: Channel, app: FastifyI
         tool: r.approval.tool,
         ...(r.approval.decidedBy ? { decidedBy: r.approval.decidedBy } : {}),
       };
-    },
-    sessionStatus: async (conv, principalId) => {
-      const s = await session(conv, principalId);
-      const role = await roleOf(principalId);
-      const entries = await storage.sessions.load(s.id);
-      const pending = await storage.approvals.list({ sessionId: s.id, status: 'pending' });
-      return {
-        sessionId: s.id,
-        model: d.modelName,
-        mode: await d.policy.modeFor({ session: s, role, principalId, channelId: ch.id, conversation: conv }),
-        queueMode: d.queueMode(s, ch.id),
-        entries: entries.length,
-        pendingApprovals: pending.length,
-        running: engine.isRunning(s.id),
-      };
-    },
-    setMode: async (conv, principalId, mode) => {
-      const s = await session(conv, principalId);
-      const role = await roleOf(principalId);
-      const modeCtx = { session: s, role, principalId, channelId: ch.id, conversation: conv };
-      const check = await d.policy.checkModeChange(modeCtx, mode);
-      if (!check.ok) return check;
-      await storage.sessions.updateSettings(s.id, { mode: check.mode });
-      await storage.audit.append({ actor: `principal:${principalId}`, action: 'session.mode', target: s.id, detail: { mode: check.mode } });
-      await d.policy.sessionModeSet(modeCtx, check.mode, `principal:${principalId}`);
-      return { ok: true, mode: check.mode };
-    },
-    stopRunning: async (conv, principalId) => {
-      const s = await session(conv, principalId);
-      return engine.abortSession(s.id);
-    },
-    abortTurn: async (turnId, conv) => {
-      const turn = await storage.turns.get(turnId);
-      if (!turn) return false;
-      const item = await storage.turns.inbox(turn.inboxId);
-      const c = item?.message.conversation;
-      if (!c || c.channel !== conv.channel || c.account !== conv.account || c.id !== conv.id) return false;
-      return engine.abort(turnId);
     },
   };
 }

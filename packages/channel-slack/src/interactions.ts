@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { ChannelContext, ConversationRef } from '@switchboard/core';
+import { MODE_ORDER, type ChannelContext, type ChatCommandResult, type ConversationRef } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalBoard } from './approval-board.js';
 import { approvalDoneMessage, parseApprovalAction, refusalText } from './approvals.js';
@@ -39,12 +39,12 @@ export async function handleBlockActions(d: InteractionDeps, raw: unknown): Prom
       .postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
       .catch((err: unknown) => d.log.warn({ code: slackErrorCode(err) }, 'slack ephemeral not delivered'));
   try {
-    const principal = await d.ctx.principalFor(`slack:${team}:${user}`);
+    const principal = await d.ctx.people.principalFor(`slack:${team}:${user}`);
     if (!principal) return void (await ephemeral(NOT_KNOWN));
     d.board.pressStarted(action.approvalId, principal.principalId, user);
     let decided = false;
     try {
-      const r = await d.ctx.decideApproval(action.approvalId, action.decision, action.always, { principalId: principal.principalId });
+      const r = await d.ctx.approvals.decide(action.approvalId, action.decision, action.always, { principalId: principal.principalId });
       decided = r.outcome === 'decided';
       d.log.info({ approvalId: action.approvalId, outcome: r.outcome, decision: action.decision }, 'slack approval button');
       if (!decided) return void (await ephemeral(refusalText(r, d.board.deciders)));
@@ -64,13 +64,13 @@ export async function handleBlockActions(d: InteractionDeps, raw: unknown): Prom
 
 export type { SlashCommand } from './interaction-schemas.js';
 
-const usage = (command = '/switchboard') =>
-  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <plan|dontAsk|default|acceptEdits|bypassPermissions>\`.`;
+const usage = (command = '/switchboard', modes: readonly string[] = MODE_ORDER) =>
+  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`.`;
 
 /**
  * `/<command> new|status|stop|mode <m>` (e.g. `/switchboard`) for a known person, in a direct message with the app
  * (in channels every thread is its own conversation, so the commands would have nothing to act on).
- * Returns the ephemeral answer; never throws.
+ * The core runner (`ctx.commands`) does the work; this formats its result. Returns the ephemeral answer; never throws.
  */
 export async function runSlashCommand(d: InteractionDeps, raw: unknown): Promise<string> {
   const parsed = parseWith(slashCommandSchema, raw);
@@ -80,35 +80,43 @@ export async function runSlashCommand(d: InteractionDeps, raw: unknown): Promise
   if (!c.user_id || !c.channel_id) return 'This command needs a user and a channel.';
   if (!c.channel_id.startsWith('D')) return 'Use these commands in your direct message with the assistant: in channels, every thread is its own conversation.';
   try {
-    const principal = await d.ctx.principalFor(`slack:${c.team_id ?? ''}:${c.user_id}`);
-    if (!principal) return NOT_KNOWN;
-    const conv: ConversationRef = { channel: 'slack', account: d.account, id: c.channel_id, kind: 'dm' };
-    const pid = principal.principalId;
-    switch (sub.toLowerCase()) {
-      case 'new':
-      case 'reset':
-        await d.ctx.resetSession(conv, pid);
-        return 'Started a new session: the next message begins with an empty history.';
-      case 'stop':
-        return (await d.ctx.stopRunning(conv, pid)) ? 'Stopped the running answer.' : 'Nothing is running right now.';
-      case 'status': {
-        const s = await d.ctx.sessionStatus(conv, pid);
-        return [
-          `*Session* \`${s.sessionId}\``,
-          `Model: \`${escapeMrkdwn(s.model)}\` · Mode: \`${s.mode}\` · Queue: \`${s.queueMode}\``,
-          `Entries: ${s.entries} · Pending approvals: ${s.pendingApprovals} · ${s.running ? 'Answering now' : 'Idle'}`,
-        ].join('\n');
-      }
-      case 'mode': {
-        if (!args[0]) return usage(c.command);
-        const r = await d.ctx.setMode(conv, pid, args[0]);
-        return r.ok ? `Mode set to \`${r.mode}\`.` : `Mode not changed: ${escapeMrkdwn(r.reason)}`;
-      }
-      default:
-        return usage(c.command);
-    }
+    const conversation: ConversationRef = { channel: 'slack', account: d.account, id: c.channel_id, kind: 'dm' };
+    // `reset` is Slack's own alias of `new`.
+    const name = sub.toLowerCase() === 'reset' ? 'new' : sub;
+    const r = await d.ctx.commands.run({ name, args: args.join(' '), conversation, identity: `slack:${c.team_id ?? ''}:${c.user_id}` });
+    return slashReply(r, c.command);
   } catch (err) {
     d.log.error({ err }, 'slack slash command failed');
     return 'The command failed. Please try again.';
+  }
+}
+
+/** A command's result in Slack's words (mrkdwn). */
+function slashReply(r: ChatCommandResult, command: string | undefined): string {
+  switch (r.outcome) {
+    case 'not_paired':
+      return NOT_KNOWN;
+    case 'unknown':
+      return usage(command);
+    case 'reset':
+      return 'Started a new session: the next message begins with an empty history.';
+    case 'stopped':
+      return 'Stopped the running answer.';
+    case 'idle':
+      return 'Nothing is running right now.';
+    case 'status': {
+      const s = r.status;
+      return [
+        `*Session* \`${s.sessionId}\``,
+        `Model: \`${escapeMrkdwn(s.model)}\` · Mode: \`${s.mode}\` · Queue: \`${s.queueMode}\``,
+        `Entries: ${s.entries} · Pending approvals: ${s.pendingApprovals} · ${s.running ? 'Answering now' : 'Idle'}`,
+      ].join('\n');
+    }
+    case 'usage':
+      return usage(command, r.modes);
+    case 'set':
+      return `Mode set to \`${r.mode}\`.`;
+    case 'refused':
+      return `Mode not changed: ${escapeMrkdwn(r.reason)}`;
   }
 }

@@ -87,7 +87,7 @@ export class SlackChannel implements Channel {
     this.api = createWebClient(this.cfg.botToken, spec);
     this.drafts = createWebClient(this.cfg.botToken, { ...spec, retries: 0, rejectRateLimitedCalls: true });
     this.names = new UserNames(createWebClient(this.cfg.botToken, { ...spec, retries: 0, timeoutMs: 1000 }));
-    this.threads = new AnsweredThreads((channel) => ctx.finalsSince({ channel: 'slack', account: this.account, id: channel, kind: 'room' }, 0));
+    this.threads = new AnsweredThreads((channel) => ctx.ledger.finalsSince(channel, 0));
     if (this.cfg.mode === 'socket') {
       this.socket = new SocketModeConnection({
         appToken: this.cfg.appToken ?? '',
@@ -219,7 +219,7 @@ export class SlackChannel implements Channel {
         const name = await this.names!.get(ev.user);
         if (name) msg.sender.displayName = name;
       }
-      const res = await this.ctx!.accept(msg);
+      const res = await this.ctx!.inbox.accept(msg);
       if (res.gate === 'admitted' && msg.kind === 'room' && thread) this.threads!.add(msg.conversation.id, thread);
       this.log.info(
         { eventId: body.event_id, dedupeKey: msg.dedupeKey, retryNum, gate: res.gate, duplicate: res.duplicate, turnId: res.turnId },
@@ -271,26 +271,23 @@ export class SlackChannel implements Channel {
 
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, _meta: RenderMeta): Promise<void> {
     if (to.kind === 'room' && to.thread) this.threads?.add(to.id, to.thread);
-    const r = new TurnRender(
-      {
-        ctx: this.ctx!,
-        api: this.api!,
-        drafts: this.drafts!,
-        account: this.account,
-        editIntervalMs: this.cfg.editInterval,
-        board: this.board,
-        log: this.log,
-        fault: (task, err) => this.faults.record({ channel: this.id, task, conversation: to.id }, err),
-      },
-      to,
-      turnId,
-    );
     const done = (async () => {
-      try {
-        await r.load();
-      } catch (err) {
-        this.faults.record({ channel: this.id, task: 'delivery ledger', conversation: to.id }, err);
-      }
+      const ledger = await this.ctx!.ledger.begin(turnId, to, {
+        onReadError: (err) => this.faults.record({ channel: this.id, task: 'delivery ledger', conversation: to.id }, err),
+      });
+      const r = new TurnRender(
+        {
+          api: this.api!,
+          drafts: this.drafts!,
+          editIntervalMs: this.cfg.editInterval,
+          board: this.board,
+          log: this.log,
+          fault: (task, err) => this.faults.record({ channel: this.id, task, conversation: to.id }, err),
+        },
+        to,
+        turnId,
+        ledger,
+      );
       for await (const ev of turn) await r.on(ev);
       await r.close();
     })();

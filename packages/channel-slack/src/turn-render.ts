@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { ChannelContext, ConversationRef, DeliveryRecord, TurnEvent } from '@switchboard/core';
+import type { ConversationRef, TurnEvent, TurnLedger } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { SlackDeliveryContent } from './answered-threads.js';
 import type { ApprovalBoard } from './approval-board.js';
@@ -9,12 +9,10 @@ import { retryAfterMs, slackErrorCode } from './web.js';
 
 /** What rendering one turn needs from its channel. */
 export interface RenderDeps {
-  ctx: ChannelContext;
   /** Finals, approvals: retries with Retry-After honoured. */
   api: WebClient;
   /** Draft posts and edits: fail fast on 429 (the next edit carries the text anyway). */
   drafts: WebClient;
-  account: string;
   editIntervalMs: number;
   board: ApprovalBoard;
   log: Logger;
@@ -44,14 +42,14 @@ export function finalMrkdwn(ev: TurnEnd): string {
 
 /**
  * Renders one turn into a Slack conversation: a draft message edited (throttled) as text streams,
- * then the final answer in chunks, every step recorded in the delivery ledger so a resumed turn
- * edits its recorded draft and never posts a recorded final part again.
+ * then the final answer in chunks, every step recorded in the turn's {@link TurnLedger} so a
+ * resumed turn edits its recorded draft and never posts a recorded final part again. Ledger parts:
+ * draft 0 is the streaming draft, drafts 1… the approval messages, finals 0… the answer's chunks.
  */
 export class TurnRender {
   private raw = '';
   private draftTs: string | null = null;
   private draftGone = false;
-  private readonly finals = new Set<number>();
   private approvalParts = 0;
   /** A complete assistant message ended: the next streamed text starts a new paragraph. */
   private gap = false;
@@ -66,23 +64,24 @@ export class TurnRender {
   constructor(
     private readonly d: RenderDeps,
     private readonly to: ConversationRef,
-    private readonly turnId: string,
+    turnId: string,
+    private readonly ledger: TurnLedger,
   ) {
     this.log = d.log.child({ turnId, conversation: to.id });
-  }
-
-  /** Reads what an earlier process already delivered for this turn. */
-  async load(): Promise<void> {
-    const rows: DeliveryRecord[] = await this.d.ctx.deliveriesOf(this.turnId);
-    for (const r of rows) {
-      if (r.kind === 'final') this.finals.add(r.part);
-      else if (r.part === 0) this.draftTs = r.platformMessageId;
+    // What an earlier process already delivered for this turn: its draft and approval messages.
+    for (const [part, r] of ledger.drafts) {
+      if (part === 0) this.draftTs = r.platformMessageId;
       else {
-        this.approvalParts = Math.max(this.approvalParts, r.part);
+        this.approvalParts = Math.max(this.approvalParts, part);
         const id = r.content.reason?.startsWith(APPROVAL_TAG) ? r.content.reason.slice(APPROVAL_TAG.length) : null;
         if (id && r.platformMessageId) this.d.board.remember(id, { channel: r.conversationId, ts: r.platformMessageId, tool: r.content.state ?? 'tool' });
       }
     }
+  }
+
+  /** The final parts recorded (by an earlier render of this turn, or this one). */
+  private get finals(): ReadonlyMap<number, unknown> {
+    return this.ledger.finals;
   }
 
   /** Handles one event; errors are logged, never thrown (one turn's trouble stays in that turn). */
@@ -183,16 +182,7 @@ export class TurnRender {
   private record(part: number, kind: 'draft' | 'final', ts: string | null, fields: { text: string; state?: string; reason?: string; error?: string }) {
     // The room thread is kept with each part, so the bot still knows its threads after a restart.
     const content: SlackDeliveryContent = this.to.kind === 'room' && this.to.thread ? { ...fields, thread: this.to.thread } : fields;
-    return this.d.ctx.recordDelivery({
-      turnId: this.turnId,
-      part,
-      kind,
-      channel: 'slack',
-      account: this.d.account,
-      conversationId: this.to.id,
-      platformMessageId: ts,
-      content,
-    });
+    return kind === 'final' ? this.ledger.recordFinal(part, ts, content) : this.ledger.recordDraft(part, ts, content);
   }
 
   private async finish(ev: TurnEnd): Promise<void> {
@@ -223,7 +213,6 @@ export class TurnRender {
       }
       ts ??= (await this.post(text)).ts ?? null;
       await this.record(i, 'final', ts, { text, state: ev.state, reason: ev.reason, ...(ev.error ? { error: ev.error } : {}) });
-      this.finals.add(i);
     }
     if (!reusedDraft && this.draftTs && !this.draftGone) {
       await this.d.api.chat.delete({ channel: this.to.id, ts: this.draftTs }).catch((err: unknown) => {

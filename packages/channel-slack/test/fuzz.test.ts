@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import Fastify from 'fastify';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { ChatCommands, type ChannelPeople } from '@switchboard/core';
 import { ApprovalBoard } from '../src/approval-board.js';
 import { slackHttpRoutes } from '../src/http-receiver.js';
 import { mapMessageEvent, parseMessageEvent } from '../src/inbound.js';
@@ -98,13 +99,17 @@ const errorShape = fc.oneof(
 /** Interaction deps whose platform and gateway calls fail with arbitrary values (or succeed). */
 function deps(fail: unknown, failing: boolean): InteractionDeps {
   const maybe = <T>(v: T) => (failing ? Promise.reject(fail) : Promise.resolve(v));
-  const ctx = {
+  const people = {
     principalFor: () => maybe({ principalId: 'p1', role: 'user' }),
-    decideApproval: () => maybe({ outcome: 'decided', status: 'allowed', tool: 'bash' }),
     resetSession: () => maybe(undefined),
     stopRunning: () => maybe(true),
     sessionStatus: () => maybe({ sessionId: 's', model: 'm', mode: 'default', queueMode: 'followup', entries: 0, pendingApprovals: 0, running: false }),
     setMode: () => maybe({ ok: true, mode: 'plan' }),
+  } as unknown as ChannelPeople;
+  const ctx = {
+    people,
+    approvals: { decide: () => maybe({ outcome: 'decided', status: 'allowed', tool: 'bash' }) },
+    commands: new ChatCommands(people),
   };
   const api = { chat: { postEphemeral: () => maybe({ ok: true }), update: () => maybe({ ok: true }) } };
   return { ctx: ctx as never, api: api as never, board: new ApprovalBoard(), account: 'acct', log };

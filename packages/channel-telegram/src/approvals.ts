@@ -113,10 +113,10 @@ export class ApprovalMessages {
     const [, approvalId = '', choice] = m;
     const s = this.shown.get(approvalId) ?? this.fromCallback(approvalId, q);
     try {
-      const who = await this.ctx().principalFor(`telegram:${q.from.id}`);
+      const who = await this.ctx().people.principalFor(`telegram:${q.from.id}`);
       if (!who) return await this.sender.answerCallback(q.id, 'You may not answer this approval: you are not paired with this assistant.', true);
       if (s) s.pressing = true;
-      const r: ApprovalAnswer = await this.ctx().decideApproval(approvalId, choice === 'd' ? 'deny' : 'allow', choice === 'A', {
+      const r: ApprovalAnswer = await this.ctx().approvals.decide(approvalId, choice === 'd' ? 'deny' : 'allow', choice === 'A', {
         principalId: who.principalId,
       });
       await this.answer(q, r, s);

@@ -1,4 +1,4 @@
-import type { ChannelContext, ConversationRef, DeliveryRecord, FaultBoundary, RenderMeta, TurnEvent } from '@switchboard/core';
+import type { ConversationRef, DeliveryContent, FaultBoundary, RenderMeta, TurnEvent, TurnLedger } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalMessages } from './approvals.js';
 import { chunkText, draftPreview } from './chunk.js';
@@ -7,11 +7,9 @@ import type { Sender, Target } from './sender.js';
 
 /** What one turn's renderer needs from its channel. */
 export interface RenderDeps {
-  ctx: ChannelContext;
   sender: Sender;
   approvals: ApprovalMessages;
   log: Logger;
-  account: string;
   token: string;
   typingIntervalMs: number;
   editIntervalMs: number;
@@ -33,14 +31,14 @@ export function finalText(ev: TurnEnd): string {
 
 /**
  * Renders one turn into a chat: typing while it runs, a plain-text draft edited at most once per
- * edit interval, then the final answer formatted and chunked. Drafts and finals are ledgered, so
- * a resumed turn reuses its recorded draft and skips finals already sent.
+ * edit interval, then the final answer formatted and chunked. Drafts and finals are ledgered
+ * (the turn's {@link TurnLedger}), so a resumed turn reuses its recorded draft and skips finals
+ * already sent.
  */
 export class TurnRenderer {
   private text = '';
   private shown = '';
   private draftId: number | null;
-  private readonly finals: Set<number>;
   private lastEdit = 0;
   private timer: NodeJS.Timeout | null = null;
   private typingTimer: NodeJS.Timeout | null = null;
@@ -52,13 +50,17 @@ export class TurnRenderer {
     private readonly d: RenderDeps,
     private readonly to: ConversationRef,
     private readonly turnId: string,
-    prior: DeliveryRecord[],
+    private readonly ledger: TurnLedger,
     private readonly meta: RenderMeta,
   ) {
     this.target = { chatId: Number(to.id), ...(to.thread ? { thread: Number(to.thread) } : {}) };
-    const draft = prior.find((p) => p.kind === 'draft' && p.platformMessageId);
-    this.draftId = draft ? Number(draft.platformMessageId) : null;
-    this.finals = new Set(prior.filter((p) => p.kind === 'final').map((p) => p.part));
+    const draft = ledger.drafts.get(0)?.platformMessageId;
+    this.draftId = draft ? Number(draft) : null;
+  }
+
+  /** The final parts recorded (by an earlier render of this turn, or this one). */
+  private get finals(): ReadonlyMap<number, unknown> {
+    return this.ledger.finals;
   }
 
   /** Consumes the turn's events. Never throws. */
@@ -131,7 +133,7 @@ export class TurnRenderer {
       if (this.draftId === null) {
         const id = await this.d.sender.sendPlain(this.firstTarget(), preview);
         this.draftId = id;
-        await this.d.ctx.recordDelivery(this.delivery(0, 'draft', id, preview));
+        await this.ledger.recordDraft(0, String(id), { text: preview });
         this.d.log.info({ event: 'telegram_draft_recorded', turnId: this.turnId, messageId: id }, 'telegram: draft sent and recorded');
       } else if ((await this.d.sender.edit(this.target, this.draftId, preview)) === 'gone') {
         this.draftId = null;
@@ -155,7 +157,7 @@ export class TurnRenderer {
     const chunks = chunkText(finalText(ev));
     if (chunks.length === 0) {
       if (this.draftId !== null && !this.finals.has(0)) await this.d.sender.delete(this.target, this.draftId);
-      if (!this.finals.has(0)) await this.d.ctx.recordDelivery(this.delivery(0, 'final', null, '', ev));
+      if (!this.finals.has(0)) await this.ledger.recordFinal(0, null, finalContent('', ev));
       return;
     }
     for (const [i, chunk] of chunks.entries()) {
@@ -163,8 +165,7 @@ export class TurnRenderer {
       let id: number | null = null;
       if (i === 0 && this.draftId !== null) id = await this.replaceDraft(this.draftId, chunk);
       id ??= await this.d.sender.sendFormatted(i === 0 ? this.firstTarget() : this.target, chunk);
-      await this.d.ctx.recordDelivery(this.delivery(i, 'final', id, chunk, ev));
-      this.finals.add(i);
+      await this.ledger.recordFinal(i, id === null ? null : String(id), finalContent(chunk, ev));
     }
   }
 
@@ -184,17 +185,9 @@ export class TurnRenderer {
     const replyTo = this.to.kind === 'room' && this.meta.clientId && /^\d+$/.test(this.meta.clientId) ? Number(this.meta.clientId) : undefined;
     return replyTo !== undefined ? { ...this.target, replyTo } : this.target;
   }
+}
 
-  private delivery(part: number, kind: 'draft' | 'final', id: number | null, text: string, ev?: TurnEnd) {
-    return {
-      turnId: this.turnId,
-      part,
-      kind,
-      channel: 'telegram',
-      account: this.d.account,
-      conversationId: this.to.id,
-      platformMessageId: id === null ? null : String(id),
-      content: { text, ...(ev ? { state: ev.state, reason: ev.reason, ...(ev.error ? { error: ev.error } : {}) } : {}) },
-    };
-  }
+/** A final part's ledger content: its text and how the turn ended. */
+function finalContent(text: string, ev: TurnEnd): DeliveryContent {
+  return { text, state: ev.state, reason: ev.reason, ...(ev.error ? { error: ev.error } : {}) };
 }

@@ -15,7 +15,7 @@ import {
 import type { Logger } from 'pino';
 import { createApis, type TelegramApis } from './api.js';
 import { ApprovalMessages } from './approvals.js';
-import { COMMANDS, isOwnCommand, runCommand } from './commands.js';
+import { runCommand } from './commands.js';
 import { updateFacts } from './dead-letter.js';
 import { describeError, isPermanentAuthError } from './errors.js';
 import { conversationOf, isMentioned, mediaBytes, parseCommand, toInbound, type BotIdentity } from './inbound.js';
@@ -90,7 +90,7 @@ export class TelegramChannel implements Channel {
         authRetryMs: cfg.authRetryInterval,
         authProblem: (what) => this.authProblem(what),
         handle: (u) => this.handleUpdate(u),
-        maxAttempts: () => this.ctx?.inboxMaxAttempts ?? 5,
+        maxAttempts: () => this.ctx?.inbox.maxAttempts ?? 5,
         deadLetter: (u, error, attempts) => this.deadLetter(u, error, attempts),
       });
     }
@@ -107,7 +107,7 @@ export class TelegramChannel implements Channel {
       return;
     }
     // Telegram redelivers an update answered with 503: count the attempts, dead-letter at the limit.
-    const attempts = new AttemptCounter(ctx.inboxMaxAttempts);
+    const attempts = new AttemptCounter(ctx.inbox.maxAttempts);
     await ctx.http.register(
       webhookRoute({
         path: webhookPath(this.account),
@@ -151,17 +151,13 @@ export class TelegramChannel implements Channel {
   }
 
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void> {
-    const ctx = this.context();
-    const prior = await ctx.deliveriesOf(turnId).catch((err: unknown) => {
-      this.log.error({ error: describeError(err, this.cfg.token), turnId }, 'telegram: could not read the delivery ledger');
-      return [];
+    const ledger = await this.context().ledger.begin(turnId, to, {
+      onReadError: (err) => this.log.error({ error: describeError(err, this.cfg.token), turnId }, 'telegram: could not read the delivery ledger'),
     });
     const deps = {
-      ctx,
       sender: this.sender,
       approvals: this.approvals,
       log: this.log,
-      account: this.account,
       token: this.cfg.token,
       typingIntervalMs: this.cfg.typingInterval,
       editIntervalMs: this.cfg.editInterval,
@@ -169,7 +165,7 @@ export class TelegramChannel implements Channel {
       channelId: this.id,
     };
     await this.faults.run({ channel: this.id, task: `render turn ${turnId}`, conversation: to.id }, () =>
-      new TurnRenderer(deps, to, turnId, prior, meta).run(turn),
+      new TurnRenderer(deps, to, turnId, ledger, meta).run(turn),
     );
   }
 
@@ -191,7 +187,7 @@ export class TelegramChannel implements Channel {
     const me = await this.apis.api.getMe();
     this.bot = { id: me.id, username: me.username };
     this.log.info({ event: 'telegram_bot', bot: me.username, mode: this.cfg.mode }, 'telegram: bot identified');
-    this.track('register commands', () => this.apis.api.setMyCommands(COMMANDS.map((c) => ({ ...c }))));
+    this.track('register commands', () => this.apis.api.setMyCommands(this.context().commands.list.map((c) => ({ ...c }))));
   }
 
   private async initWebhook(): Promise<void> {
@@ -241,7 +237,7 @@ export class TelegramChannel implements Channel {
   private async deadLetter(raw: unknown, error: string, attempts: number): Promise<void> {
     const f = updateFacts(raw);
     await this.faults.run({ channel: this.id, task: 'record a dead letter', ...(f.chatId !== undefined ? { conversation: String(f.chatId) } : {}) }, () =>
-      this.context().deadLetter({
+      this.context().inbox.deadLetter({
         channel: 'telegram',
         account: this.account,
         dedupeKey: f.dedupeKey,
@@ -298,10 +294,10 @@ export class TelegramChannel implements Channel {
     const from: TgUser = m.from;
     const conv = conversationOf(this.account, m);
     const cmd = parseCommand(m);
-    if (cmd && (!cmd.target || cmd.target.toLowerCase() === bot.username.toLowerCase()) && isOwnCommand(cmd.name)) {
+    if (cmd && (!cmd.target || cmd.target.toLowerCase() === bot.username.toLowerCase()) && this.context().commands.has(cmd.name)) {
       const reply =
         (await this.faults.run({ channel: this.id, task: `command /${cmd.name}`, conversation: conv.id }, () =>
-          runCommand(this.context(), cmd.name, cmd.args, conv, `telegram:${from.id}`),
+          runCommand(this.context().commands, cmd.name, cmd.args, conv, `telegram:${from.id}`),
         )) ?? `Sorry, /${cmd.name} failed. Please try again in a moment.`;
       this.track('command reply', () => this.notifyReply(conv, m.message_id, reply), conv.id);
       return;
@@ -326,7 +322,7 @@ export class TelegramChannel implements Channel {
     }
     const message = toInbound(updateId, { ...m, from }, this.account, bot, this.patterns);
     try {
-      const r = await this.context().accept(message);
+      const r = await this.context().inbox.accept(message);
       if (r.gate && r.gate !== 'admitted')
         this.log.info({ event: 'telegram_not_admitted', gate: r.gate, chat: conv.id, kind: conv.kind, updateId }, 'telegram: message not admitted');
     } catch (err) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from 'grammy';
 import { pino } from 'pino';
-import type { ChannelContext, DeliveryRecord, NewDelivery, TurnEvent } from '@switchboard/core';
+import { DeliveryLedger, type ChannelContext, type DeliveryRecord, type DeliveryStore, type NewDelivery, type TurnEvent } from '@switchboard/core';
 import { DEFAULT_TELEGRAM_TOKEN, startFakeTelegram, type FakeTelegram } from '@switchboard/testkit';
 import { ApprovalMessages } from '../src/approvals.js';
 import { chunkText } from '../src/chunk.js';
@@ -24,18 +24,20 @@ afterAll(async () => {
   await tg.close();
 });
 
-/** An in-memory delivery ledger behind the two ChannelContext methods the renderer uses. */
-function ledgerCtx(rows: DeliveryRecord[]): ChannelContext {
-  return {
-    recordDelivery: async (d: NewDelivery) => {
+/** An in-memory delivery store (idempotent on turn, part and kind, like the SQLite one) under the core DeliveryLedger. */
+function memoryLedger(rows: DeliveryRecord[]): DeliveryLedger {
+  const store: DeliveryStore = {
+    record: async (d: NewDelivery) => {
       const found = rows.find((r) => r.turnId === d.turnId && r.part === d.part && r.kind === d.kind);
       if (found) return { record: found, existed: true };
       const record = { ...d, id: rows.length + 1, createdAt: new Date() };
       rows.push(record);
       return { record, existed: false };
     },
-    deliveriesOf: async (turnId: string) => rows.filter((r) => r.turnId === turnId),
-  } as unknown as ChannelContext;
+    ofTurn: async (turnId: string) => rows.filter((r) => r.turnId === turnId),
+    finalsSince: async () => [],
+  };
+  return new DeliveryLedger(store, { channel: 'telegram', account: 'main' });
 }
 
 const row = (turnId: string, part: number, kind: 'draft' | 'final', id: number, text: string): DeliveryRecord => ({
@@ -52,13 +54,12 @@ const row = (turnId: string, part: number, kind: 'draft' | 'final', id: number, 
 });
 
 async function render(turnId: string, rows: DeliveryRecord[], events: TurnEvent[]): Promise<void> {
-  const ctx = ledgerCtx(rows);
+  const to = { channel: 'telegram', account: 'main', id: String(CHAT), kind: 'dm' } as const;
   const deps = {
-    ctx,
     sender,
-    approvals: new ApprovalMessages(() => ctx, sender, log, TOKEN),
+    // No button is pressed in these tests: the approvals never reach the context.
+    approvals: new ApprovalMessages(() => ({}) as ChannelContext, sender, log, TOKEN),
     log,
-    account: 'main',
     token: TOKEN,
     typingIntervalMs: 4000,
     editIntervalMs: 200,
@@ -66,7 +67,7 @@ async function render(turnId: string, rows: DeliveryRecord[], events: TurnEvent[
   async function* turn() {
     yield* events;
   }
-  await new TurnRenderer(deps, { channel: 'telegram', account: 'main', id: String(CHAT), kind: 'dm' }, turnId, await ctx.deliveriesOf(turnId), {
+  await new TurnRenderer(deps, to, turnId, await memoryLedger(rows).begin(turnId, to), {
     clientId: '1',
     resumed: true,
   }).run(turn());

@@ -123,10 +123,9 @@ export class WebhookChannel implements Channel {
   }
 
   private async final(to: ConversationRef, turnId: string, ev: Extract<TurnEvent, { type: 'turn_end' }>, meta: RenderMeta): Promise<void> {
-    const ctx = this.ctx!;
     // Resume: a final the platform already acknowledged is never sent again.
-    const done = (await ctx.deliveriesOf(turnId)).some((d) => d.kind === 'final' && d.part === 0);
-    if (done) {
+    const ledger = await this.ctx!.ledger.begin(turnId, to);
+    if (ledger.finals.has(0)) {
       this.log.info({ turnId }, 'final already delivered; not sending it again');
       return;
     }
@@ -145,15 +144,12 @@ export class WebhookChannel implements Channel {
       this.log.warn({ turnId }, 'final reply not delivered; it stays in the transcript and is sent again if the turn resumes');
       return;
     }
-    await ctx.recordDelivery({
-      turnId,
-      part: 0,
-      kind: 'final',
-      channel: 'webhook',
-      account: this.account,
-      conversationId: to.id,
-      platformMessageId: out.messageId,
-      content: { text: ev.text, state: ev.state, reason: ev.reason, clientId: meta.clientId, ...(ev.error ? { error: ev.error } : {}) },
+    await ledger.recordFinal(0, out.messageId, {
+      text: ev.text,
+      state: ev.state,
+      reason: ev.reason,
+      clientId: meta.clientId,
+      ...(ev.error ? { error: ev.error } : {}),
     });
   }
 

@@ -119,7 +119,7 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
       }
       const p = parsed(req, inboundMessageSchema);
       if (isRefusal(p)) return refuse(reply, p);
-      const answer = o.ctx
+      const answer = o.ctx.inbox
         .accept(toInbound(o.account, p.data))
         .then((res: AcceptResult): MessageAnswer => ({ accepted: true, gate: res.gate ?? 'admitted', duplicate: res.duplicate, turnId: res.turnId }));
       messages.set(v.mac, answer, v.expiresAt);
@@ -143,9 +143,9 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
       // Claimed before the first await, so two copies arriving together cannot both act.
       decisions.set(v.mac, true, v.expiresAt);
       try {
-        const who = await o.ctx.principalFor(`webhook:${d.data.senderId}`);
+        const who = await o.ctx.people.principalFor(`webhook:${d.data.senderId}`);
         if (!who) return sendError(reply, 403, 'forbidden', `Sender ${d.data.senderId} is not a known person on this gateway.`);
-        const r = await o.ctx.decideApproval(req.params.id, d.data.decision, d.data.always ?? false, { principalId: who.principalId });
+        const r = await o.ctx.approvals.decide(req.params.id, d.data.decision, d.data.always ?? false, { principalId: who.principalId });
         return reply.code(APPROVAL_STATUS[r.outcome]).send({ approvalId: req.params.id, ...r });
       } catch (err) {
         // Nothing was decided: the platform's retry of the same request may run.

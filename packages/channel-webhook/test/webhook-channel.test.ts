@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ChannelContext, ChannelFactoryDeps, ConversationRef, DeliveryRecord, NewDelivery, TurnEvent } from '@switchboard/core';
+import {
+  DeliveryLedger,
+  type ChannelContext,
+  type ChannelFactoryDeps,
+  type ConversationRef,
+  type DeliveryRecord,
+  type NewDelivery,
+  type TurnEvent,
+} from '@switchboard/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { ReplayMemory } from '../src/replay-memory.js';
@@ -54,19 +62,23 @@ function channel(retries = 0): WebhookChannel {
   });
 }
 
-/** A context with an in-memory ledger; only what render and start use. */
+/** A context with an in-memory ledger (under the core DeliveryLedger); only what render and start use. */
 function fakeCtx(ledger: DeliveryRecord[]): ChannelContext {
-  return {
-    log,
-    http: { register: async () => undefined },
-    deliveriesOf: async (turnId: string) => ledger.filter((d) => d.turnId === turnId),
-    recordDelivery: async (part: NewDelivery) => {
+  const store = {
+    ofTurn: async (turnId: string) => ledger.filter((d) => d.turnId === turnId),
+    finalsSince: async () => [],
+    record: async (part: NewDelivery) => {
       const existing = ledger.find((d) => d.turnId === part.turnId && d.part === part.part && d.kind === part.kind);
       if (existing) return { record: existing, existed: true };
       const record = { ...part, id: ledger.length + 1, createdAt: new Date() };
       ledger.push(record);
       return { record, existed: false };
     },
+  };
+  return {
+    log,
+    http: { register: async () => undefined },
+    ledger: new DeliveryLedger(store, { channel: 'webhook', account: 'main' }),
   } as unknown as ChannelContext;
 }
 

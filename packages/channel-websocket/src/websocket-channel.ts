@@ -1,6 +1,7 @@
 import type {
   AccessChange,
   Channel,
+  ChannelClientAuth,
   ChannelContext,
   ChannelHealth,
   ConversationRef,
@@ -8,6 +9,7 @@ import type {
   PendingApproval,
   RenderMeta,
   TurnEvent,
+  TurnLedger,
 } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
@@ -82,7 +84,10 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
   readonly account: string;
   readonly required: boolean;
   readonly capabilities = { threads: false, edits: false, buttons: false, maxText: 100_000 };
+  readonly authenticatesClients = true;
   private ctx: ChannelContext | null = null;
+  /** The context's client-token authentication (the gateway gives it to this channel). */
+  private clientAuth: ChannelClientAuth | null = null;
   private readonly conns = new Map<string, Set<Conn>>();
   private readonly all = new Set<Conn>();
   private readonly origins: Set<string>;
@@ -109,9 +114,11 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
   }
 
   async start(ctx: ChannelContext): Promise<void> {
+    if (!ctx.clientAuth) throw new Error(`${this.id}: the channel context has no clientAuth (the WebSocket channel authenticates its clients)`);
     this.ctx = ctx;
+    this.clientAuth = ctx.clientAuth;
     this.upgrades.add(this);
-    this.unsubscribe = ctx.onAccessChange((change) => this.onAccessChange(change));
+    this.unsubscribe = ctx.clientAuth.onAccessChange((change) => this.onAccessChange(change));
     await ctx.http.register(async (app: FastifyInstance) => {
       this.upgrades.install(app.server);
       // Plain HTTP requests to the path (upgrades never reach Fastify: see WebsocketUpgrades).
@@ -125,13 +132,13 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
 
   /** Checks an upgrade before the handshake: query, Origin, the Authorization header, the caps. */
   async admit(req: IncomingMessage, socket: Duplex): Promise<UpgradeRefusal | UpgradeAdmission> {
-    if (this.stopped || !this.ctx!.accepting()) return { status: 503, code: 'shutting_down', message: 'The gateway is shutting down.' };
+    if (this.stopped || !this.ctx!.inbox.accepting()) return { status: 503, code: 'shutting_down', message: 'The gateway is shutting down.' };
     if ((req.url ?? '').includes('?')) return { status: 400, ...QUERY_REFUSED };
     const origin = req.headers.origin;
     if (origin !== undefined && !this.origins.has(normalizeOrigin(origin))) {
       return { status: 403, code: 'origin_refused', message: 'This Origin is not allowed to connect.' };
     }
-    const address = this.ctx!.clientAddress(req);
+    const address = this.clientAuth!.addressOf(req);
     const header = req.headers.authorization;
     if (header === undefined) {
       // No await from here to the handshake: the reservation and the count cannot race.
@@ -141,7 +148,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       return { auth: null, address, release: slot };
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const auth = m ? await this.ctx!.verifyClientToken(m[1]!, address) : null;
+    const auth = m ? await this.clientAuth!.verify(m[1]!, address) : null;
     if (auth && 'lockedOut' in auth) {
       return {
         status: 429,
@@ -273,7 +280,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     const frame = parsed.data;
     if (!conn.auth) {
       if (frame.type !== 'hello' || !frame.token) return conn.socket.close(1008, 'the first frame must be a hello with a token');
-      const auth = await this.ctx!.verifyClientToken(frame.token, conn.address);
+      const auth = await this.clientAuth!.verify(frame.token, conn.address);
       if (auth && 'lockedOut' in auth) return conn.socket.close(1008, 'too many failed attempts');
       if (!auth) return conn.socket.close(1008, 'invalid token');
       this.attach(conn, auth);
@@ -281,7 +288,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       return;
     }
     // A token revoked (or its principal removed) since the socket opened loses the connection.
-    if (!(await this.ctx!.clientTokenActive(conn.auth.tokenId))) return conn.socket.close(1008, 'token revoked');
+    if (!(await this.clientAuth!.tokenActive(conn.auth.tokenId))) return conn.socket.close(1008, 'token revoked');
     switch (frame.type) {
       case 'hello':
         await this.replay(conn, frame.cursor ?? 0);
@@ -290,16 +297,16 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
         await this.onMessage(conn, frame.clientId, frame.text);
         return;
       case 'queue': {
-        const r = await this.ctx!.updateSession(this.conversation(conn.auth.principalId), conn.auth.principalId, { queueMode: frame.mode });
+        const r = await this.ctx!.people.updateSession(this.conversation(conn.auth.principalId), conn.auth.principalId, { queueMode: frame.mode });
         this.send(conn, { type: 'queue_ok', mode: r.queueMode, sessionId: r.sessionId });
         return;
       }
       case 'new_session':
-        await this.ctx!.resetSession(this.conversation(conn.auth.principalId), conn.auth.principalId);
+        await this.ctx!.people.resetSession(this.conversation(conn.auth.principalId), conn.auth.principalId);
         this.send(conn, { type: 'session_reset' });
         return;
       case 'approve': {
-        const r = await this.ctx!.decideApproval(frame.approvalId, frame.decision, frame.always ?? false, { principalId: conn.auth.principalId });
+        const r = await this.ctx!.approvals.decide(frame.approvalId, frame.decision, frame.always ?? false, { principalId: conn.auth.principalId });
         this.send(conn, {
           type: 'approval_result',
           approvalId: frame.approvalId,
@@ -311,13 +318,13 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
         return;
       }
       case 'mode': {
-        const r = await this.ctx!.setMode(this.conversation(conn.auth.principalId), conn.auth.principalId, frame.mode);
+        const r = await this.ctx!.people.setMode(this.conversation(conn.auth.principalId), conn.auth.principalId, frame.mode);
         if (r.ok) this.send(conn, { type: 'mode_ok', mode: r.mode });
         else this.send(conn, { type: 'error', code: 'mode_refused', message: r.reason });
         return;
       }
       case 'abort': {
-        const ok = await this.ctx!.abortTurn(frame.turnId, this.conversation(conn.auth.principalId));
+        const ok = await this.ctx!.people.abortTurn(frame.turnId, this.conversation(conn.auth.principalId));
         if (!ok) this.send(conn, { type: 'error', code: 'not_running', message: 'That turn is not running.', turnId: frame.turnId });
         return;
       }
@@ -332,12 +339,12 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     const auth = conn.auth!;
     conn.buffer = [];
     try {
-      const finals = await this.ctx!.finalsSince(this.conversation(auth.principalId), cursor);
+      const finals = await this.ctx!.ledger.finalsSince(auth.principalId, cursor);
       // hello_ok first, then the replayed finals, then whatever arrived meanwhile.
       this.sendNow(conn, { type: 'hello_ok', principalId: auth.principalId, cursor: finals.at(-1)?.id ?? cursor });
       for (const rec of finals) this.sendNow(conn, finalFrame(rec));
       // Then every approval still waiting for this person: a client that was away would never see it.
-      for (const p of await this.ctx!.pendingApprovals(this.conversation(auth.principalId))) this.sendNow(conn, this.requestFrame(p));
+      for (const p of await this.ctx!.approvals.pending(this.conversation(auth.principalId))) this.sendNow(conn, this.requestFrame(p));
     } finally {
       const held = conn.buffer;
       conn.buffer = null;
@@ -347,7 +354,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
 
   private async onMessage(conn: Conn, clientId: string, text: string): Promise<void> {
     const auth = conn.auth!;
-    const res = await this.ctx!.accept({
+    const res = await this.ctx!.inbox.accept({
       dedupeKey: `${auth.principalId}:${clientId}`,
       channel: 'websocket',
       account: this.account,
@@ -380,11 +387,11 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     }
     if (res.duplicate && res.turnId) {
       // A re-sent id: resend the stored final; a turn still running streams to every socket anyway.
-      const finals = (await this.ctx!.deliveriesOf(res.turnId)).filter((d) => d.kind === 'final');
+      const finals = [...(await this.ctx!.ledger.begin(res.turnId, this.conversation(auth.principalId))).finals.values()];
       for (const rec of finals) this.sendNow(conn, finalFrame(rec), true);
       // A turn still waiting for an approval: show the request again (the retry may come from a new socket).
       if (finals.length === 0) {
-        for (const p of await this.ctx!.pendingApprovals(this.conversation(auth.principalId), res.turnId)) this.send(conn, this.requestFrame(p));
+        for (const p of await this.ctx!.approvals.pending(this.conversation(auth.principalId), res.turnId)) this.send(conn, this.requestFrame(p));
       }
     }
   }
@@ -419,75 +426,93 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       if (cursor <= conn.sent) return;
       conn.sent = cursor;
     }
-    if (conn.socket.readyState === conn.socket.OPEN) conn.socket.send(JSON.stringify(frame));
+    if (conn.socket.readyState !== conn.socket.OPEN) return;
+    try {
+      conn.socket.send(JSON.stringify(frame));
+    } catch (err) {
+      // One broken socket must not stop the frame reaching the principal's other sockets.
+      this.ctx?.log.warn({ err, channel: this.id, frame: frame.type }, 'websocket send failed');
+    }
   }
 
   private broadcast(principalId: string, frame: ServerFrame): void {
     for (const c of this.conns.get(principalId) ?? []) this.send(c, frame);
   }
 
+  /**
+   * Streams a turn to every socket of its principal and ends it with the ledgered final (sent
+   * once: a final recorded before, e.g. by the process that started a resumed turn, is not sent
+   * again). Total: a failed step (the ledger, a socket) is logged and the events are still read
+   * to the end; never rejects.
+   */
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void> {
-    const clientId = meta.clientId;
-    const principal = to.id;
-    for await (const ev of turn) {
-      switch (ev.type) {
-        case 'text_delta':
-          this.broadcast(principal, { type: 'delta', turnId, clientId, text: ev.text });
-          break;
-        case 'attempt_reset':
-          this.broadcast(principal, { type: 'attempt_reset', turnId, clientId });
-          break;
-        case 'tool_start':
-          this.broadcast(principal, { type: 'tool', turnId, clientId, phase: 'start', name: ev.name, toolUseId: ev.toolUseId });
-          break;
-        case 'tool_end':
-          this.broadcast(principal, {
-            type: 'tool',
-            turnId,
-            clientId,
-            phase: 'end',
-            name: ev.name,
-            toolUseId: ev.toolUseId,
-            ...(ev.result.is_error ? { isError: true } : {}),
-          });
-          break;
-        case 'approval_requested': {
-          const frame: ApprovalRequestFrame = {
-            type: 'approval_request',
-            approvalId: ev.approvalId,
-            turnId,
-            clientId,
-            tool: ev.name,
-            summary: ev.summary,
-            expiresAt: ev.expiresAt,
-            ...(ev.source ? { source: ev.source } : {}),
-          };
-          if (this.requests.size >= MAX_REMEMBERED_REQUESTS) this.requests.delete(this.requests.keys().next().value ?? '');
-          this.requests.set(ev.approvalId, frame);
-          this.broadcast(principal, frame);
-          break;
+    const log = this.ctx?.log;
+    try {
+      const ledger = await this.ctx!.ledger.begin(turnId, to, {
+        onReadError: (err) => log?.error({ err, turnId }, 'websocket render: could not read the delivery ledger'),
+      });
+      for await (const ev of turn) {
+        try {
+          await this.renderEvent(to.id, turnId, meta.clientId, ledger, ev);
+        } catch (err) {
+          log?.error({ err, turnId, event: ev.type }, 'websocket render step failed');
         }
-        case 'approval_resolved':
-          this.requests.delete(ev.approvalId);
-          this.broadcast(principal, { type: 'approval_resolved', approvalId: ev.approvalId, turnId, allowed: ev.allowed, by: ev.by });
-          break;
-        case 'turn_end': {
-          const { record, existed } = await this.ctx!.recordDelivery({
-            turnId,
-            part: 0,
-            kind: 'final',
-            channel: 'websocket',
-            account: this.account,
-            conversationId: principal,
-            platformMessageId: null,
-            content: { text: ev.text, state: ev.state, reason: ev.reason, clientId, ...(ev.error ? { error: ev.error } : {}) },
-          });
-          if (!existed) this.broadcast(principal, finalFrame(record));
-          break;
-        }
-        default:
-          break;
       }
+    } catch (err) {
+      log?.error({ err, turnId }, 'websocket render failed');
+    }
+  }
+
+  private async renderEvent(principal: string, turnId: string, clientId: string | null, ledger: TurnLedger, ev: TurnEvent): Promise<void> {
+    switch (ev.type) {
+      case 'text_delta':
+        this.broadcast(principal, { type: 'delta', turnId, clientId, text: ev.text });
+        return;
+      case 'attempt_reset':
+        this.broadcast(principal, { type: 'attempt_reset', turnId, clientId });
+        return;
+      case 'tool_start':
+        this.broadcast(principal, { type: 'tool', turnId, clientId, phase: 'start', name: ev.name, toolUseId: ev.toolUseId });
+        return;
+      case 'tool_end':
+        this.broadcast(principal, {
+          type: 'tool',
+          turnId,
+          clientId,
+          phase: 'end',
+          name: ev.name,
+          toolUseId: ev.toolUseId,
+          ...(ev.result.is_error ? { isError: true } : {}),
+        });
+        return;
+      case 'approval_requested': {
+        const frame: ApprovalRequestFrame = {
+          type: 'approval_request',
+          approvalId: ev.approvalId,
+          turnId,
+          clientId,
+          tool: ev.name,
+          summary: ev.summary,
+          expiresAt: ev.expiresAt,
+          ...(ev.source ? { source: ev.source } : {}),
+        };
+        if (this.requests.size >= MAX_REMEMBERED_REQUESTS) this.requests.delete(this.requests.keys().next().value ?? '');
+        this.requests.set(ev.approvalId, frame);
+        this.broadcast(principal, frame);
+        return;
+      }
+      case 'approval_resolved':
+        this.requests.delete(ev.approvalId);
+        this.broadcast(principal, { type: 'approval_resolved', approvalId: ev.approvalId, turnId, allowed: ev.allowed, by: ev.by });
+        return;
+      case 'turn_end': {
+        const content = { text: ev.text, state: ev.state, reason: ev.reason, clientId, ...(ev.error ? { error: ev.error } : {}) };
+        const { record, existed } = await ledger.recordFinal(0, null, content);
+        if (!existed) this.broadcast(principal, finalFrame(record));
+        return;
+      }
+      default:
+        return;
     }
   }
 

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { AccessListener } from './access-events.js';
+import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
 import type { DeadLetterInput } from './dead-letters.js';
 
 /** Where a reply goes: one conversation on one channel account. */
@@ -72,45 +73,129 @@ export interface AcceptResult {
   sessionId: string | null;
 }
 
+/**
+ * What the gateway gives a channel adapter in {@link Channel.start}: eight capability groups, each
+ * with its own contract. A channel uses only the groups it needs (the WebSocket channel: inbox,
+ * ledger, people, approvals, clientAuth, http, log); later issues add members inside a group,
+ * not beside the groups. The gateway builds one context per channel account
+ * (apps/gateway/src/channel-context.ts); tests build theirs from the same groups.
+ */
 export interface ChannelContext {
-  log: Logger;
+  /** The durable inbox: accept before acknowledging the platform. */
+  readonly inbox: ChannelInbox;
+  /** This account's delivery ledger (drafts and finals already delivered); see `DeliveryLedger` (delivery-ledger.ts). */
+  readonly ledger: ChannelLedger;
+  /** Who a sender is, and what a person may do to their own session. */
+  readonly people: ChannelPeople;
+  /** Pending approvals and their answers. */
+  readonly approvals: ChannelApprovals;
+  /** The chat commands (`/new`, `/status`, `/stop`, `/mode`): run here, formatted by the channel. */
+  readonly commands: ChannelCommands;
+  /**
+   * Client-token authentication. Present only for channels that authenticate their own clients
+   * (those that set {@link Channel.authenticatesClients}: WebSocket); absent for the others.
+   */
+  readonly clientAuth?: ChannelClientAuth;
+  /** Routes on the gateway's HTTP server (webhooks, the WebSocket path). */
+  readonly http: ChannelHttp;
+  /** The channel's logger (a child bound to `channel: <id>`); secrets are redacted by the gateway's logger. */
+  readonly log: Logger;
+}
+
+/**
+ * The durable inbox.
+ *
+ * - When: {@link ChannelInbox.accept} every inbound item before acknowledging it to the platform
+ *   (HTTP 200, a Socket Mode ack, advancing a poll offset).
+ * - Guarantees: accept is idempotent on `dedupeKey` (a redelivery makes no second turn and answers
+ *   `duplicate: true`); once it resolves the item is stored, the boundary gate has run and the
+ *   sender was told where appropriate (`gate`).
+ * - Must not: acknowledge an item whose accept rejected (unless it is dropped on purpose, logged,
+ *   for an error that retrying cannot cure); try one item more than {@link ChannelInbox.maxAttempts} times.
+ * - Errors: accept rejects when the item could not be stored (`SWB_E_SHUTTING_DOWN` while the
+ *   gateway stops, inbox limits, storage errors): leave the item unacknowledged for redelivery, and
+ *   after `maxAttempts` failures hand it to {@link ChannelInbox.deadLetter}.
+ */
+export interface ChannelInbox {
   /** Durably records the item (inbox) and queues its turn. Call before acknowledging the platform. */
   accept(message: InboundMessage): Promise<AcceptResult>;
   /**
    * How many times a channel tries to accept (store and process) one inbound item before it
    * dead-letters it (`limits.inboxMaxAttempts`).
    */
-  readonly inboxMaxAttempts: number;
+  readonly maxAttempts: number;
   /**
    * Records an item given up on as a dead letter (logged, counted, listed in the control API) so
    * the channel can move past it. The channel apologises to the sender itself, when it knows them.
+   * Rejects when the dead letter could not be stored.
    */
   deadLetter(item: DeadLetterInput): Promise<void>;
-  http: { register(plugin: FastifyPluginAsync): Promise<void> };
-  /**
-   * Resolves a client token to its principal; null if unknown or revoked. Constant-time. With the
-   * client's `address` (a key from {@link ChannelContext.clientAddress}), the attempt counts
-   * towards failed-auth rate limiting from before the lookup, and a locked-out address gets
-   * `{ lockedOut, retryAfterSec }` whatever the token.
-   */
-  verifyClientToken(secret: string, address?: string): Promise<ClientTokenCheck>;
-  /**
-   * The key of the client behind a request: its socket address, or the address a trusted proxy
-   * (`gateway.trustedProxies`) reports; IPv6 aggregated by /64. Rate limits and caps use this.
-   */
-  clientAddress(req: IncomingMessage): string;
-  /** Subscribes to access changes (token revoked, principal removed or demoted); returns the unsubscribe. */
-  onAccessChange(listener: AccessListener): () => void;
-  /** False once the gateway is shutting down: refuse new connections. */
+  /** False once the gateway is shutting down: refuse new connections. Never throws. */
   accepting(): boolean;
-  /** Whether a client token (by id) is still valid: revoked tokens lose their open connections. */
-  clientTokenActive(tokenId: string): Promise<boolean>;
-  /** Replays stored final parts of a conversation after a cursor (delivery ledger). */
-  finalsSince(conversation: ConversationRef, cursor: number): Promise<DeliveryRecord[]>;
-  /** Records a delivered part in the ledger; returns the record (existing one if already recorded). */
-  recordDelivery(part: NewDelivery): Promise<{ record: DeliveryRecord; existed: boolean }>;
-  /** The ledger rows of one turn. */
-  deliveriesOf(turnId: string): Promise<DeliveryRecord[]>;
+}
+
+/**
+ * The delivery ledger of this channel account: what was delivered for each turn, so a turn
+ * resumed after a restart edits or deletes its recorded draft and never sends a recorded final
+ * again, and reconnecting clients get the finals they missed. Implemented by `DeliveryLedger` (delivery-ledger.ts).
+ *
+ * - When: `begin` once per render, before the first platform call that the ledger decides on
+ *   (a channel that only needs it at the end may begin there); record each part right after the
+ *   platform took it. A channel whose clients replay finals from the ledger (WebSocket: by cursor)
+ *   records the final first and sends it only when the record is new.
+ * - Guarantees: recording is idempotent on (turn, part, kind): the first record wins and a repeat
+ *   answers `existed: true` with that record; rows are never rewritten.
+ * - Must not: record a final the platform refused (a resumed turn would skip it: it would be lost).
+ * - Errors: every method rejects on a storage error; `begin` with `onReadError` reports a failed
+ *   read there and starts the turn with an empty ledger instead.
+ */
+export interface ChannelLedger {
+  /** Reads what earlier renders recorded for the turn; returns the turn's ledger (see {@link TurnLedger}). */
+  begin(turnId: string, to: ConversationRef, opts?: { onReadError?(err: unknown): void }): Promise<TurnLedger>;
+  /** Final parts delivered to one of this account's conversations with a ledger id above `cursor`, oldest first (replay). */
+  finalsSince(conversationId: string, cursor: number): Promise<DeliveryRecord[]>;
+}
+
+/** One turn's slice of the ledger, from {@link ChannelLedger.begin}. The maps include what this render records. */
+export interface TurnLedger {
+  readonly turnId: string;
+  readonly to: ConversationRef;
+  /** Final parts recorded for the turn, by part number, in ledger order. Skip these on resume. */
+  readonly finals: ReadonlyMap<number, DeliveryRecord>;
+  /**
+   * Draft parts recorded for the turn, by part number: part 0 is the streaming draft (edit it into
+   * the answer, or delete it); channels may use other parts for their own messages (Slack: approvals).
+   */
+  readonly drafts: ReadonlyMap<number, DeliveryRecord>;
+  /** Records a draft the platform took (its message id, when it has one). */
+  recordDraft(part: number, platformMessageId: string | null, content: DeliveryContent): Promise<LedgerWrite>;
+  /** Records a final part the platform took. `existed`: it was recorded before (do not announce it again). */
+  recordFinal(part: number, platformMessageId: string | null, content: DeliveryContent): Promise<LedgerWrite>;
+}
+
+/** What one ledger write answers: the stored record (the earlier one if it existed). */
+export interface LedgerWrite {
+  record: DeliveryRecord;
+  existed: boolean;
+}
+
+/** What a ledger row keeps of a delivered part (channels may add fields of their own, e.g. Slack's `thread`). */
+export type DeliveryContent = NewDelivery['content'];
+
+/**
+ * People and their own sessions.
+ *
+ * - When: `principalFor` before acting for a sender that the channel did not authenticate itself;
+ *   the session methods act on the session the (conversation, principal) pair resolves to.
+ * - Guarantees: each change is done (stored, audited) before the promise resolves, so a message
+ *   right after `resetSession` lands in the fresh session; role and scope limits are checked here
+ *   (`setMode` answers `{ ok: false, reason }` rather than throwing); nothing returned is a secret.
+ * - Must not: pass a principal id taken from platform input without resolving or authenticating it.
+ * - Errors: reject on storage errors only.
+ */
+export interface ChannelPeople {
+  /** The principal an identity (`telegram:<userId>`, `slack:<team>:<user>`, `ws:<tokenId>`) belongs to; null if unknown. */
+  principalFor(identity: string): Promise<{ principalId: string; role: string } | null>;
   /** Changes a person's own session settings (queue mode); returns the effective settings. */
   updateSession(
     conversation: ConversationRef,
@@ -119,23 +204,100 @@ export interface ChannelContext {
   ): Promise<{ sessionId: string; queueMode: 'followup' | 'steer' }>;
   /** Ends the conversation's live session: the next message starts an empty history. */
   resetSession(conversation: ConversationRef, principalId: string): Promise<void>;
-  /** The principal an identity (`telegram:<userId>`, `slack:<team>:<user>`, `ws:<tokenId>`) belongs to. */
-  principalFor(identity: string): Promise<{ principalId: string; role: string } | null>;
-  /**
-   * The approvals still pending in this conversation whose turn has not ended, oldest first (all
-   * of them, or those of one turn): what a client that comes back is shown again.
-   */
-  pendingApprovals(conversation: ConversationRef, turnId?: string): Promise<PendingApproval[]>;
-  /** Answers an approval as a principal (chat buttons, frames): checked against who may approve, claimed atomically. */
-  decideApproval(approvalId: string, decision: 'allow' | 'deny', always: boolean, by: { principalId: string }): Promise<ApprovalAnswer>;
   /** What `/status` shows: never a secret. */
   sessionStatus(conversation: ConversationRef, principalId: string): Promise<SessionStatus>;
   /** Changes the person's own session mode, within what their role and broader scopes allow. */
   setMode(conversation: ConversationRef, principalId: string, mode: string): Promise<{ ok: true; mode: string } | { ok: false; reason: string }>;
-  /** Aborts the running turn of the conversation's session, if any (`/stop`). */
+  /** Aborts the running turn of the conversation's session, if any (`/stop`); false when nothing ran. */
   stopRunning(conversation: ConversationRef, principalId: string): Promise<boolean>;
-  /** Aborts a running turn if it belongs to this conversation (user `abort`). */
+  /** Aborts a running turn if it belongs to this conversation (user `abort`); false otherwise. */
   abortTurn(turnId: string, conversation: ConversationRef): Promise<boolean>;
+}
+
+/**
+ * Approvals as a chat shows them.
+ *
+ * - When: `pending` when a client comes back (show what still waits); `decide` when a person
+ *   presses a button or sends a decision.
+ * - Guarantees: `decide` checks who may approve and claims the approval atomically: of two
+ *   concurrent answers one is `decided`, the other `already_decided`. Refusals are data
+ *   (`forbidden`, `not_found`), not errors.
+ * - Must not: decide for a principal the channel has not resolved or authenticated.
+ * - Errors: reject on storage errors only.
+ */
+export interface ChannelApprovals {
+  /**
+   * The approvals still pending in this conversation whose turn has not ended, oldest first (all
+   * of them, or those of one turn): what a client that comes back is shown again.
+   */
+  pending(conversation: ConversationRef, turnId?: string): Promise<PendingApproval[]>;
+  /** Answers an approval as a principal (chat buttons, frames): checked against who may approve, claimed atomically. */
+  decide(approvalId: string, decision: 'allow' | 'deny', always: boolean, by: { principalId: string }): Promise<ApprovalAnswer>;
+}
+
+/**
+ * The chat commands, run by one core runner (`ChatCommands`, chat-commands.ts); the channel parses its
+ * platform's syntax (`/mode@bot plan`, `/switchboard mode plan`) and formats the result.
+ *
+ * - When: for a message whose command name {@link ChannelCommands.has} knows; other commands go to
+ *   the assistant as text.
+ * - Guarantees: `run` resolves the sender, checks, and finishes the state change before it
+ *   resolves; every outcome (not paired, refused, unknown) is a {@link ChatCommandResult}.
+ * - Must not: send the result's data verbatim where it could carry a secret (it never does today:
+ *   `/status` holds settings and counts only).
+ * - Errors: `run` rejects on storage errors only; the channel answers with its own failure text.
+ */
+export interface ChannelCommands {
+  /** The commands, in menu order (Telegram registers them with setMyCommands). */
+  readonly list: readonly ChatCommandSpec[];
+  /** Whether `name` (without the slash, any case) is one of the commands. */
+  has(name: string): boolean;
+  /** Runs one command for the sender; see {@link ChatCommandResult}. */
+  run(input: ChatCommandInput): Promise<ChatCommandResult>;
+}
+
+/**
+ * Client-token authentication, for channels whose clients present a gateway client token.
+ *
+ * - When: `verify` on every connection attempt (before the upgrade or on the first frame);
+ *   `tokenActive` before acting on a frame of a long-lived connection; `onAccessChange` once at
+ *   start (unsubscribe on stop).
+ * - Guarantees: `verify` is constant-time and counts towards failed-auth rate limiting per
+ *   address; access-change listeners are called synchronously when a token or principal loses
+ *   access.
+ * - Must not: keep a connection open after its token was revoked, expired or its principal removed.
+ * - Errors: `verify` and `tokenActive` reject on storage errors only; `addressOf` never throws.
+ */
+export interface ChannelClientAuth {
+  /**
+   * Resolves a client token to its principal; null if unknown or revoked. Constant-time. With the
+   * client's `address` (a key from {@link ChannelClientAuth.addressOf}), the attempt counts
+   * towards failed-auth rate limiting from before the lookup, and a locked-out address gets
+   * `{ lockedOut, retryAfterSec }` whatever the token.
+   */
+  verify(secret: string, address?: string): Promise<ClientTokenCheck>;
+  /**
+   * The key of the client behind a request: its socket address, or the address a trusted proxy
+   * (`gateway.trustedProxies`) reports; IPv6 aggregated by /64. Rate limits and caps use this.
+   */
+  addressOf(req: IncomingMessage): string;
+  /** Whether a client token (by id) is still valid: revoked tokens lose their open connections. */
+  tokenActive(tokenId: string): Promise<boolean>;
+  /** Subscribes to access changes (token revoked or expired, principal removed or demoted); returns the unsubscribe. */
+  onAccessChange(listener: AccessListener): () => void;
+}
+
+/**
+ * The gateway's HTTP server.
+ *
+ * - When: in `start`, before it resolves (the server listens after every channel started).
+ * - Guarantees: the plugin is registered encapsulated: its content-type parsers and error
+ *   handler apply to its own routes only.
+ * - Must not: register routes outside the channel's own paths.
+ * - Errors: rejects when the plugin fails to register (e.g. a duplicate route): start fails.
+ */
+export interface ChannelHttp {
+  register(plugin: FastifyPluginAsync): Promise<void>;
 }
 
 /** A pending approval as a chat shows its request (the stored approval, with its turn's client id). */
@@ -185,10 +347,15 @@ export interface ChannelHealth {
   detail?: string;
 }
 
-/** A channel adapter. */
-/** The outcome of {@link ChannelContext.verifyClientToken}. */
+/** The outcome of {@link ChannelClientAuth.verify}. */
 export type ClientTokenCheck = { principalId: string; tokenId: string } | { lockedOut: true; retryAfterSec: number } | null;
 
+/**
+ * A channel adapter: one account on one platform. It turns platform traffic into
+ * {@link InboundMessage}s (through `ctx.inbox.accept`) and renders turns and notices back. The
+ * gateway calls `start` once, then `render`/`notify` any number of times (concurrently, for
+ * different conversations), and `stop` once or more at shutdown or reload.
+ */
 export interface Channel {
   /** `<type>:<account>`, e.g. `websocket:default`. */
   id: string;
@@ -196,12 +363,25 @@ export interface Channel {
   account: string;
   required: boolean;
   capabilities: ChannelCapabilities;
-  /** Contract: resolve once receiving; deliver every inbound item through ctx.accept (durable). */
+  /**
+   * True for a channel that authenticates its own clients with gateway client tokens (WebSocket):
+   * its context then carries {@link ChannelContext.clientAuth}.
+   */
+  readonly authenticatesClients?: boolean;
+  /**
+   * Contract: resolve once receiving; deliver every inbound item through ctx.inbox.accept (durable)
+   * before acknowledging it; mount any HTTP routes with ctx.http.register. Rejects when the channel
+   * cannot start at all (a required channel then stops the gateway).
+   */
   start(ctx: ChannelContext): Promise<void>;
   health(): ChannelHealth;
   /** Idempotent; in-flight sends settle. `reason` is shown to connected clients where possible. */
   stop(reason?: 'shutdown' | 'reload'): Promise<void>;
-  /** Contract: ledger drafts and finals; on resume edit/delete a recorded draft, skip finals. Must not throw. */
+  /**
+   * Contract: ledger drafts and finals through ctx.ledger ({@link TurnLedger}); on resume edit or
+   * delete a recorded draft and skip recorded finals. Consumes the events until they end. Must not
+   * throw or reject: a failure is logged (and counted in health) inside the channel.
+   */
   render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void>;
   /** Sends a notice from the gateway itself (pairing codes, refusals, rate limits). Must not throw. */
   notify(to: ConversationRef, text: string): Promise<void>;

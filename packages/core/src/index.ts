@@ -1,4 +1,6 @@
 export * from './channel.js';
+export { DeliveryLedger, type DeliveryStore, type LedgerOwner } from './delivery-ledger.js';
+export { ChatCommands, type ChatCommandInput, type ChatCommandResult, type ChatCommandSpec } from './chat-commands.js';
 export * from './session-key.js';
 export * from './storage.js';
 export * from './async-queue.js';

@@ -1,0 +1,110 @@
+import type { ChannelCommands, ChannelPeople, ConversationRef, SessionStatus } from './channel.js';
+import { MODE_ORDER } from './permissions/modes.js';
+
+/** One chat command as a menu shows it. */
+export interface ChatCommandSpec {
+  /** The name without the slash, lower case. */
+  readonly command: string;
+  /** One line for a command menu (Telegram's setMyCommands). */
+  readonly description: string;
+}
+
+/** What a channel hands the runner: the command its platform syntax named, and who sent it where. */
+export interface ChatCommandInput {
+  /** The command name without the slash (any case). */
+  name: string;
+  /** The text after the command name (may be empty). */
+  args: string;
+  conversation: ConversationRef;
+  /** The sender's identity (`telegram:<userId>`, `slack:<team>:<user>`): resolved to a principal here. */
+  identity: string;
+}
+
+/**
+ * What a command did, as data: the channel turns it into its own words and markup. `command` is
+ * the canonical (lower-case) name the input named.
+ */
+export type ChatCommandResult =
+  /** The sender is not a known principal: nothing was done. */
+  | { command: string; outcome: 'not_paired' }
+  /** Not a command the runner knows (channels check {@link ChannelCommands.has} first, or show their usage). */
+  | { command: string; outcome: 'unknown' }
+  /** `/new`: the conversation's session ended; the next message starts an empty history. */
+  | { command: 'new'; outcome: 'reset' }
+  /** `/stop`: whether a running answer was stopped. */
+  | { command: 'stop'; outcome: 'stopped' | 'idle' }
+  /** `/status`: the session's settings and counts (never a secret). */
+  | { command: 'status'; outcome: 'status'; status: SessionStatus }
+  /** `/mode` without a mode: the current mode and the modes there are. */
+  | { command: 'mode'; outcome: 'usage'; current: string; modes: readonly string[] }
+  /** `/mode <m>`: the session's mode is now `mode`. */
+  | { command: 'mode'; outcome: 'set'; mode: string }
+  /** `/mode <m>` refused (the role or a broader scope does not allow it, or no such mode). */
+  | { command: 'mode'; outcome: 'refused'; reason: string };
+
+/** What one command does once the sender is known. */
+type Handler = (people: ChannelPeople, conversation: ConversationRef, principalId: string, args: string) => Promise<ChatCommandResult>;
+
+interface CommandDef extends ChatCommandSpec {
+  readonly run: Handler;
+}
+
+/** The commands, in menu order. A new command is one entry here (and its formatting in each channel). */
+const COMMANDS: readonly CommandDef[] = [
+  {
+    command: 'new',
+    description: 'Start a fresh session',
+    run: async (people, conversation, principalId) => {
+      await people.resetSession(conversation, principalId);
+      return { command: 'new', outcome: 'reset' };
+    },
+  },
+  {
+    command: 'status',
+    description: 'Show model, mode and session status',
+    run: async (people, conversation, principalId) => ({ command: 'status', outcome: 'status', status: await people.sessionStatus(conversation, principalId) }),
+  },
+  {
+    command: 'stop',
+    description: 'Stop the running answer',
+    run: async (people, conversation, principalId) => ({
+      command: 'stop',
+      outcome: (await people.stopRunning(conversation, principalId)) ? 'stopped' : 'idle',
+    }),
+  },
+  {
+    command: 'mode',
+    description: 'Change the permission mode: /mode <mode>',
+    run: async (people, conversation, principalId, args) => {
+      const mode = args.trim().split(/\s+/)[0] ?? '';
+      if (!mode) return { command: 'mode', outcome: 'usage', current: (await people.sessionStatus(conversation, principalId)).mode, modes: MODE_ORDER };
+      const r = await people.setMode(conversation, principalId, mode);
+      return r.ok ? { command: 'mode', outcome: 'set', mode: r.mode } : { command: 'mode', outcome: 'refused', reason: r.reason };
+    },
+  },
+];
+
+/**
+ * The chat-command runner ({@link ChannelCommands}) over a context's {@link ChannelPeople}: parses
+ * the command's arguments, resolves the sender, calls the context and answers a
+ * {@link ChatCommandResult}. Channels parse their platform's syntax and format the result.
+ */
+export class ChatCommands implements ChannelCommands {
+  readonly list: readonly ChatCommandSpec[] = COMMANDS.map(({ command, description }) => ({ command, description }));
+  private readonly byName = new Map<string, CommandDef>(COMMANDS.map((c) => [c.command, c]));
+
+  constructor(private readonly people: ChannelPeople) {}
+
+  has(name: string): boolean {
+    return this.byName.has(name.toLowerCase());
+  }
+
+  async run(input: ChatCommandInput): Promise<ChatCommandResult> {
+    const command = input.name.toLowerCase();
+    const who = await this.people.principalFor(input.identity);
+    if (!who) return { command, outcome: 'not_paired' };
+    const def = this.byName.get(command);
+    if (!def) return { command, outcome: 'unknown' };
+    return def.run(this.people, input.conversation, who.principalId, input.args);
+  }
+}
