@@ -16,10 +16,12 @@ function contextFor(app: FastifyInstance, account: string): ChannelContext {
   const ctx = {
     log: app.log,
     http: { register: async (plugin: Parameters<FastifyInstance['register']>[0]) => void (await app.register(plugin)) },
-    onAccessChange: () => () => undefined,
-    accepting: () => true,
-    clientAddress: () => '127.0.0.1',
-    verifyClientToken: async (secret: string) => (secret === 'good' ? { principalId: `p-${account}`, tokenId: `t-${account}` } : null),
+    inbox: { accepting: () => true },
+    clientAuth: {
+      onAccessChange: () => () => undefined,
+      addressOf: () => '127.0.0.1',
+      verify: async (secret: string) => (secret === 'good' ? { principalId: `p-${account}`, tokenId: `t-${account}` } : null),
+    },
   };
   return ctx as unknown as ChannelContext;
 }

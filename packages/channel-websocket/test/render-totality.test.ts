@@ -12,6 +12,7 @@ import {
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
+import { WebsocketUpgrades } from '../src/upgrades.js';
 import { WebsocketChannel } from '../src/websocket-channel.js';
 
 /** Just enough of a `ws` socket for the channel: frames sent are kept; `failSend` makes send throw. */
@@ -87,6 +88,7 @@ async function started(ctx: ChannelContext): Promise<WebsocketChannel> {
     maxUnauthenticatedPerAddress: 4,
     maxUnauthenticated: 16,
     required: false,
+    upgrades: new WebsocketUpgrades(),
   });
   await ch.start(ctx);
   return ch;
