@@ -81,7 +81,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   // Before anything is written to the data dir: it is usable, and no other gateway holds it.
   prepareDataDir(cfg.gateway.dataDir);
   const instance = acquireInstanceLock(cfg.gateway.dataDir, { host: cfg.gateway.host, port: cfg.gateway.port });
-  // The boundary and policy services read the config through this holder, so SIGHUP reaches them.
+  // The policy service reads the config through this holder and the boundary is handed new settings on its change, so SIGHUP reaches them.
   const live = new LiveConfig(cfg);
   const databaseFile = join(cfg.gateway.dataDir, 'switchboard.db');
   const storage = openSqliteStorage({ file: databaseFile });
