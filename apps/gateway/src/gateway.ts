@@ -1,13 +1,15 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { AnthropicModelClient, SwbError, UnconfiguredModelClient, withDefaultResultCap, type ModelClient } from '@switchboard/agent';
+import { AnthropicModelClient, UnconfiguredModelClient, withDefaultResultCap, type ModelClient } from '@switchboard/agent';
 import {
   AccessEvents,
   ApprovalBroker,
-  SwbErrorCode,
+  BoundaryService,
+  Router,
   TurnEngine,
   WorkspaceDirectories,
   migrateLegacyWorkspace,
+  type AcceptResult,
   type AgentRuntime,
   type BoundaryPolicy,
   type Channel,
@@ -37,8 +39,7 @@ import { channelContext, type ChannelContextDeps } from './channel-context.js';
 import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
 import { PolicyService } from './policy.js';
-import { BoundaryService } from './boundary.js';
-import { inboxTooLarge } from './inbox-limits.js';
+import { boundarySettings, pairingSettings } from './boundary-settings.js';
 import { TokenExpiry } from './token-expiry.js';
 import { acquireInstanceLock } from './instance-lock.js';
 import { LiveConfig, type ReloadOutcome } from './live-config.js';
@@ -80,7 +81,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
   // Before anything is written to the data dir: it is usable, and no other gateway holds it.
   prepareDataDir(cfg.gateway.dataDir);
   const instance = acquireInstanceLock(cfg.gateway.dataDir, { host: cfg.gateway.host, port: cfg.gateway.port });
-  // The boundary and policy services read the config through this holder, so SIGHUP reaches them.
+  // The policy service reads the config through this holder and the boundary is handed new settings on its change, so SIGHUP reaches them.
   const live = new LiveConfig(cfg);
   const databaseFile = join(cfg.gateway.dataDir, 'switchboard.db');
   const storage = openSqliteStorage({ file: databaseFile });
@@ -201,40 +202,26 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
   });
 
-  // Where a person stands is resolved from the inbound message, never from what the model says.
-  const sessionKey = (conv: ConversationRef, principalId: string): SessionKey =>
-    conv.kind === 'dm'
-      ? { agent: defaultAgent, channel: conv.channel, account: conv.account, scope: 'dm', principalId }
-      : {
-          agent: defaultAgent,
-          channel: conv.channel,
-          account: conv.account,
-          scope: 'room',
-          conversation: conv.id,
-          ...(conv.thread ? { thread: conv.thread } : {}),
-        };
-  const admit = (message: InboundMessage) => {
-    const key: SessionKey | null =
-      message.kind === 'room' ? sessionKey(message.conversation, '') : message.principalId ? sessionKey(message.conversation, message.principalId) : null;
-    if (!key) throw new SwbError(SwbErrorCode.UnknownSender, 'A direct message needs a known sender.');
-    return engine.accept(message, { agentId: defaultAgent, key, clientId: message.platformId });
-  };
+  // Where a person's message goes (packages/core/src/router.ts): the router, with the boundary gate between its accept and admit.
+  const router = new Router({
+    defaultAgent,
+    inboxMaxBytes: cfg.limits.inboxMaxBytes,
+    storage,
+    engine,
+    gate: (message): Promise<AcceptResult> => boundary.accept(message),
+    accepting: () => !stopping,
+  });
   const boundary = new BoundaryService({
-    get cfg() {
-      return live.current;
-    },
     storage,
     log: log.child({ component: 'boundary' }),
+    settings: boundarySettings(cfg),
+    pairing: pairingSettings(cfg),
+    rateLimitWindow: cfg.audit.rateLimitWindow,
     channel: (id) => byId.get(id),
-    admit,
+    admit: (message): Promise<AcceptResult> => router.admit(message),
   });
-  const accept = async (message: InboundMessage) => {
-    if (stopping) throw new SwbError(SwbErrorCode.ShuttingDown, 'The gateway is shutting down; send the message again shortly.');
-    const tooLarge = inboxTooLarge(message, cfg.limits.inboxMaxBytes);
-    // A dead-lettered item delivered again is a duplicate, whatever its size.
-    if (tooLarge) return (await storage.turns.seen(message.channel, message.account, message.dedupeKey)) ?? Promise.reject(tooLarge);
-    return boundary.accept(message);
-  };
+  const sessionKey = (conversation: ConversationRef, principalId: string): SessionKey => router.sessionKey(conversation, principalId);
+  const accept = (message: InboundMessage) => router.accept(message);
 
   let stopping = false;
   // trustProxy stays off: the client address comes from clientAddress (gateway.trustedProxies) alone.
@@ -336,7 +323,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     })());
   live.onChange((next) => {
     log.level = next.log.level;
-    boundary.configChanged();
+    boundary.update(boundarySettings(next));
     policyService.invalidateRules();
   });
   const reload = (next: Readonly<Config>) => live.reload(next);

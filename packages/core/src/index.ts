@@ -10,6 +10,19 @@ export * from './errors.js';
 export * from './permissions/index.js';
 export * from './approvals/broker.js';
 export * from './boundary/policy.js';
+export { BoundaryService, type BoundaryServiceOptions, type FieldView, type GateCounters } from './boundary/service.js';
+export {
+  type BoundaryFieldsInput,
+  type BoundarySettings,
+  DEFAULT_RATE_LIMIT,
+  LOCKED_DOWN_POLICY,
+  type PairingSettings,
+  resolveBoundaryPolicy,
+} from './boundary/settings.js';
+export type { ApproveOutcome } from './boundary/pairing-desk.js';
+export type { ApprovalAsk } from './boundary/pairing-rules.js';
+export { INBOX_TOO_LARGE, inboxTooLarge } from './inbox-limits.js';
+export { Router, type RouterOptions } from './router.js';
 export * from './transcript-cache.js';
 export * from './workspaces.js';
 export * from './workspace-migration.js';

@@ -1,7 +1,7 @@
 import { openSqliteStorage } from '@switchboard/store';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RateLimitAudit } from '../src/rate-limit-audit.js';
+import { RateLimitAudit } from '../../src/boundary/rate-limit-audit.js';
 
 const storage = openSqliteStorage({ file: ':memory:' });
 afterAll(() => storage.close());

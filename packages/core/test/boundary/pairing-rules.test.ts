@@ -1,6 +1,6 @@
 import type { InboundMessage, Principal, Role, Scope } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
-import { approvalRefusal, combineHeld } from '../src/pairing-rules.js';
+import { approvalRefusal, combineHeld } from '../../src/boundary/pairing-rules.js';
 
 const principal = (role: Role): Principal => ({ id: `p-${role}`, name: role, role, createdAt: new Date() });
 const PAIRING: Scope[] = ['pairing'];

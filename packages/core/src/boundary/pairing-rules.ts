@@ -1,4 +1,5 @@
-import type { InboundMessage, Principal, Role, Scope } from '@switchboard/core';
+import type { InboundMessage } from '../channel.js';
+import type { Principal, Role, Scope } from '../storage.js';
 
 const RANK: Record<Role, number> = { guest: 0, member: 1, admin: 2, owner: 3 };
 

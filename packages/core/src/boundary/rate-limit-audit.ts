@@ -1,5 +1,5 @@
-import type { Storage } from '@switchboard/core';
 import type { Logger } from 'pino';
+import type { Storage } from '../storage.js';
 
 interface OpenWindow {
   target: string;
@@ -32,12 +32,12 @@ export class RateLimitAudit {
   /** Counts one rate-limited message of `identity` on channel account `target`. */
   async record(target: string, identity: string, now = Date.now()): Promise<void> {
     const key = `${target}|${identity}`;
-    const w = this.open.get(key);
-    if (w && now - w.since < this.window) {
-      w.count++;
+    const entry = this.open.get(key);
+    if (entry && now - entry.since < this.window) {
+      entry.count++;
       return;
     }
-    if (w) await this.write(w);
+    if (entry) await this.write(entry);
     if (this.open.size >= MAX_OPEN) await this.flush(true);
     const id = this.storage.audit.append({ actor: 'gateway', action: 'gate.rate_limited', target, detail: this.detail(identity, now, 1) });
     const next: OpenWindow = { target, identity, since: now, count: 1, written: 1, id };
@@ -58,17 +58,17 @@ export class RateLimitAudit {
   }
 
   private async flush(all: boolean, now = Date.now()): Promise<void> {
-    for (const [key, w] of [...this.open]) {
-      await this.write(w);
-      if (all || now - w.since >= this.window) this.open.delete(key);
+    for (const [key, entry] of [...this.open]) {
+      await this.write(entry);
+      if (all || now - entry.since >= this.window) this.open.delete(key);
     }
   }
 
-  private async write(w: OpenWindow): Promise<void> {
-    if (w.count === w.written) return;
-    const count = w.count;
-    await this.storage.audit.updateDetail(await w.id, this.detail(w.identity, w.since, count));
-    w.written = Math.max(w.written, count);
+  private async write(entry: OpenWindow): Promise<void> {
+    if (entry.count === entry.written) return;
+    const count = entry.count;
+    await this.storage.audit.updateDetail(await entry.id, this.detail(entry.identity, entry.since, count));
+    entry.written = Math.max(entry.written, count);
   }
 
   private detail(identity: string, since: number, count: number) {

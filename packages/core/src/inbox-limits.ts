@@ -1,5 +1,5 @@
 import { SwbError } from '@switchboard/agent';
-import type { InboundMessage } from '@switchboard/core';
+import type { InboundMessage } from './channel.js';
 
 /** The code of an inbound item refused for its size. */
 export const INBOX_TOO_LARGE = 'SWB_E_INBOX_TOO_LARGE';

@@ -1,0 +1,77 @@
+import { SwbError } from '@switchboard/agent';
+import type { AcceptResult, ConversationRef, InboundMessage } from './channel.js';
+import type { TurnEngine } from './engine.js';
+import { SwbErrorCode } from './errors.js';
+import { inboxTooLarge } from './inbox-limits.js';
+import type { SessionKey } from './session-key.js';
+import type { Storage } from './storage.js';
+
+/** What the router is built from: resolved values and the two stages it routes between. */
+export interface RouterOptions {
+  /** The agent every conversation is routed to. */
+  defaultAgent: string;
+  /** The largest stored form (JSON) of an inbound item, in bytes (`limits.inboxMaxBytes`). */
+  inboxMaxBytes: number;
+  /** The inbox, to answer a dead-lettered oversize item delivered again as a duplicate. */
+  storage: Pick<Storage, 'turns'>;
+  /** Queues an admitted message's turn. */
+  engine: Pick<TurnEngine, 'accept'>;
+  /** The boundary gate every new inbound item passes (`BoundaryService.accept`); it calls {@link Router.admit} for admitted ones. */
+  gate(message: InboundMessage): Promise<AcceptResult>;
+  /** False once the gateway is shutting down: new items are refused (the channel retries them later). */
+  accepting(): boolean;
+}
+
+/**
+ * Where a person's message goes. `accept` is the channels' entry: refused while shutting down,
+ * refused when too large to store, otherwise through the gate; `admit` is the gate's exit: the
+ * session is keyed from the inbound message (never from what the model says) and the turn queued.
+ */
+export class Router {
+  constructor(private readonly options: RouterOptions) {}
+
+  /** The session a conversation's messages belong to: a DM is the person's own, a room (or thread) is shared. */
+  sessionKey(conversation: ConversationRef, principalId: string): SessionKey {
+    const agent = this.options.defaultAgent;
+    if (conversation.kind === 'dm') return { agent, channel: conversation.channel, account: conversation.account, scope: 'dm', principalId };
+    return {
+      agent,
+      channel: conversation.channel,
+      account: conversation.account,
+      scope: 'room',
+      conversation: conversation.id,
+      ...(conversation.thread ? { thread: conversation.thread } : {}),
+    };
+  }
+
+  /**
+   * Accepts an inbound item from a channel. Throws `SWB_E_SHUTTING_DOWN` while shutting down and
+   * `SWB_E_INBOX_TOO_LARGE` for an item over `inboxMaxBytes` — unless that item was dead-lettered
+   * before, which answers as a duplicate whatever its size.
+   */
+  async accept(message: InboundMessage): Promise<AcceptResult> {
+    if (!this.options.accepting()) throw new SwbError(SwbErrorCode.ShuttingDown, 'The gateway is shutting down; send the message again shortly.');
+    const tooLarge = inboxTooLarge(message, this.options.inboxMaxBytes);
+    if (tooLarge) {
+      const seen = await this.options.storage.turns.seen(message.channel, message.account, message.dedupeKey);
+      if (seen) return seen;
+      throw tooLarge;
+    }
+    return this.options.gate(message);
+  }
+
+  /**
+   * Queues the turn of a message the gate admitted. A room message needs no principal (the room's
+   * session is shared); a DM without one throws `SWB_E_UNKNOWN_SENDER`.
+   */
+  admit(message: InboundMessage): Promise<AcceptResult> {
+    const key: SessionKey | null =
+      message.kind === 'room'
+        ? this.sessionKey(message.conversation, '')
+        : message.principalId
+          ? this.sessionKey(message.conversation, message.principalId)
+          : null;
+    if (!key) throw new SwbError(SwbErrorCode.UnknownSender, 'A direct message needs a known sender.');
+    return this.options.engine.accept(message, { agentId: this.options.defaultAgent, key, clientId: message.platformId });
+  }
+}
