@@ -7,6 +7,34 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './permissions/index.js';
 export * from './approvals/broker.js';
+export { PolicyService, type ModeContext } from './policy/service.js';
+export {
+  LiveSettings,
+  type AgentPolicySettings,
+  type PolicyHookOptions,
+  type PolicyServiceOptions,
+  type PolicySettings,
+  type RuleLists,
+  type SettingsSource,
+} from './policy/settings.js';
+export { HookBridge, permissionRequestResponder, turnHookCallbacks, type TurnHookContext } from './policy/hook-bridge.js';
+export { askForApproval, type AskCall, type AskDeps } from './policy/ask.js';
+export { roomDenyRules, settingsRules, storedRules, type RuleExpander } from './policy/rule-set.js';
+export { SessionGrants, type SessionGrantsDeps } from './policy/session-grants.js';
+export { principalMode, setPrincipalMode } from './policy/principal-modes.js';
+export {
+  CapabilityRegistry,
+  TOOL_GROUPS,
+  TOOL_PROFILES,
+  checkRuleText,
+  type Capability,
+  type CapabilityKind,
+  type RegistryInput,
+  type RiskFacts,
+  type ToolGroup,
+  type ToolProfile,
+  type ToolProfileSetting,
+} from './registry.js';
 export * from './boundary/policy.js';
 export * from './transcript-cache.js';
 export * from './workspaces.js';

@@ -1,7 +1,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { permissionModeSchema } from '../config-channels.js';
-import { principalMode, setPrincipalMode } from '../scope-modes.js';
+import { principalMode, setPrincipalMode } from '@switchboard/core';
 import { actorOf, auditChange, idParam } from './common.js';
 import { sendError, type RouteModule } from './deps.js';
 

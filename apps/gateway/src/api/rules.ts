@@ -1,7 +1,6 @@
-import { validateRuleSet, type StoredRule } from '@switchboard/core';
+import { checkRuleText, validateRuleSet, type StoredRule } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { checkRuleText } from '../registry.js';
 import { auditChange, actorOf, idParam, paging, scopeProblem, scopeSchema, scopeView } from './common.js';
 import { sendError, type ControlApiDeps, type RouteModule } from './deps.js';
 

@@ -1,0 +1,234 @@
+import { toolSpec, type AnyTool } from '@switchboard/agent';
+import type { Channel } from './channel.js';
+import { HOOK_EVENTS, type HooksConfig } from './permissions/hooks.js';
+import { checkRuleSyntax } from './permissions/rules.js';
+
+/** What kind of capability an entry is. */
+export type CapabilityKind = 'tool' | 'channel' | 'model' | 'hook';
+
+/** Risk facts of a tool (DESIGN.md §3), as the permission pipeline and operators see them. */
+export interface RiskFacts {
+  /** Never changes anything. */
+  readOnly: boolean;
+  /** May overwrite or delete what was there (not only add). */
+  destructive: boolean;
+  /** Safe to run in parallel with other concurrency-safe calls. */
+  concurrencySafe: boolean;
+  /** Talks to systems outside the gateway and its workspace. */
+  openWorld: boolean;
+}
+
+/** One entry of the capability registry. */
+export interface Capability {
+  /** A tool's name (`read_file`, `mcp__github__search`), a channel id (`telegram:main`), `model:<provider>` or `hook:<event>:<n>`. */
+  id: string;
+  kind: CapabilityKind;
+  /** `builtin`, `mcp:<server>`, the channel type, or `config`. */
+  source: string;
+  description: string;
+  /** Tools: the JSON Schema the model sees. */
+  inputSchema?: Record<string, unknown>;
+  /** Tools: risk facts. */
+  risk?: RiskFacts;
+  /** Tools: the `group:*` shorthands that include it. */
+  groups?: string[];
+  /** Non-secret facts about channels, models and hooks. */
+  detail?: Record<string, unknown>;
+}
+
+/** Tool group shorthands, usable in permission rules and in `agents.<id>.tools.profile`. */
+export const TOOL_GROUPS = ['group:fs', 'group:web', 'group:runtime', 'group:mcp'] as const;
+export type ToolGroup = (typeof TOOL_GROUPS)[number];
+
+/** Tool profiles: named sets of tools an agent offers (see docs/control-api.md#capabilities). */
+export const TOOL_PROFILES = ['none', 'minimal', 'readonly', 'messaging', 'coding', 'full'] as const;
+export type ToolProfile = (typeof TOOL_PROFILES)[number];
+
+/** A profile setting: one profile or group, or a list whose tools are combined. */
+export type ToolProfileSetting = ToolProfile | ToolGroup | readonly (ToolProfile | ToolGroup)[];
+
+/** Built-in workspace file tools, and the ones among them that only read. */
+const FS_TOOLS = ['read_file', 'list_files', 'search_files', 'write_file', 'edit_file'];
+const FS_READ_ONLY = ['read_file', 'list_files', 'search_files'];
+/** Names the web and runtime groups take once such tools exist. */
+const WEB_TOOLS = ['web_fetch', 'web_search'];
+const RUNTIME_TOOLS = ['exec', 'process'];
+const PROFILE_GROUPS: Record<Exclude<ToolProfile, 'none' | 'minimal' | 'readonly'>, ToolGroup[]> = {
+  messaging: ['group:web'],
+  coding: ['group:fs', 'group:runtime', 'group:web'],
+  full: [...TOOL_GROUPS],
+};
+
+const GROUP_RULE = /^group:([a-z]+)(\(.*\))?$/su;
+
+/**
+ * Checks a permission rule's text: `Tool`, `Tool(content)` or a group shorthand
+ * `group:<fs|web|runtime|mcp>` with optional `(content)`.
+ */
+export function checkRuleText(text: string): { ok: true } | { ok: false; message: string } {
+  const s = text.trim();
+  const m = GROUP_RULE.exec(s);
+  if (s.startsWith('group:')) {
+    if (!m || !TOOL_GROUPS.includes(`group:${m[1]}` as ToolGroup)) {
+      return { ok: false, message: `unknown tool group in ${JSON.stringify(s)}: use one of ${TOOL_GROUPS.join(', ')}` };
+    }
+    const check = checkRuleSyntax(`x${m[2] ?? ''}`);
+    return check.ok ? { ok: true } : { ok: false, message: check.message };
+  }
+  const check = checkRuleSyntax(s);
+  return check.ok ? { ok: true } : { ok: false, message: check.message };
+}
+
+function mcpServerOf(name: string, servers: readonly string[]): string | undefined {
+  return servers.filter((s) => name.startsWith(`mcp__${s}__`)).sort((a, b) => b.length - a.length)[0];
+}
+
+/** What the registry is built from at start-up. */
+export interface RegistryInput {
+  /** Every tool: built-in file tools and MCP tools (`mcp__<server>__<tool>`). */
+  tools: readonly AnyTool[];
+  /** Configured MCP server names (to tell MCP tools' sources). */
+  mcpServers: readonly string[];
+  channels: readonly Channel[];
+  model: { name: string; fallback?: string | undefined; baseUrl: string; apiKey: string };
+  hooks: HooksConfig;
+}
+
+/**
+ * The gateway-wide capability registry (DESIGN.md §3): every tool, channel, model provider and
+ * hook, with ids, sources, schemas and risk facts; tool groups and profiles are resolved here.
+ */
+export class CapabilityRegistry {
+  private readonly tools: readonly AnyTool[];
+  private readonly byName: Map<string, AnyTool>;
+  private readonly sources = new Map<string, string>();
+  private readonly groups: Record<ToolGroup, string[]>;
+
+  constructor(private readonly input: RegistryInput) {
+    this.tools = input.tools;
+    this.byName = new Map(input.tools.map((t) => [t.name, t]));
+    for (const t of input.tools) {
+      const server = mcpServerOf(t.name, input.mcpServers);
+      this.sources.set(t.name, server !== undefined ? `mcp:${server}` : 'builtin');
+    }
+    const builtin = (names: string[]) => names.filter((n) => this.sources.get(n) === 'builtin' && this.byName.has(n));
+    this.groups = {
+      'group:fs': builtin(FS_TOOLS),
+      'group:web': builtin(WEB_TOOLS),
+      'group:runtime': builtin(RUNTIME_TOOLS),
+      'group:mcp': input.tools.filter((t) => this.sources.get(t.name)?.startsWith('mcp:')).map((t) => t.name),
+    };
+  }
+
+  /** The tool with this name, if registered. */
+  tool(name: string): AnyTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Tool names in a group (empty for a group without tools yet). */
+  groupMembers(group: ToolGroup): string[] {
+    return [...this.groups[group]];
+  }
+
+  /** Every group with its tool names. */
+  groupTable(): Record<ToolGroup, string[]> {
+    return Object.fromEntries(TOOL_GROUPS.map((g) => [g, this.groupMembers(g)])) as Record<ToolGroup, string[]>;
+  }
+
+  /** The tools a profile setting offers, in registry order. */
+  toolsFor(setting: ToolProfileSetting): AnyTool[] {
+    const items: readonly (ToolProfile | ToolGroup)[] = typeof setting === 'string' ? [setting] : setting;
+    const names = new Set<string>();
+    for (const item of items) for (const n of this.namesOf(item)) names.add(n);
+    return this.tools.filter((t) => names.has(t.name));
+  }
+
+  /** Tool names of every profile. */
+  profileTable(): Record<ToolProfile, string[]> {
+    return Object.fromEntries(TOOL_PROFILES.map((p) => [p, this.toolsFor(p).map((t) => t.name)])) as Record<ToolProfile, string[]>;
+  }
+
+  private namesOf(item: ToolProfile | ToolGroup): string[] {
+    if (item.startsWith('group:')) return this.groups[item as ToolGroup];
+    switch (item as ToolProfile) {
+      case 'none':
+        return [];
+      case 'minimal':
+        return this.groups['group:fs'].filter((n) => FS_READ_ONLY.includes(n));
+      case 'readonly':
+        return this.tools.filter((t) => t.readOnly).map((t) => t.name);
+      default:
+        return PROFILE_GROUPS[item as keyof typeof PROFILE_GROUPS].flatMap((g) => this.groups[g]);
+    }
+  }
+
+  /**
+   * Expands a group rule into one rule per member tool (`group:fs(notes/**)` →
+   * `read_file(notes/**)`, …; an empty group expands to nothing); any other rule is returned as is.
+   */
+  expandRule(rule: string): string[] {
+    const s = rule.trim();
+    const m = GROUP_RULE.exec(s);
+    if (!m || !TOOL_GROUPS.includes(`group:${m[1]}` as ToolGroup)) return [rule];
+    return this.groups[`group:${m[1]}` as ToolGroup].map((name) => `${name}${m[2] ?? ''}`);
+  }
+
+  /** Risk facts of a tool. MCP tools follow the MCP defaults: not read-only means destructive; always open-world. */
+  riskOf(tool: AnyTool): RiskFacts {
+    const mcp = this.sources.get(tool.name)?.startsWith('mcp:') ?? false;
+    return {
+      readOnly: tool.readOnly,
+      destructive: !tool.readOnly && (mcp || tool.name === 'write_file' || tool.name === 'edit_file' || RUNTIME_TOOLS.includes(tool.name)),
+      concurrencySafe: tool.concurrencySafe,
+      openWorld: mcp || WEB_TOOLS.includes(tool.name) || RUNTIME_TOOLS.includes(tool.name),
+    };
+  }
+
+  /** Every capability: tools, then channels, the model provider and hooks. */
+  list(): Capability[] {
+    const out: Capability[] = this.tools.map((t) => ({
+      id: t.name,
+      kind: 'tool',
+      source: this.sources.get(t.name) ?? 'builtin',
+      description: t.description,
+      inputSchema: toolSpec(t).input_schema,
+      risk: this.riskOf(t),
+      groups: TOOL_GROUPS.filter((g) => this.groups[g].includes(t.name)),
+    }));
+    for (const c of this.input.channels) {
+      out.push({
+        id: c.id,
+        kind: 'channel',
+        source: c.type,
+        description: `${c.type} channel, account ${c.account}`,
+        detail: { required: c.required, health: c.health() },
+      });
+    }
+    const m = this.input.model;
+    out.push({
+      id: 'model:anthropic',
+      kind: 'model',
+      source: 'config',
+      description: 'Anthropic Messages API',
+      detail: { model: m.name, fallback: m.fallback ?? null, configured: m.apiKey !== '', customBaseUrl: m.baseUrl !== '' },
+    });
+    for (const event of HOOK_EVENTS) {
+      (this.input.hooks[event] ?? []).forEach((h, i) => {
+        // Hook URLs, headers and environments may hold secrets: only the shape is listed.
+        out.push({
+          id: `hook:${event}:${i}`,
+          kind: 'hook',
+          source: 'config',
+          description: `${event} ${h.type} hook`,
+          detail: { event, type: h.type, matcher: h.matcher ?? '*' },
+        });
+      });
+    }
+    return out;
+  }
+
+  /** One capability by id. */
+  get(id: string): Capability | undefined {
+    return this.list().find((c) => c.id === id);
+  }
+}
