@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { ROLE_MODE_CEILING, TOOL_GROUPS, TOOL_PROFILES, checkRuleText, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
+import { ROLE_MODE_CEILING, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { permissionModeSchema, rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
 import { parseProxyRange } from './client-address.js';
 import { duration } from './duration.js';
+import { TOOL_GROUPS, TOOL_PROFILES, checkRuleText } from './registry.js';
 
 const accountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 

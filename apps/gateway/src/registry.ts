@@ -1,5 +1,6 @@
 /**
- * Re-export for `config-channels.ts` only (owned by another helper of issue 12): the capability
- * registry lives in `@switchboard/core`. Delete this file once that import points at core.
+ * Re-exports for `config.ts` and `config-channels.ts` (owned by others in issue 12): the
+ * capability registry, tool groups and profiles live in `@switchboard/core`. Delete this file once
+ * those imports point at core.
  */
-export { checkRuleText } from '@switchboard/core';
+export { TOOL_GROUPS, TOOL_PROFILES, checkRuleText } from '@switchboard/core';

@@ -24,14 +24,11 @@ export { SessionGrants, type SessionGrantsDeps } from './policy/session-grants.j
 export { principalMode, setPrincipalMode } from './policy/principal-modes.js';
 export {
   CapabilityRegistry,
-  TOOL_GROUPS,
   TOOL_PROFILES,
-  checkRuleText,
   type Capability,
   type CapabilityKind,
   type RegistryInput,
   type RiskFacts,
-  type ToolGroup,
   type ToolProfile,
   type ToolProfileSetting,
 } from './registry.js';

@@ -1,7 +1,7 @@
 import { toolSpec, type AnyTool } from '@switchboard/agent';
 import type { Channel } from './channel.js';
 import { HOOK_EVENTS, type HooksConfig } from './permissions/hooks.js';
-import { checkRuleSyntax } from './permissions/rules.js';
+import { GROUP_RULE, TOOL_GROUPS, type ToolGroup } from './permissions/rule-text.js';
 
 /** What kind of capability an entry is. */
 export type CapabilityKind = 'tool' | 'channel' | 'model' | 'hook';
@@ -36,10 +36,6 @@ export interface Capability {
   detail?: Record<string, unknown>;
 }
 
-/** Tool group shorthands, usable in permission rules and in `agents.<id>.tools.profile`. */
-export const TOOL_GROUPS = ['group:fs', 'group:web', 'group:runtime', 'group:mcp'] as const;
-export type ToolGroup = (typeof TOOL_GROUPS)[number];
-
 /** Tool profiles: named sets of tools an agent offers (see docs/control-api.md#capabilities). */
 export const TOOL_PROFILES = ['none', 'minimal', 'readonly', 'messaging', 'coding', 'full'] as const;
 export type ToolProfile = (typeof TOOL_PROFILES)[number];
@@ -58,26 +54,6 @@ const PROFILE_GROUPS: Record<Exclude<ToolProfile, 'none' | 'minimal' | 'readonly
   coding: ['group:fs', 'group:runtime', 'group:web'],
   full: [...TOOL_GROUPS],
 };
-
-const GROUP_RULE = /^group:([a-z]+)(\(.*\))?$/su;
-
-/**
- * Checks a permission rule's text: `Tool`, `Tool(content)` or a group shorthand
- * `group:<fs|web|runtime|mcp>` with optional `(content)`.
- */
-export function checkRuleText(text: string): { ok: true } | { ok: false; message: string } {
-  const s = text.trim();
-  const m = GROUP_RULE.exec(s);
-  if (s.startsWith('group:')) {
-    if (!m || !TOOL_GROUPS.includes(`group:${m[1]}` as ToolGroup)) {
-      return { ok: false, message: `unknown tool group in ${JSON.stringify(s)}: use one of ${TOOL_GROUPS.join(', ')}` };
-    }
-    const check = checkRuleSyntax(`x${m[2] ?? ''}`);
-    return check.ok ? { ok: true } : { ok: false, message: check.message };
-  }
-  const check = checkRuleSyntax(s);
-  return check.ok ? { ok: true } : { ok: false, message: check.message };
-}
 
 function mcpServerOf(name: string, servers: readonly string[]): string | undefined {
   return servers.filter((s) => name.startsWith(`mcp__${s}__`)).sort((a, b) => b.length - a.length)[0];
