@@ -21,7 +21,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { AuthLimiter } from './auth-limiter.js';
-import type { PolicyService } from './policy.js';
+import type { PolicyService } from '@switchboard/core';
 import type { TokenExpiry } from './token-expiry.js';
 import { verifySecret } from './tokens.js';
 

@@ -114,7 +114,8 @@ async function start(configFile: string | undefined): Promise<void> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const started = await startGateway(cfg, log, { configFile: configPath(configFile) }).catch((err: unknown) => {
+  // Hooks get a minimal environment: the PATH only, never the gateway's secrets.
+  const started = await startGateway(cfg, log, { configFile: configPath(configFile), hookPath: process.env.PATH ?? '/usr/bin:/bin' }).catch((err: unknown) => {
     // A problem the operator fixes (a config key, another running gateway): the message alone, no stack.
     if (err instanceof StartupError || err instanceof InstanceLockedError) {
       const code = err instanceof StartupError ? err.exitCode : EXIT_LOCKED;

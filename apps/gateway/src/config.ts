@@ -6,7 +6,7 @@ import { ROLE_MODE_CEILING, TOOL_GROUPS, checkRuleText, duration, hooksConfigSch
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { parseProxyRange } from './client-address.js';
-import { TOOL_PROFILES } from './registry.js';
+import { TOOL_PROFILES } from '@switchboard/core';
 
 const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
 const permissionMode = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);

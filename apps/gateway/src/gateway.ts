@@ -5,6 +5,8 @@ import {
   AccessEvents,
   ApprovalBroker,
   BoundaryService,
+  CapabilityRegistry,
+  PolicyService,
   Router,
   TurnEngine,
   WorkspaceDirectories,
@@ -34,11 +36,10 @@ import { AuthLimiter } from './auth-limiter.js';
 import { clientAddressResolver } from './client-address.js';
 import { httpServerOptions, registerHttpEdges } from './http-edges.js';
 import { registerReadyz } from './readyz.js';
-import { CapabilityRegistry } from './registry.js';
 import { channelContext, type ChannelContextDeps } from './channel-context.js';
 import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
-import { PolicyService } from './policy.js';
+import { livePolicySettings } from './policy-settings.js';
 import { boundarySettings, pairingSettings } from './boundary-settings.js';
 import { TokenExpiry } from './token-expiry.js';
 import { acquireInstanceLock } from './instance-lock.js';
@@ -76,8 +77,8 @@ function modelClient(cfg: Config): ModelClient {
   });
 }
 
-/** Builds and starts the gateway: database, engine, channels, HTTP. */
-export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { configFile?: string } = {}): Promise<Gateway> {
+/** Builds and starts the gateway: database, engine, channels, HTTP. `opts.hookPath` is the `PATH` command hooks get (the CLI's). */
+export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { configFile?: string; hookPath: string }): Promise<Gateway> {
   // Before anything is written to the data dir: it is usable, and no other gateway holds it.
   prepareDataDir(cfg.gateway.dataDir);
   const instance = acquireInstanceLock(cfg.gateway.dataDir, { host: cfg.gateway.host, port: cfg.gateway.port });
@@ -161,15 +162,15 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: { c
     onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
   });
   policy = new PolicyService({
-    get cfg() {
-      return live.current;
-    },
+    settings: livePolicySettings(live),
     storage,
     broker,
     log: log.child({ component: 'policy' }),
     scrub,
-    configFile: opts.configFile,
-    databaseFile,
+    hooks: { config: cfg.hooks, env: { PATH: opts.hookPath }, defaultTimeoutMs: cfg.permissions.hookTimeout },
+    denialLimits: cfg.permissions.denialLimits,
+    sessionGrantTtlMs: cfg.permissions.sessionGrantTtl,
+    protectedFiles: { configFile: opts.configFile, databaseFile },
     expandRule: (r) => registry.expandRule(r),
     // The boundary is built below; a channel's permissionMode and rooms come with operators' overrides applied.
     boundaryPolicy: (channelId): Promise<BoundaryPolicy | null> => boundary.policy(channelId),

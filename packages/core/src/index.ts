@@ -9,6 +9,31 @@ export * from './engine.js';
 export * from './errors.js';
 export * from './permissions/index.js';
 export * from './approvals/broker.js';
+export { PolicyService, type ModeContext } from './policy/service.js';
+export {
+  LiveSettings,
+  type AgentPolicySettings,
+  type PolicyHookOptions,
+  type PolicyServiceOptions,
+  type PolicySettings,
+  type RuleLists,
+  type SettingsSource,
+} from './policy/settings.js';
+export { HookBridge, permissionRequestResponder, turnHookCallbacks, type TurnHookContext } from './policy/hook-bridge.js';
+export { askForApproval, type AskCall, type AskDeps } from './policy/ask.js';
+export { roomDenyRules, settingsRules, storedRules, type RuleExpander } from './policy/rule-set.js';
+export { SessionGrants, type SessionGrantsDeps } from './policy/session-grants.js';
+export { principalMode, setPrincipalMode } from './policy/principal-modes.js';
+export {
+  CapabilityRegistry,
+  TOOL_PROFILES,
+  type Capability,
+  type CapabilityKind,
+  type RegistryInput,
+  type RiskFacts,
+  type ToolProfile,
+  type ToolProfileSetting,
+} from './registry.js';
 export * from './boundary/policy.js';
 export { BoundaryService, type BoundaryServiceOptions, type FieldView, type GateCounters } from './boundary/service.js';
 export {

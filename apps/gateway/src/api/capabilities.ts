@@ -1,7 +1,6 @@
-import type { StoredRule } from '@switchboard/core';
+import type { Capability, StoredRule } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Capability } from '../registry.js';
 import { actorOf, auditChange, scopeProblem, scopeSchema, scopeView } from './common.js';
 import { sendError, type RouteModule } from './deps.js';
 

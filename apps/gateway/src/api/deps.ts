@@ -1,10 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { AccessEvents, ApprovalBroker, Channel, Storage, TurnEngine } from '@switchboard/core';
+import type { AccessEvents, ApprovalBroker, CapabilityRegistry, Channel, PolicyService, Storage, TurnEngine } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuthLimiter } from '../auth-limiter.js';
 import type { BoundaryService } from '@switchboard/core';
-import type { PolicyService } from '../policy.js';
-import type { CapabilityRegistry } from '../registry.js';
 
 /** What the control API's route modules work with. */
 export interface ControlApiDeps {

@@ -1,7 +1,6 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { permissionModeSchema } from '@switchboard/core';
-import { principalMode, setPrincipalMode } from '../scope-modes.js';
+import { permissionModeSchema, principalMode, setPrincipalMode } from '@switchboard/core';
 import { actorOf, auditChange, idParam } from './common.js';
 import { sendError, type RouteModule } from './deps.js';
 

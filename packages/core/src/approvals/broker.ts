@@ -22,6 +22,15 @@ export interface ApprovalDecision {
   reason?: string;
 }
 
+/**
+ * How an approval request ended: the decision, and the approval the request created (or, for a
+ * resumed turn, found) as the broker last saw it — settled (allowed, denied, expired, cancelled)
+ * when a decision ended the wait; still pending when the turn's signal ended it.
+ */
+export interface ApprovalOutcome extends ApprovalDecision {
+  approval: Approval;
+}
+
 export interface ApprovalRequest {
   turnId: string;
   toolUseId: string;
@@ -67,14 +76,14 @@ const actorName = (a: Approver): string =>
  * it was already decided. Pending approvals expire into denials.
  */
 export class ApprovalBroker {
-  private readonly waiters = new Map<string, Set<(d: ApprovalDecision) => void>>();
+  private readonly waiters = new Map<string, Set<(outcome: ApprovalOutcome) => void>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly o: ApprovalBrokerOptions) {}
+  constructor(private readonly options: ApprovalBrokerOptions) {}
 
-  /** Creates (or, for a resumed turn, finds) the approval and waits for its decision. */
-  async request(req: ApprovalRequest): Promise<ApprovalDecision> {
-    const { approval, existed } = await this.o.storage.approvals.create({
+  /** Creates (or, for a resumed turn, finds) the approval and waits for its decision; returns both. */
+  async request(req: ApprovalRequest): Promise<ApprovalOutcome> {
+    const { approval, existed } = await this.options.storage.approvals.create({
       turnId: req.turnId,
       toolUseId: req.toolUseId,
       sessionId: req.sessionId,
@@ -85,18 +94,18 @@ export class ApprovalBroker {
       alwaysRule: req.alwaysRule,
       requesterPrincipalId: req.requesterPrincipalId,
       conversation: req.conversation,
-      expiresAt: new Date(Date.now() + this.o.timeoutMs),
+      expiresAt: new Date(Date.now() + this.options.timeoutMs),
     });
-    if (approval.status !== 'pending') return decisionOf(approval);
+    if (approval.status !== 'pending') return outcomeOf(approval);
     if (!existed) {
-      await this.o.storage.audit.append({
+      await this.options.storage.audit.append({
         actor: 'gateway',
         action: 'approval.requested',
         target: approval.id,
         detail: { tool: req.tool, summary: req.summary, source: approval.source },
       });
     }
-    const waiting = new Promise<ApprovalDecision>((resolve) => {
+    const waiting = new Promise<ApprovalOutcome>((resolve) => {
       let set = this.waiters.get(approval.id);
       if (!set) this.waiters.set(approval.id, (set = new Set()));
       set.add(resolve);
@@ -105,7 +114,7 @@ export class ApprovalBroker {
     req.notify(approval);
     this.meta.set(approval.id, { agentId: req.agentId, channelId: req.channelId });
     if (req.autoResponder && !mayAnswerAutomatically(approval.source)) {
-      this.o.log.info(
+      this.options.log.info(
         { approvalId: approval.id, tool: req.tool, source: approval.source },
         `approval ${approval.id} waits for a person; automatic responders may not answer it: ${whyPeopleOnly(approval.source)}`,
       );
@@ -115,10 +124,10 @@ export class ApprovalBroker {
         .then(async (r) => {
           if (r) await this.decide(approval.id, r.decision, false, { kind: 'hook', name: r.name }, r.reason);
         })
-        .catch((err: unknown) => this.o.log.warn({ err, approvalId: approval.id }, 'automatic approval responder failed'));
+        .catch((err: unknown) => this.options.log.warn({ err, approvalId: approval.id }, 'automatic approval responder failed'));
     }
-    const aborted = new Promise<ApprovalDecision>((resolve) => {
-      const onAbort = () => resolve({ allowed: false, by: 'system', reason: 'the turn was stopped' });
+    const aborted = new Promise<ApprovalOutcome>((resolve) => {
+      const onAbort = () => resolve({ allowed: false, by: 'system', reason: 'the turn was stopped', approval });
       if (req.signal.aborted) onAbort();
       else req.signal.addEventListener('abort', onAbort, { once: true });
     });
@@ -140,7 +149,7 @@ export class ApprovalBroker {
         : { ok: false, reason: 'this operator token lacks the "approvals" scope' };
     }
     if (who.role === 'owner' || who.role === 'admin') return { ok: true };
-    if (who.principalId === approval.requesterPrincipalId && this.o.selfApproveRoles.includes(who.role)) return { ok: true };
+    if (who.principalId === approval.requesterPrincipalId && this.options.selfApproveRoles.includes(who.role)) return { ok: true };
     return {
       ok: false,
       reason:
@@ -155,19 +164,19 @@ export class ApprovalBroker {
    * tool call) runs only for that one.
    */
   async decide(id: string, decision: 'allow' | 'deny', always: boolean, who: Approver, reason?: string): Promise<DecideOutcome> {
-    const approval = await this.o.storage.approvals.get(id);
+    const approval = await this.options.storage.approvals.get(id);
     if (!approval) return { outcome: 'not_found' };
     const may = this.mayDecide(approval, who);
     if (!may.ok) return { outcome: 'forbidden', reason: may.reason };
     if (approval.status !== 'pending') return { outcome: 'already_decided', approval };
     const by = actorName(who);
-    const won = await this.o.storage.approvals.claim(id, decision === 'allow' ? 'allowed' : 'denied', by, {
+    const won = await this.options.storage.approvals.claim(id, decision === 'allow' ? 'allowed' : 'denied', by, {
       always: always && decision === 'allow',
       ...(reason ? { reason } : {}),
     });
-    const after = (await this.o.storage.approvals.get(id))!;
+    const after = (await this.options.storage.approvals.get(id))!;
     if (!won) return { outcome: 'already_decided', approval: after };
-    await this.o.storage.audit.append({
+    await this.options.storage.audit.append({
       actor: by,
       action: 'approval.decided',
       target: id,
@@ -184,8 +193,11 @@ export class ApprovalBroker {
     const rule = a.alwaysRule;
     if (rule === null) {
       // An approval stored before the exact rule was recorded: no rule rather than a guessed, wider one.
-      this.o.log.warn({ approvalId: a.id, tool: a.tool }, '"always allow" saved no rule: this approval predates exact rules; the call itself was allowed');
-      await this.o.storage.audit.append({
+      this.options.log.warn(
+        { approvalId: a.id, tool: a.tool },
+        '"always allow" saved no rule: this approval predates exact rules; the call itself was allowed',
+      );
+      await this.options.storage.audit.append({
         actor: actorName(who),
         action: 'rule.not_saved',
         target: a.id,
@@ -208,14 +220,14 @@ export class ApprovalBroker {
       scopeKind = 'session';
       scopeId = a.sessionId;
     }
-    const saved = await this.o.storage.rules.create({ scopeKind, scopeId, behavior: 'allow', rule, createdBy: actorName(who) });
-    await this.o.storage.audit.append({
+    const saved = await this.options.storage.rules.create({ scopeKind, scopeId, behavior: 'allow', rule, createdBy: actorName(who) });
+    await this.options.storage.audit.append({
       actor: actorName(who),
       action: 'rule.created',
       target: saved.id,
       detail: { scopeKind, scopeId, behavior: 'allow', rule, via: a.id },
     });
-    this.o.onRuleSaved?.(saved);
+    this.options.onRuleSaved?.(saved);
   }
 
   private armExpiry(a: Approval): void {
@@ -224,12 +236,12 @@ export class ApprovalBroker {
     const t = setTimeout(() => {
       this.timers.delete(a.id);
       void (async () => {
-        if (await this.o.storage.approvals.claim(a.id, 'expired', 'system', { reason: 'expired' })) {
-          await this.o.storage.audit.append({ actor: 'system', action: 'approval.expired', target: a.id, detail: { tool: a.tool } });
+        if (await this.options.storage.approvals.claim(a.id, 'expired', 'system', { reason: 'expired' })) {
+          await this.options.storage.audit.append({ actor: 'system', action: 'approval.expired', target: a.id, detail: { tool: a.tool } });
         }
-        const after = await this.o.storage.approvals.get(a.id);
+        const after = await this.options.storage.approvals.get(a.id);
         if (after) this.settle(after);
-      })().catch((err: unknown) => this.o.log.error({ err, approvalId: a.id }, 'approval expiry failed'));
+      })().catch((err: unknown) => this.options.log.error({ err, approvalId: a.id }, 'approval expiry failed'));
     }, ms);
     t.unref();
     this.timers.set(a.id, t);
@@ -242,7 +254,7 @@ export class ApprovalBroker {
     this.meta.delete(a.id);
     const set = this.waiters.get(a.id);
     this.waiters.delete(a.id);
-    for (const resolve of set ?? []) resolve(decisionOf(a));
+    for (const resolve of set ?? []) resolve(outcomeOf(a));
   }
 
   /**
@@ -252,19 +264,19 @@ export class ApprovalBroker {
    * call cancelled. A turn suspended for shutdown is not ended: its approvals stay pending.
    */
   async cancelTurn(turnId: string, reason: string): Promise<number> {
-    const pending = await this.o.storage.approvals.list({ turnId, status: 'pending', limit: 500 });
+    const pending = await this.options.storage.approvals.list({ turnId, status: 'pending', limit: 500 });
     let cancelled = 0;
     for (const a of pending) {
-      if (await this.o.storage.approvals.claim(a.id, 'cancelled', 'system', { reason })) {
+      if (await this.options.storage.approvals.claim(a.id, 'cancelled', 'system', { reason })) {
         cancelled++;
-        await this.o.storage.audit.append({
+        await this.options.storage.audit.append({
           actor: 'system',
           action: 'approval.cancelled',
           target: a.id,
           detail: { tool: a.tool, summary: a.summary, reason },
         });
       }
-      const after = await this.o.storage.approvals.get(a.id);
+      const after = await this.options.storage.approvals.get(a.id);
       if (after) this.settle(after);
     }
     return cancelled;
@@ -278,9 +290,9 @@ export class ApprovalBroker {
   async cancelEnded(): Promise<number> {
     const stale = new Set<string>();
     for (let offset = 0; ; offset += 500) {
-      const page = await this.o.storage.approvals.list({ status: 'pending', limit: 500, offset });
+      const page = await this.options.storage.approvals.list({ status: 'pending', limit: 500, offset });
       for (const a of page) {
-        const turn = await this.o.storage.turns.get(a.turnId);
+        const turn = await this.options.storage.turns.get(a.turnId);
         if (!turn || ENDED_TURN_STATES.has(turn.state)) stale.add(a.turnId);
       }
       if (page.length < 500) break;
@@ -299,6 +311,10 @@ export class ApprovalBroker {
 
 /** Turn states after which nothing can use an approval any more. */
 const ENDED_TURN_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'interrupted']);
+
+function outcomeOf(approval: Approval): ApprovalOutcome {
+  return { ...decisionOf(approval), approval };
+}
 
 function decisionOf(a: Approval): ApprovalDecision {
   if (a.status === 'allowed') return { allowed: true, by: a.decidedBy ?? 'unknown' };

@@ -81,10 +81,49 @@ const opinionSchema = z.object({
   additionalContext: z.string().max(20_000).optional(),
 });
 
-/** What is sent to a hook (as JSON, with `hookEvent` added). `toolName` drives the matcher. */
-export interface HookPayload {
-  toolName?: string;
-  [key: string]: unknown;
+/** What every hook payload carries: the turn it is about. */
+export interface HookTurnFields {
+  sessionId: string;
+  turnId: string;
+  agentId: string;
+}
+
+/** What a hook about one tool call is sent besides the turn: `toolName` drives the matcher. */
+export interface HookToolFields extends HookTurnFields {
+  toolName: string;
+  toolInput: unknown;
+  toolUseId: string;
+}
+
+/**
+ * What is sent to a hook for each event (as JSON, with `hookEvent` added). Every
+ * {@link HookEvent} has an entry: {@link runHooks} accepts only the payload of its event.
+ */
+export interface HookPayloads {
+  /** Before a tool call is decided; an opinion may allow, deny, ask or rewrite the input. */
+  PreToolUse: HookToolFields;
+  /** After a tool call succeeded: `toolResult` is the tool's result content. */
+  PostToolUse: HookToolFields & { toolResult: unknown };
+  /** After a tool call failed: `toolResult` is the error content. */
+  PostToolUseFailure: HookToolFields & { toolResult: unknown };
+  /** A call waits for approval: `reason` says why it was asked. */
+  PermissionRequest: HookToolFields & { reason: string };
+  /** A call was refused: `reason` is the refusal. */
+  PermissionDenied: HookToolFields & { reason: string };
+  /** Before the first model call of a turn: `prompt` is the person's message. */
+  UserPromptSubmit: HookTurnFields & { prompt: string };
+  /** Before the first turn of a session. */
+  SessionStart: HookTurnFields;
+  /** After a turn ended: `reason` is how it ended. */
+  Stop: HookTurnFields & { reason: string };
+}
+
+/** The payload of one hook event (see {@link HookPayloads}). */
+export type HookPayload<E extends HookEvent = HookEvent> = HookPayloads[E];
+
+/** The tool a payload is about, for events about one tool call. */
+function toolNameOf(payload: HookPayload): string | undefined {
+  return 'toolName' in payload ? payload.toolName : undefined;
 }
 
 /** A hook that failed, timed out or answered nonsense. */
@@ -152,9 +191,16 @@ export function hookLabel(hook: HookDefinition): string {
  * object of the opinion shape) is logged and counts as no opinion; for `PermissionRequest` the
  * result's status is then `failed`. Empty output is a valid "no opinion". Never throws.
  */
-export async function runHooks(event: HookEvent, payload: HookPayload, hooks: HooksConfig, log: HookLog, opts: RunHooksOptions = {}): Promise<HookRunResult> {
+export async function runHooks<E extends HookEvent>(
+  event: E,
+  payload: HookPayloads[E],
+  hooks: HooksConfig,
+  log: HookLog,
+  opts: RunHooksOptions = {},
+): Promise<HookRunResult> {
+  const toolName = toolNameOf(payload);
   const selected = ((Object.hasOwn(hooks, event) ? hooks[event] : undefined) ?? []).filter(
-    (h) => !TOOL_HOOK_EVENTS.has(event) || hookMatches(h.matcher, payload.toolName, opts.aliases),
+    (h) => !TOOL_HOOK_EVENTS.has(event) || hookMatches(h.matcher, toolName, opts.aliases),
   );
   if (selected.length === 0) return { status: 'ok', opinions: [], failures: [] };
   let body: string;
@@ -228,7 +274,7 @@ export function parseOpinion(text: string): HookOpinion | undefined {
  */
 export function preToolUseFromHooks(hooks: HooksConfig, log: HookLog, opts: RunHooksOptions = {}): PreToolUseCallback {
   return async ({ tool, input, ctx }) => {
-    const payload: HookPayload = {
+    const payload: HookPayloads['PreToolUse'] = {
       toolName: tool.name,
       toolInput: input,
       toolUseId: ctx.toolUseId,

@@ -1,10 +1,12 @@
-import { isPermissionMode, modeRank, type ConversationRef, type PermissionMode, type Session, type Storage, type StoredRule } from '@switchboard/core';
+import type { ConversationRef } from '../channel.js';
+import { isPermissionMode, modeRank, type PermissionMode } from '../permissions/modes.js';
+import type { Session, Storage, StoredRule } from '../storage.js';
 import type { Logger } from 'pino';
 
 /** Longest single timer delay Node accepts; longer waits re-arm. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** What {@link SessionGrants} needs from the gateway. */
+/** What {@link SessionGrants} needs from the wiring. */
 export interface SessionGrantsDeps {
   storage: Storage;
   log: Logger;
@@ -29,11 +31,11 @@ export class SessionGrants {
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(private readonly d: SessionGrantsDeps) {}
+  constructor(private readonly deps: SessionGrantsDeps) {}
 
   /** When a rule granted at `createdAt` lapses (epoch ms). */
   expiresAt(createdAt: Date): number {
-    return createdAt.getTime() + this.d.ttlMs;
+    return createdAt.getTime() + this.deps.ttlMs;
   }
 
   /** Whether a stored rule is in force: every rule but a session rule past its TTL. */
@@ -49,7 +51,7 @@ export class SessionGrants {
   /** Audits a newly stored rule as a grant when it is one (session scope), and re-arms the timer. */
   async ruleSaved(rule: StoredRule): Promise<void> {
     if (rule.scopeKind !== 'session' || rule.scopeId === null) return;
-    await this.d.storage.audit.append({
+    await this.deps.storage.audit.append({
       actor: rule.createdBy,
       action: 'grant.created',
       target: rule.id,
@@ -70,16 +72,16 @@ export class SessionGrants {
    */
   async modeSet(session: Session, mode: PermissionMode, broader: PermissionMode, actor: string): Promise<void> {
     if (modeRank(mode) <= modeRank(broader)) {
-      if (session.settings.modeGrantedAt !== undefined) await this.d.storage.sessions.updateSettings(session.id, { modeGrantedAt: null });
+      if (session.settings.modeGrantedAt !== undefined) await this.deps.storage.sessions.updateSettings(session.id, { modeGrantedAt: null });
       return;
     }
     const now = Date.now();
-    await this.d.storage.sessions.updateSettings(session.id, { modeGrantedAt: now });
-    await this.d.storage.audit.append({
+    await this.deps.storage.sessions.updateSettings(session.id, { modeGrantedAt: now });
+    await this.deps.storage.audit.append({
       actor,
       action: 'grant.created',
       target: session.id,
-      detail: { kind: 'mode', sessionId: session.id, mode, above: broader, expiresAt: new Date(now + this.d.ttlMs).toISOString() },
+      detail: { kind: 'mode', sessionId: session.id, mode, above: broader, expiresAt: new Date(now + this.deps.ttlMs).toISOString() },
     });
   }
 
@@ -94,25 +96,25 @@ export class SessionGrants {
       const mode = s.settings.mode;
       const granted = s.settings.modeGrantedAt;
       const above = typeof mode === 'string' && isPermissionMode(mode) && modeRank(mode) > modeRank(broader);
-      if (above && (typeof granted !== 'number' || Date.now() >= granted + this.d.ttlMs)) {
-        s = await this.d.storage.sessions.updateSettings(s.id, { mode: null, modeGrantedAt: null });
-        await this.d.storage.audit.append({
+      if (above && (typeof granted !== 'number' || Date.now() >= granted + this.deps.ttlMs)) {
+        s = await this.deps.storage.sessions.updateSettings(s.id, { mode: null, modeGrantedAt: null });
+        await this.deps.storage.audit.append({
           actor: 'system',
           action: 'grant.lapsed',
           target: s.id,
           detail: { kind: 'mode', sessionId: s.id, mode, above: broader },
         });
-        this.d.log.info({ sessionId: s.id, mode }, `session grant lapsed: mode ${mode} of session ${s.id}`);
+        this.deps.log.info({ sessionId: s.id, mode }, `session grant lapsed: mode ${mode} of session ${s.id}`);
         s = (await this.addNotice(s.id, `the ${mode} mode of this session (back to ${broader})`)) ?? s;
       }
       const notices = s.settings.grantNotices ?? [];
       if (notices.length === 0) return s;
-      s = await this.d.storage.sessions.updateSettings(s.id, { grantNotices: null });
-      const hours = formatTtl(this.d.ttlMs);
-      await this.d.notify?.(to, `Expired (session grants last ${hours}): ${notices.join('; ')}. You will be asked again where they applied.`);
+      s = await this.deps.storage.sessions.updateSettings(s.id, { grantNotices: null });
+      const hours = formatTtl(this.deps.ttlMs);
+      await this.deps.notify?.(to, `Expired (session grants last ${hours}): ${notices.join('; ')}. You will be asked again where they applied.`);
       return s;
     } catch (err) {
-      this.d.log.error({ err, sessionId: session.id }, 'session grant check failed');
+      this.deps.log.error({ err, sessionId: session.id }, 'session grant check failed');
       return session;
     }
   }
@@ -133,29 +135,29 @@ export class SessionGrants {
     let next = Infinity;
     let changed = false;
     try {
-      for (const r of await this.d.storage.rules.list()) {
+      for (const r of await this.deps.storage.rules.list()) {
         if (r.scopeKind !== 'session') continue;
         const at = this.expiresAt(r.createdAt);
         if (now < at) {
           next = Math.min(next, at);
           continue;
         }
-        if (!(await this.d.storage.rules.delete(r.id))) continue;
+        if (!(await this.deps.storage.rules.delete(r.id))) continue;
         changed = true;
-        await this.d.storage.audit.append({
+        await this.deps.storage.audit.append({
           actor: 'system',
           action: 'grant.lapsed',
           target: r.id,
           detail: { kind: 'rule', sessionId: r.scopeId, rule: r.rule, behavior: r.behavior, grantedAt: r.createdAt.toISOString() },
         });
-        this.d.log.info({ ruleId: r.id, sessionId: r.scopeId, rule: r.rule }, `session grant lapsed: rule ${r.id} ${r.rule}`);
+        this.deps.log.info({ ruleId: r.id, sessionId: r.scopeId, rule: r.rule }, `session grant lapsed: rule ${r.id} ${r.rule}`);
         if (r.scopeId !== null) await this.addNotice(r.scopeId, `the rule ${r.rule} (${r.behavior})`);
       }
     } catch (err) {
-      this.d.log.error({ err }, 'session grant sweep failed; retrying');
-      next = now + Math.min(this.d.ttlMs, 60_000);
+      this.deps.log.error({ err }, 'session grant sweep failed; retrying');
+      next = now + Math.min(this.deps.ttlMs, 60_000);
     }
-    if (changed) this.d.onRulesChanged();
+    if (changed) this.deps.onRulesChanged();
     if (next !== Infinity && !this.closed) {
       this.timer = setTimeout(() => void this.sweep(), Math.min(MAX_TIMER_MS, Math.max(0, next - Date.now())));
       this.timer.unref();
@@ -163,10 +165,10 @@ export class SessionGrants {
   }
 
   private async addNotice(sessionId: string, what: string): Promise<Session | null> {
-    const s = await this.d.storage.sessions.get(sessionId);
+    const s = await this.deps.storage.sessions.get(sessionId);
     if (!s) return null; // the session is gone: nobody to tell
     const notices = [...(s.settings.grantNotices ?? []), what].slice(-20);
-    return this.d.storage.sessions.updateSettings(sessionId, { grantNotices: notices });
+    return this.deps.storage.sessions.updateSettings(sessionId, { grantNotices: notices });
   }
 }
 

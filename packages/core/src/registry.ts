@@ -1,5 +1,7 @@
 import { toolSpec, type AnyTool } from '@switchboard/agent';
-import { GROUP_RULE, HOOK_EVENTS, TOOL_GROUPS, type Channel, type HooksConfig, type ToolGroup } from '@switchboard/core';
+import type { Channel } from './channel.js';
+import { HOOK_EVENTS, type HooksConfig } from './permissions/hooks.js';
+import { GROUP_RULE, TOOL_GROUPS, type ToolGroup } from './permissions/rule-text.js';
 
 /** What kind of capability an entry is. */
 export type CapabilityKind = 'tool' | 'channel' | 'model' | 'hook';

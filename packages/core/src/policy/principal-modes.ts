@@ -1,4 +1,5 @@
-import { isPermissionMode, type PermissionMode, type Storage } from '@switchboard/core';
+import { isPermissionMode, type PermissionMode } from '../permissions/modes.js';
+import type { Storage } from '../storage.js';
 
 /**
  * Principal-scope permission modes, set by operators through the control API. They are kept in

@@ -2,7 +2,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConversationRef, Session } from '@switchboard/core';
 import { openSqliteStorage, type SqliteStorage } from '@switchboard/store';
-import { SessionGrants } from '../src/session-grants.js';
+import { SessionGrants } from '../../src/policy/session-grants.js';
 
 const TTL = 60_000;
 const to: ConversationRef = { channel: 'websocket', account: 'default', id: 'p1', kind: 'dm' };

@@ -1,0 +1,97 @@
+import type { AnyTool, AskSource, Decision } from '@switchboard/agent';
+import type { Logger } from 'pino';
+import type { ApprovalBroker } from '../approvals/broker.js';
+import { suspendedForShutdown, type TurnPolicyContext } from '../engine.js';
+import { exactRuleFor } from '../permissions/exact-rule.js';
+import { toolMatchKind } from '../permissions/matchers.js';
+import type { Storage } from '../storage.js';
+import { permissionRequestResponder, type HookBridge } from './hook-bridge.js';
+
+/** One tool call the pipeline asked about. */
+export interface AskCall {
+  tool: AnyTool;
+  /** The input that will run once allowed. */
+  input: unknown;
+  /** Set when a hook or the tool rewrote the input. */
+  updatedInput: unknown;
+  /** The scrubbed one-line summary people see. */
+  summary: string;
+  /** Why the pipeline asked. */
+  reason: string;
+  source: AskSource;
+  toolUseId: string;
+  signal: AbortSignal;
+  workspace: string;
+}
+
+/** What {@link askForApproval} works with. */
+export interface AskDeps {
+  storage: Storage;
+  broker: ApprovalBroker;
+  hooks: HookBridge;
+  log: Logger;
+}
+
+/**
+ * Turns an ask into an approval: the turn waits in `awaiting_approval`, the requester's chat is
+ * shown an `approval_requested` event, PermissionRequest hooks may answer (mode asks only), and
+ * the outcome is emitted as `approval_resolved` (unless the turn is suspended for shutdown: its
+ * approval stays open). A stopped turn's approval is cancelled before anyone is told.
+ */
+export async function askForApproval(deps: AskDeps, ctx: TurnPolicyContext, call: AskCall, requesterPrincipalId: string | null): Promise<Decision> {
+  const { session, turn, message } = ctx;
+  const { tool, input, toolUseId, signal, workspace, reason } = call;
+  await deps.storage.turns.setState(turn.id, 'awaiting_approval');
+  try {
+    const autoResponder = permissionRequestResponder(
+      deps.hooks,
+      { sessionId: session.id, turnId: turn.id, agentId: session.agentId, toolName: tool.name, toolInput: input, toolUseId, reason },
+      deps.log,
+    );
+    const outcome = await deps.broker.request({
+      turnId: turn.id,
+      toolUseId,
+      sessionId: session.id,
+      agentId: session.agentId,
+      channelId: `${message.channel}:${message.account}`,
+      tool: tool.name,
+      alwaysRule: exactRuleFor(tool.name, tool.ruleContent ? tool.ruleContent(input) : undefined, toolMatchKind(tool.name), workspace),
+      summary: call.summary,
+      input,
+      source: call.source,
+      requesterPrincipalId,
+      conversation: message.conversation,
+      signal,
+      notify: (approval) =>
+        ctx.emit({
+          type: 'approval_requested',
+          approvalId: approval.id,
+          toolUseId,
+          name: tool.name,
+          summary: `${approval.summary} — ${reason}`,
+          expiresAt: approval.expiresAt.toISOString(),
+          source: approval.source,
+        }),
+      ...(autoResponder ? { autoResponder } : {}),
+    });
+    // A stopped turn's approval is cancelled now, before anyone is told it was resolved (the turn's
+    // end cancels it too; the claim is atomic, so only one of them records it).
+    if (signal.aborted && !suspendedForShutdown(signal)) {
+      await deps.broker
+        .cancelTurn(turn.id, 'the turn was stopped')
+        .catch((err: unknown) => deps.log.error({ err, turnId: turn.id }, 'could not cancel the approval of a stopped turn'));
+    }
+    // A turn suspended for shutdown resumes and asks again: its approval is still open, its cards stay live.
+    if (!suspendedForShutdown(signal)) {
+      ctx.emit({ type: 'approval_resolved', approvalId: outcome.approval.id, toolUseId, allowed: outcome.allowed, by: outcome.by });
+    }
+    if (outcome.allowed) return call.updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput: call.updatedInput };
+    return {
+      behavior: 'deny',
+      reason: outcome.reason ?? 'the approval was declined',
+      kind: outcome.by.startsWith('hook:') ? 'hook' : outcome.by === 'system' ? 'limit' : 'person',
+    };
+  } finally {
+    if (!signal.aborted) await deps.storage.turns.setState(turn.id, 'running');
+  }
+}
