@@ -426,7 +426,16 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     for (const c of this.conns.get(principalId) ?? []) this.send(c, frame);
   }
 
+  /** Never throws (the Channel contract): a failing stream or ledger is logged; the final stays in the transcript. */
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void> {
+    try {
+      await this.renderTurn(to, turnId, turn, meta);
+    } catch (err) {
+      this.ctx?.log.error({ err, channel: this.id, turnId }, 'websocket render failed');
+    }
+  }
+
+  private async renderTurn(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void> {
     const clientId = meta.clientId;
     const principal = to.id;
     for await (const ev of turn) {

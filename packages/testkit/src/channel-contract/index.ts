@@ -1,0 +1,13 @@
+export {
+  acceptBeforeAck,
+  CONTRACT_POINTS,
+  type ContractPoint,
+  finalLedgeredOnce,
+  neverThrows,
+  redeliveryMakesOneTurn,
+  resumeSkipsFinalsAndFixesDraft,
+  steeredAcknowledgement,
+  stopIdempotent,
+} from './checks.js';
+export type { ContractHarness, ContractRig, InjectedItem, PlatformOutput } from './harness.js';
+export { checkContractPoint, runChannelContract, withContractRig } from './run.js';
