@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHook } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { TurnEvent } from '@switchboard/core';
 import type { RenderOutcome } from '../fake-channel-env.js';
@@ -41,7 +42,9 @@ export async function acceptBeforeAck(rig: ContractRig): Promise<void> {
 /** A redelivery of the same item makes one turn (and is acknowledged again). */
 export async function redeliveryMakesOneTurn(rig: ContractRig): Promise<void> {
   const item = await rig.inject(`once ${randomUUID().slice(0, 8)}`);
+  const before = rig.env.turnsStarted.length;
   await rig.redeliver(item);
+  assert.equal(rig.env.turnsStarted.length, before, 'the redelivery started a turn (under another dedupe key)');
   const acks = rig.env.timeline.filter((e) => e.key === item.dedupeKey && e.kind === 'ack');
   assert.ok(acks.length >= 2, `the redelivery was not acknowledged (acks: ${acks.length})`);
   assert.equal(rig.env.turnsFor(item.dedupeKey).length, 1, 'a redelivered item made more than one turn');
@@ -167,7 +170,37 @@ export async function neverThrows(rig: ContractRig): Promise<void> {
   }
 }
 
-/** `stop` is idempotent and prompt: concurrent and repeated calls resolve, and the channel says it is down. */
+/** Watches the timers created from `start()` on: which are still pending (and keep the process alive). */
+export interface TimerWatch {
+  /** Timers created since the watch began that have neither fired nor been cleared, and are not unref'd. */
+  pending(): string[];
+  dispose(): void;
+}
+
+/** Starts watching timer creation (async_hooks `Timeout` resources). */
+export function watchTimers(): TimerWatch {
+  const live = new Map<number, { resource: { hasRef?: () => boolean }; stack: string }>();
+  const hook = createHook({
+    init(asyncId, type, _trigger, resource) {
+      if (type !== 'Timeout') return;
+      const stack = (new Error().stack ?? '').split('\n').slice(2, 8).join('\n');
+      live.set(asyncId, { resource: resource as { hasRef?: () => boolean }, stack });
+    },
+    destroy(asyncId) {
+      live.delete(asyncId);
+    },
+  }).enable();
+  return {
+    pending: () => [...live.values()].filter((t) => t.resource.hasRef?.() !== false).map((t) => t.stack),
+    dispose: () => hook.disable(),
+  };
+}
+
+/**
+ * `stop` is idempotent and prompt: concurrent and repeated calls resolve and the channel says it is
+ * down. {@link checkContractPoint} then also asserts, once the platform fake and env are closed,
+ * that no timer set since `start` is still pending ({@link assertNoTimersLeft}).
+ */
 export async function stopIdempotent(rig: ContractRig, budgetMs = 5000): Promise<void> {
   const first = settle(() => rig.channel.stop('shutdown'));
   const second = settle(() => rig.channel.stop('shutdown'));
@@ -184,6 +217,14 @@ export async function stopIdempotent(rig: ContractRig, budgetMs = 5000): Promise
   assertResolved(await settle(() => rig.channel.notify(rig.conversation, 'after stop')), 'notify after stop');
 }
 
+/** Fails when a timer created since `timers` began is still pending (neither fired nor cleared, not unref'd). */
+export async function assertNoTimersLeft(timers: TimerWatch, known?: RegExp): Promise<void> {
+  // Let callbacks of work the stop cancelled run once, then look.
+  await new Promise<void>((r) => setImmediate(r));
+  const left = timers.pending().filter((stack) => !known?.test(stack));
+  assert.equal(left.length, 0, `stop() left ${left.length} timer(s) pending, set at:\n${left.join('\n---\n')}`);
+}
+
 async function settle(fn: () => Promise<void>): Promise<RenderOutcome> {
   try {
     await fn();
@@ -194,7 +235,7 @@ async function settle(fn: () => Promise<void>): Promise<RenderOutcome> {
 }
 
 /** Waits for `p`, failing when it has not settled after `ms` (a hung call; not a speed measurement). */
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new assert.AssertionError({ message: `${what} did not settle within ${ms} ms (hung)` })), ms);

@@ -66,4 +66,10 @@ export interface ContractHarness {
   setup(): Promise<ContractRig>;
   /** How long `stop()` may take before it counts as hung (default 5000 ms; a wait limit, not a measurement). */
   stopBudgetMs?: number;
+  /**
+   * Timers a client library is known to leave pending after stop, matched against the stack that
+   * created them: a waiver for a library's bug, named and explained at the harness, not a way to
+   * excuse the channel's own timers.
+   */
+  knownLibraryTimers?: RegExp;
 }

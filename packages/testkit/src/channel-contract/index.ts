@@ -1,5 +1,6 @@
 export {
   acceptBeforeAck,
+  assertNoTimersLeft,
   CONTRACT_POINTS,
   type ContractPoint,
   finalLedgeredOnce,
@@ -8,6 +9,9 @@ export {
   resumeSkipsFinalsAndFixesDraft,
   steeredAcknowledgement,
   stopIdempotent,
+  type TimerWatch,
+  watchTimers,
+  within,
 } from './checks.js';
 export type { ContractHarness, ContractRig, InjectedItem, PlatformOutput } from './harness.js';
 export { checkContractPoint, runChannelContract, withContractRig } from './run.js';
