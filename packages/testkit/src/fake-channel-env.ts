@@ -20,6 +20,15 @@ import { openSqliteStorage, type SqliteStorage } from '@switchboard/store';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { fakeChannelContext } from './fake-channel-context.js';
+import {
+  type LedgerWrite,
+  type LiveTurn,
+  type RenderOutcome,
+  type ServiceRequest,
+  type StartedTurn,
+  Timeline,
+  type TimelineEvent,
+} from './fake-channel-records.js';
 
 /**
  * What the gateway side of a channel test looks like: a real SQLite `:memory:` store (inbox,
@@ -29,54 +38,12 @@ import { fakeChannelContext } from './fake-channel-context.js';
  * place that knows the context's shape.
  */
 
-/** One step on the shared timeline; harnesses add `ack` / `nack` marks when the platform fake sees them. */
-export interface TimelineEvent {
-  seq: number;
-  kind: 'accept_called' | 'accept_ok' | 'accept_failed' | 'ack' | 'nack' | 'dead_letter' | 'ledger_write';
-  /** The dedupe key (inbox events, acks) or `turnId:part:kind` (ledger writes). */
-  key: string;
-  detail?: string;
-}
-
-/** A `recordDelivery` call as the channel made it, and whether the row already existed. */
-export interface LedgerWrite {
-  part: NewDelivery;
-  existed: boolean;
-}
-
-/** A turn the fake gateway queued for an accepted item (what the engine would then run). */
-export interface StartedTurn {
-  turnId: string;
-  dedupeKey: string;
-  conversation: ConversationRef;
-  clientId: string | null;
-}
-
-/** A call the channel made into the gateway's session, approval and command services. */
-export interface ServiceRequest {
-  name: string;
-  args: unknown[];
-}
-
-/** How a render ended: channels must resolve; a rejection is a contract breach. */
-export type RenderOutcome = { ok: true } | { ok: false; error: unknown };
-
-/** A turn being fed to a channel's render one event at a time. */
-export interface LiveTurn {
-  push(event: TurnEvent): void;
-  /** Ends the event stream (as the engine does after `turn_end`). */
-  end(): void;
-  readonly result: Promise<RenderOutcome>;
-}
-
 /** Options for {@link FakeChannelEnv}. */
 export interface FakeChannelEnvOptions {
   /** `limits.inboxMaxAttempts` the channel sees (default 3). */
   inboxMaxAttempts?: number;
   log?: Logger;
 }
-
-type Waiter = { match: (e: TimelineEvent) => boolean; resolve: (e: TimelineEvent) => void };
 
 /** The fake gateway a channel runs against in unit and contract tests. */
 export class FakeChannelEnv {
@@ -86,7 +53,7 @@ export class FakeChannelEnv {
   readonly inboxMaxAttempts: number;
   /** The context to pass to `channel.start`. */
   readonly ctx: ChannelContext;
-  readonly timeline: TimelineEvent[] = [];
+  private readonly steps = new Timeline();
   /** Items stored as new, in the order their accept resolved. */
   readonly accepted: InboundMessage[] = [];
   /** Items recognised as redeliveries of a stored one. */
@@ -98,7 +65,6 @@ export class FakeChannelEnv {
   /** Approvals the channel may show again (`pendingApprovals`); tests add to it. */
   readonly pending: PendingApproval[] = [];
   url = '';
-  private readonly waiters = new Set<Waiter>();
   private readonly listeners = new Set<AccessListener>();
   private readonly tokens = new Map<string, { principalId: string; tokenId: string; active: boolean }>();
   private readonly principals = new Map<string, { principalId: string; role: string }>();
@@ -169,36 +135,19 @@ export class FakeChannelEnv {
     this.isAccepting = false;
   }
 
+  /** Every step so far, in order (inbox events, ledger writes, and the acks harnesses mark). */
+  get timeline(): readonly TimelineEvent[] {
+    return this.steps.events;
+  }
+
   /** Adds a step to the timeline; harnesses mark platform acks here the moment the platform fake sees them. */
   mark(kind: TimelineEvent['kind'], key: string, detail?: string): TimelineEvent {
-    const e: TimelineEvent = { seq: this.timeline.length + 1, kind, key, ...(detail !== undefined ? { detail } : {}) };
-    this.timeline.push(e);
-    for (const w of [...this.waiters]) {
-      if (!w.match(e)) continue;
-      this.waiters.delete(w);
-      w.resolve(e);
-    }
-    return e;
+    return this.steps.mark(kind, key, detail);
   }
 
   /** The first timeline event matching (past or future); rejects after `timeoutMs`. */
   waitFor(match: (e: TimelineEvent) => boolean, timeoutMs = 10_000): Promise<TimelineEvent> {
-    const past = this.timeline.find(match);
-    if (past) return Promise.resolve(past);
-    return new Promise((resolve, reject) => {
-      const w: Waiter = {
-        match,
-        resolve: (e) => {
-          clearTimeout(timer);
-          resolve(e);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters.delete(w);
-        reject(new Error(`fake channel env: no matching timeline event within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waiters.add(w);
-    });
+    return this.steps.waitFor(match, timeoutMs);
   }
 
   // ---- observation -------------------------------------------------------------------------

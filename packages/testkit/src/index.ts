@@ -21,13 +21,13 @@ export * from './unreachable.js';
 export * from './no-egress.js';
 export * from './channel-contract/index.js';
 export { fakeChannelContext } from './fake-channel-context.js';
+export { FakeChannelEnv, type FakeChannelEnvOptions } from './fake-channel-env.js';
 export {
-  FakeChannelEnv,
-  type FakeChannelEnvOptions,
   type LedgerWrite,
   type LiveTurn,
   type RenderOutcome,
   type ServiceRequest,
   type StartedTurn,
+  Timeline,
   type TimelineEvent,
-} from './fake-channel-env.js';
+} from './fake-channel-records.js';

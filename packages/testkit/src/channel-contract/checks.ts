@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHook } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { TurnEvent } from '@switchboard/core';
-import type { RenderOutcome } from '../fake-channel-env.js';
+import type { RenderOutcome } from '../fake-channel-records.js';
 import type { ContractRig, PlatformOutput } from './harness.js';
 
 /**
