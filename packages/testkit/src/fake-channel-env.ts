@@ -62,6 +62,8 @@ export class FakeChannelEnv {
   readonly deadLetters: DeadLetterInput[] = [];
   readonly ledgerWrites: LedgerWrite[] = [];
   readonly requests: ServiceRequest[] = [];
+  /** Notices the gateway sent through {@link FakeChannelEnv.notify}, with how each call ended. */
+  readonly notices: Array<{ to: ConversationRef; text: string; outcome: RenderOutcome }> = [];
   /** Approvals the channel may show again (`pendingApprovals`); tests add to it. */
   readonly pending: PendingApproval[] = [];
   url = '';
@@ -196,6 +198,13 @@ export class FakeChannelEnv {
   liveTurn(channel: Pick<Channel, 'render'>, to: ConversationRef, turnId: string, meta: RenderMeta = { clientId: null, resumed: false }): LiveTurn {
     const queue = new AsyncQueue<TurnEvent>();
     return { push: (e) => queue.push(e), end: () => queue.close(), result: settle(() => channel.render(to, turnId, queue, meta)) };
+  }
+
+  /** Sends a gateway notice (pairing code, refusal) through `channel.notify`, as the gateway does; records how it ended. */
+  async notify(channel: Pick<Channel, 'notify'>, to: ConversationRef, text: string): Promise<RenderOutcome> {
+    const outcome = await settle(() => channel.notify(to, text));
+    this.notices.push({ to, text, outcome });
+    return outcome;
   }
 
   async close(): Promise<void> {

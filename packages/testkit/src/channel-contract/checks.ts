@@ -159,14 +159,14 @@ export async function neverThrows(rig: ContractRig): Promise<void> {
       await env.runTurn(rig.channel, to, randomUUID(), [{ type: 'text_delta', text: 'x' }, end('platform down')]),
       'render with the platform failing',
     );
-    assertResolved(await settle(() => rig.channel.notify(to, 'platform down')), 'notify with the platform failing');
+    assertResolved(await env.notify(rig.channel, to, 'platform down'), 'notify with the platform failing');
   } finally {
     await heal();
   }
   if (rig.closeClient) {
     await rig.closeClient();
     assertResolved(await env.runTurn(rig.channel, to, randomUUID(), [end('nobody listens')]), 'render to a closed client');
-    assertResolved(await settle(() => rig.channel.notify(to, 'nobody listens')), 'notify to a closed client');
+    assertResolved(await env.notify(rig.channel, to, 'nobody listens'), 'notify to a closed client');
   }
 }
 
@@ -214,7 +214,7 @@ export async function stopIdempotent(rig: ContractRig, budgetMs = 5000): Promise
     'stop() after stop()',
   );
   assert.equal(rig.channel.health().state, 'down', 'a stopped channel does not report down');
-  assertResolved(await settle(() => rig.channel.notify(rig.conversation, 'after stop')), 'notify after stop');
+  assertResolved(await rig.env.notify(rig.channel, rig.conversation, 'after stop'), 'notify after stop');
 }
 
 /** Fails when a timer created since `timers` began is still pending (neither fired nor cleared, not unref'd). */
