@@ -1,14 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  DeliveryLedger,
-  type ChannelContext,
-  type ChannelFactoryDeps,
-  type ConversationRef,
-  type DeliveryRecord,
-  type NewDelivery,
-  type TurnEvent,
-} from '@switchboard/core';
+import type { ConversationRef, TurnEvent } from '@switchboard/core';
+import { FakeChannelEnv } from '@switchboard/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { ReplayMemory } from '../src/replay-memory.js';
@@ -17,15 +10,16 @@ import { WebhookChannel } from '../src/webhook-channel.js';
 
 const SECRET = 'unit-test-webhook-secret-0123456789';
 const to: ConversationRef = { channel: 'webhook', account: 'main', id: 'dm-alice', kind: 'dm' };
-const quiet = () => undefined;
-const log = { child: () => log, debug: quiet, info: quiet, warn: quiet, error: quiet } as unknown as ChannelFactoryDeps['log'];
 
 let server: Server;
 let url: string;
 let received: Array<{ body: any; ok: boolean }>;
 let statuses: number[];
+/** The shared fake gateway (a real SQLite delivery ledger), fresh for each test. */
+let env: FakeChannelEnv;
 
 beforeEach(async () => {
+  env = new FakeChannelEnv();
   received = [];
   statuses = [];
   server = createServer((req, res) => {
@@ -45,6 +39,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await new Promise<void>((r) => server.close(() => r()));
+  await env.close();
 });
 
 function channel(retries = 0): WebhookChannel {
@@ -58,28 +53,8 @@ function channel(retries = 0): WebhookChannel {
     callbackTimeoutMs: 2_000,
     maxBodyBytes: 4096,
     required: false,
-    log,
+    log: env.log,
   });
-}
-
-/** A context with an in-memory ledger (under the core DeliveryLedger); only what render and start use. */
-function fakeCtx(ledger: DeliveryRecord[]): ChannelContext {
-  const store = {
-    ofTurn: async (turnId: string) => ledger.filter((d) => d.turnId === turnId),
-    finalsSince: async () => [],
-    record: async (part: NewDelivery) => {
-      const existing = ledger.find((d) => d.turnId === part.turnId && d.part === part.part && d.kind === part.kind);
-      if (existing) return { record: existing, existed: true };
-      const record = { ...part, id: ledger.length + 1, createdAt: new Date() };
-      ledger.push(record);
-      return { record, existed: false };
-    },
-  };
-  return {
-    log,
-    http: { register: async () => undefined },
-    ledger: new DeliveryLedger(store, { channel: 'webhook', account: 'main' }),
-  } as unknown as ChannelContext;
 }
 
 async function* events(...evs: TurnEvent[]): AsyncIterable<TurnEvent> {
@@ -89,42 +64,39 @@ const end = (text: string): TurnEvent => ({ type: 'turn_end', state: 'completed'
 
 describe('WebhookChannel.render', () => {
   it('sends a signed final and ledgers it after the 2xx, with the platform message id', async () => {
-    const ledger: DeliveryRecord[] = [];
     const ch = channel();
-    await ch.start(fakeCtx(ledger));
+    await ch.start(env.contextFor(ch));
     await ch.render(to, 't1', events({ type: 'text_delta', text: 'hel' }, end('hello')), { clientId: 'm1', resumed: false });
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ ok: true, body: { type: 'reply', id: 't1:0', turnId: 't1', replyTo: 'm1', text: 'hello', part: 0, final: true } });
-    expect(ledger).toMatchObject([{ turnId: 't1', part: 0, kind: 'final', platformMessageId: 'pm-1', conversationId: 'dm-alice' }]);
+    expect(await env.ledger('t1')).toMatchObject([{ turnId: 't1', part: 0, kind: 'final', platformMessageId: 'pm-1', conversationId: 'dm-alice' }]);
   });
 
   it('never re-sends a final already in the ledger (resume)', async () => {
-    const ledger: DeliveryRecord[] = [];
     const ch = channel();
-    await ch.start(fakeCtx(ledger));
+    await ch.start(env.contextFor(ch));
     await ch.render(to, 't2', events(end('once')), { clientId: 'm2', resumed: false });
     await ch.render(to, 't2', events({ type: 'attempt_reset', reason: 'resumed after restart' }, end('once')), { clientId: 'm2', resumed: true });
     expect(received).toHaveLength(1);
   });
 
   it('does not ledger a final the platform refused, so a resumed turn sends it again', async () => {
-    const ledger: DeliveryRecord[] = [];
     const ch = channel(1);
-    await ch.start(fakeCtx(ledger));
+    await ch.start(env.contextFor(ch));
     statuses.push(500, 500);
     await ch.render(to, 't3', events(end('later')), { clientId: 'm3', resumed: false });
     expect(received).toHaveLength(2);
-    expect(ledger).toHaveLength(0);
+    expect(await env.ledger('t3')).toHaveLength(0);
     expect(ch.health()).toMatchObject({ state: 'degraded', detail: expect.stringContaining('HTTP 500') });
     await ch.render(to, 't3', events(end('later')), { clientId: 'm3', resumed: true });
     expect(received).toHaveLength(3);
-    expect(ledger).toHaveLength(1);
+    expect(await env.ledger('t3')).toHaveLength(1);
     expect(ch.health().state).toBe('up');
   });
 
   it('gives up at once on a 4xx, keeps callbacks of one conversation in order, and stop() is idempotent', async () => {
     const ch = channel(3);
-    await ch.start(fakeCtx([]));
+    await ch.start(env.contextFor(ch));
     statuses.push(400);
     await ch.notify(to, 'first');
     await ch.notify(to, 'second');

@@ -19,3 +19,15 @@ export * from './webhook/index.js';
 export * from './regex-fixtures.js';
 export * from './unreachable.js';
 export * from './no-egress.js';
+export * from './channel-contract/index.js';
+export { fakeChannelContext } from './fake-channel-context.js';
+export { FakeChannelEnv, type FakeChannelEnvOptions } from './fake-channel-env.js';
+export {
+  type LedgerWrite,
+  type LiveTurn,
+  type RenderOutcome,
+  type ServiceRequest,
+  type StartedTurn,
+  Timeline,
+  type TimelineEvent,
+} from './fake-channel-records.js';
