@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { ROLE_MODE_CEILING, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
+import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { permissionModeSchema, rateLimitSchema, slackAccountSchema, telegramAccountSchema, webhookAccountSchema } from './config-channels.js';
 import { parseProxyRange } from './client-address.js';
@@ -266,10 +266,9 @@ export type Config = z.output<typeof configSchema>;
 export type WebsocketAccountConfig = z.output<typeof websocketAccount>;
 
 /** A config problem, reported with the key's path; exits the process with code 78. */
-export class ConfigError extends Error {
-  readonly code = 'SWB_E_CONFIG';
+export class ConfigError extends SwbError {
   constructor(message: string) {
-    super(message);
+    super(SwbErrorCode.Config, message);
     this.name = 'ConfigError';
   }
 }

@@ -1,4 +1,4 @@
-import type { Channel, ChannelFactory } from '@switchboard/core';
+import { type Channel, type ChannelFactory, SwbError, SwbErrorCode } from '@switchboard/core';
 import { WebhookChannel } from './webhook-channel.js';
 
 /** One webhook account as the gateway's validated config gives it (durations in milliseconds). */
@@ -14,10 +14,9 @@ export interface WebhookAccount {
 }
 
 /** A webhook account that cannot work (checked when the gateway starts). */
-export class WebhookConfigError extends Error {
-  readonly code = 'SWB_E_CONFIG';
+export class WebhookConfigError extends SwbError {
   constructor(message: string) {
-    super(message);
+    super(SwbErrorCode.Config, message);
     this.name = 'WebhookConfigError';
   }
 }
