@@ -2,7 +2,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { isSwbError, MODEL_ERROR_CODES, ModelError, type ModelErrorKind, SWB_ERRORS, SwbError, SwbErrorCode } from '@switchboard/agent';
+import {
+  isSwbError,
+  MODEL_ERROR_CODES,
+  ModelError,
+  type ModelErrorKind,
+  RegexWorkerStopped,
+  SafeRegexError,
+  SWB_ERRORS,
+  SwbError,
+  SwbErrorCode,
+} from '@switchboard/agent';
 import * as core from '@switchboard/core';
 import { repoRoot } from '@switchboard/testkit';
 import { FileToolError, PathEscapeError } from '@switchboard/tools';
@@ -175,13 +185,17 @@ describe('SwbError and isSwbError', () => {
     expect(isSwbError(proxy)).toBe(false);
   });
 
-  it('every error class with a code extends SwbError and carries a catalogue code', () => {
+  it('every error class extends SwbError and carries a catalogue code', () => {
     const errors: Array<[SwbError, string]> = [
       [new ConfigError('c'), 'SWB_E_CONFIG'],
       [new WebhookConfigError('w'), 'SWB_E_CONFIG'],
       [new StartupError('s', 'gateway.port'), 'SWB_E_STARTUP'],
       [new InstanceLockedError('/data', undefined), 'SWB_E_INSTANCE_LOCKED'],
       [new core.RuleSyntaxError('Bash(', 'unclosed'), 'SWB_E_RULE_SYNTAX'],
+      [new core.HookRunError('timeout', 'timed out'), 'SWB_E_HOOK_RUN'],
+      [new core.RealPathError('a/b', 'ELOOP'), 'SWB_E_REAL_PATH'],
+      [new SafeRegexError('too long', 'too-long'), 'SWB_E_REGEX'],
+      [new RegexWorkerStopped('deadline', 'ran too long'), 'SWB_E_REGEX_STOPPED'],
       [new PathEscapeError('../x'), 'SWB_E_PATH_ESCAPE'],
       [new FileToolError(SwbErrorCode.FileKind, 'k'), 'SWB_E_FILE_KIND'],
       [new McpToolError(SwbErrorCode.McpTimeout, 't'), 'SWB_E_MCP_TIMEOUT'],

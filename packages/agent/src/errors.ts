@@ -30,6 +30,11 @@ const CATALOGUE = {
   // Permissions
   RuleSyntax: { code: 'SWB_E_RULE_SYNTAX', retryable: false, message: 'A permission rule is malformed.' },
   HookConfig: { code: 'SWB_E_HOOK_CONFIG', retryable: false, message: 'A hook definition is unusable.' },
+  HookRun: { code: 'SWB_E_HOOK_RUN', retryable: false, message: 'A hook produced no usable answer.' },
+  RealPath: { code: 'SWB_E_REAL_PATH', retryable: false, message: "The path's real location could not be found." },
+  // Patterns
+  Regex: { code: 'SWB_E_REGEX', retryable: false, message: 'The pattern cannot run on the linear-time regex engine.' },
+  RegexStopped: { code: 'SWB_E_REGEX_STOPPED', retryable: false, message: 'The regex worker was stopped before the work was done.' },
   // Workspace and file tools
   PathEscape: { code: 'SWB_E_PATH_ESCAPE', retryable: false, message: 'The path would leave the workspace.' },
   FileNotFound: { code: 'SWB_E_FILE_NOT_FOUND', retryable: false, message: 'The file does not exist.' },
