@@ -2,7 +2,7 @@
 // `npm test`: every step runs, even when an earlier one failed; the exit code is non-zero if any
 // step failed. Arguments after `npm test --` go to vitest (e.g. `npm test -- --maxWorkers=1`).
 //
-// Steps: lint (Biome: format and lint rules, biome.json); vitest (which builds first, see
+// Steps: lint (Biome: format and lint rules, biome.json; then scripts/check-deps.mjs); vitest (which builds first, see
 // scripts/vitest-global-setup.ts); the secret-leak canary scan of the run log; the no-egress record
 // (any connection the test guard refused).
 import { spawnSync } from 'node:child_process';
@@ -30,7 +30,15 @@ function egressRecord() {
 }
 
 const steps = [
-  ['lint', () => run(node, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'check', '.'])],
+  [
+    'lint',
+    () => {
+      // `npm run lint`: Biome, then the dependency check (both run; either failing fails the step).
+      const biome = run(node, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'check', '.']);
+      const deps = run(node, [join(root, 'scripts/check-deps.mjs')]);
+      return biome && deps;
+    },
+  ],
   ['vitest', () => run(node, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...process.argv.slice(2)])],
   ['canary scan', () => run(node, [join(root, 'packages/testkit/dist/canary-scan-cli.js')])],
   ['no-egress record', egressRecord],

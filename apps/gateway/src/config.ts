@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { ROLE_MODE_CEILING, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
+import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { parseProxyRange } from './client-address.js';
@@ -229,10 +229,9 @@ export const configSchema = z.strictObject({
 export type Config = z.output<typeof configSchema>;
 
 /** A config problem, reported with the key's path; exits the process with code 78. */
-export class ConfigError extends Error {
-  readonly code = 'SWB_E_CONFIG';
+export class ConfigError extends SwbError {
   constructor(message: string) {
-    super(message);
+    super(SwbErrorCode.Config, message);
     this.name = 'ConfigError';
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { SwbError, SwbErrorCode } from '@switchboard/core';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { writePrivateFile } from './bootstrap.js';
@@ -52,12 +53,12 @@ export interface InstanceLock {
 }
 
 /** Another process holds the data dir's lock; `info` names it when its sidecar is readable. */
-export class InstanceLockedError extends Error {
+export class InstanceLockedError extends SwbError {
   constructor(
     readonly dataDir: string,
     readonly info: InstanceInfo | undefined,
   ) {
-    super(`another Switchboard gateway is already running on the data dir ${dataDir}: ${describeInstance(info)}`);
+    super(SwbErrorCode.InstanceLocked, `another Switchboard gateway is already running on the data dir ${dataDir}: ${describeInstance(info)}`);
     this.name = 'InstanceLockedError';
   }
 }

@@ -28,19 +28,19 @@ async function deadLetterSummary(storage: Storage): Promise<{ count: number; lat
   return d ? { count, latest: { channel: `${d.channel}:${d.account}`, failedAt: d.failedAt.toISOString(), error: d.error } } : { count };
 }
 
-export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promise<void> {
+export async function registerReadyz(app: FastifyInstance, deps: ReadyzDeps): Promise<void> {
   app.get('/readyz', async (req, reply) => {
-    const health = d.channels.map((c) => ({ c, h: c.health() }));
+    const health = deps.channels.map((c) => ({ c, h: c.health() }));
     // A degraded channel still works (recent task failures, a slow platform): only down or not yet started fails readiness.
     const ready = health.every(({ c, h }) => !c.required || h.state === 'up' || h.state === 'degraded');
     const state = !ready ? 'down' : health.every(({ h }) => h.state === 'up') ? 'up' : 'degraded';
     const status = ready ? 200 : 503;
-    let detailed = d.details === 'public';
+    let detailed = deps.details === 'public';
     const secret = bearer(req.headers.authorization);
     if (req.headers.authorization !== undefined) {
       // A header that is not `Bearer <token>` presents no token: a plain 401 that never counts.
       if (!secret) return reply.code(401).send({ code: 'unauthorized', message: 'Send an operator token as Authorization: Bearer <token>.' });
-      const attempt = d.limiter.begin(d.clientAddress(req.raw));
+      const attempt = deps.limiter.begin(deps.clientAddress(req.raw));
       if (attempt.locked) {
         return reply
           .code(429)
@@ -49,7 +49,7 @@ export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promi
       }
       let token: Awaited<ReturnType<typeof verifySecret>> = null;
       try {
-        token = await verifySecret(d.storage, secret, 'operator');
+        token = await verifySecret(deps.storage, secret, 'operator');
       } finally {
         attempt.settle(token !== null);
       }
@@ -61,7 +61,7 @@ export async function registerReadyz(app: FastifyInstance, d: ReadyzDeps): Promi
     }
     if (!detailed) return reply.code(status).send({ ready, state });
     const channels = Object.fromEntries(health.map(({ c, h }) => [c.id, { ...h, required: c.required }]));
-    const deadLetters = await deadLetterSummary(d.storage);
+    const deadLetters = await deadLetterSummary(deps.storage);
     return reply.code(status).send({ ready, state, database: 'up', channels, deadLetters });
   });
 }

@@ -1,3 +1,4 @@
+import { SwbError, SwbErrorCode } from '@switchboard/core';
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 
 /** EX_CONFIG (sysexits.h): the configuration (or the environment it names) is wrong; supervisors should not restart. */
@@ -9,14 +10,14 @@ export const EXIT_LOCKED = 75;
  * A start-up failure the operator fixes in the config: the message names the key, its
  * environment variable and the fix, never an errno code or a stack.
  */
-export class StartupError extends Error {
+export class StartupError extends SwbError {
   constructor(
     message: string,
     /** The config key at fault (`gateway.port`). */
     readonly key: string,
     readonly exitCode = EXIT_CONFIG,
   ) {
-    super(message);
+    super(SwbErrorCode.Startup, message);
     this.name = 'StartupError';
   }
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { SwbError, SwbErrorCode } from './errors.js';
 import type { SafeRegex } from './safe-regex.js';
 
 /** Default of `limits.regexDeadline`: how long one file's matching may take in the worker. */
@@ -9,13 +10,13 @@ export const DEFAULT_REGEX_DEADLINE_MS = 1000;
 export type RegexWorkerStop = 'deadline' | 'aborted' | 'crashed';
 
 /** Thrown by {@link RegexLineMatcher.matchLines} when the worker was terminated. */
-export class RegexWorkerStopped extends Error {
+export class RegexWorkerStopped extends SwbError {
   override readonly name = 'RegexWorkerStopped';
   constructor(
     readonly why: RegexWorkerStop,
     message: string,
   ) {
-    super(message);
+    super(SwbErrorCode.RegexStopped, message);
   }
 }
 

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { SwbError, SwbErrorCode } from './errors.js';
 
 /** Longest pattern source accepted by default (characters); config `limits.regexMaxLength`. */
 export const DEFAULT_REGEX_MAX_LENGTH = 1000;
@@ -30,14 +31,14 @@ export interface SafeRegexOptions {
 }
 
 /** A pattern the linear-time engine will not run: too long, unsupported syntax or invalid. */
-export class SafeRegexError extends Error {
+export class SafeRegexError extends SwbError {
   override readonly name = 'SafeRegexError';
   constructor(
     message: string,
     /** What is wrong: `too-long`, `unsupported` (valid JavaScript that RE2 cannot run) or `invalid`. */
     readonly reason: 'too-long' | 'unsupported' | 'invalid',
   ) {
-    super(message);
+    super(SwbErrorCode.Regex, message);
   }
 }
 

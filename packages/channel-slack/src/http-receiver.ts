@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { isSwbError, SwbErrorCode } from '@switchboard/core';
 import type { Logger } from 'pino';
 import { verifySlackSignature } from './signature.js';
 import { messageOf } from './slack-faults.js';
@@ -74,21 +75,15 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
       try {
         await d.onEvent(body, { num: Number.isFinite(num) ? num : null, reason: header(req, 'x-slack-retry-reason') ?? null });
       } catch (err) {
-        let code: unknown;
-        try {
-          code = (err as { code?: unknown } | null | undefined)?.code;
-        } catch {
-          // A hostile thrown value reads as an internal error.
-        }
         // Not stored because the gateway is stopping or the account is not identified yet: 503, Slack redelivers.
-        const unavailable = code === 'SWB_E_SHUTTING_DOWN' || code === 'SWB_E_NOT_READY';
+        // (isSwbError is total: a hostile thrown value reads as an internal error.)
+        const notReady = isSwbError(err, SwbErrorCode.NotReady);
+        const unavailable = notReady || isSwbError(err, SwbErrorCode.ShuttingDown);
         log.error(
           { message: messageOf(err), eventId: typeof body.event_id === 'string' ? body.event_id : undefined },
           'slack event not stored; Slack will retry',
         );
-        return reply
-          .code(unavailable ? 503 : 500)
-          .send({ ok: false, error: code === 'SWB_E_NOT_READY' ? 'starting' : unavailable ? 'shutting_down' : 'internal' });
+        return reply.code(unavailable ? 503 : 500).send({ ok: false, error: notReady ? 'starting' : unavailable ? 'shutting_down' : 'internal' });
       }
       return reply.send({ ok: true });
     });

@@ -11,6 +11,7 @@ import type {
   RenderMeta,
   TurnEvent,
 } from '@switchboard/core';
+import { SwbError, SwbErrorCode } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { SlackAccountConfig } from './account.js';
 import { AnsweredThreads } from './answered-threads.js';
@@ -239,9 +240,10 @@ export class SlackChannel implements Channel {
     await Promise.race([this.identified, limit]);
     clearTimeout(timer);
     if (!this.self)
-      throw Object.assign(new Error(`slack account ${this.account} is not identified yet (${this.health().detail ?? 'starting'}); event left for redelivery`), {
-        code: 'SWB_E_NOT_READY',
-      });
+      throw new SwbError(
+        SwbErrorCode.NotReady,
+        `slack account ${this.account} is not identified yet (${this.health().detail ?? 'starting'}); event left for redelivery`,
+      );
   }
 
   private async onInteraction(payload: Record<string, unknown>): Promise<void> {

@@ -4,6 +4,8 @@ import {
   countsAsAttempt,
   DEAD_LETTER_APOLOGY,
   FaultBoundary,
+  isSwbError,
+  SwbErrorCode,
   type Channel,
   type ChannelContext,
   type ChannelFactoryDeps,
@@ -29,7 +31,7 @@ import { updateSchema, type TgMessage, type TgUpdate, type TgUser } from './upda
 import { webhookRoute } from './webhook.js';
 
 /** Accept errors that will not go away by retrying: the update is dropped (logged), not retried forever. */
-const PERMANENT = new Set(['SWB_E_UNKNOWN_SENDER']);
+const PERMANENT: ReadonlySet<SwbErrorCode> = new Set([SwbErrorCode.UnknownSender]);
 
 /** A task failure older than this no longer marks the account degraded. */
 const FAULT_WINDOW_MS = 10 * 60_000;
@@ -326,9 +328,8 @@ export class TelegramChannel implements Channel {
       if (r.gate && r.gate !== 'admitted')
         this.log.info({ event: 'telegram_not_admitted', gate: r.gate, chat: conv.id, kind: conv.kind, updateId }, 'telegram: message not admitted');
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (typeof code === 'string' && PERMANENT.has(code)) {
-        this.log.warn({ event: 'telegram_dropped', code, updateId }, 'telegram: message dropped');
+      if (isSwbError(err) && PERMANENT.has(err.code)) {
+        this.log.warn({ event: 'telegram_dropped', code: err.code, updateId }, 'telegram: message dropped');
         return;
       }
       throw err;

@@ -1,12 +1,11 @@
-import type { ChannelFactory } from '@switchboard/core';
+import { type ChannelFactory, SwbError, SwbErrorCode } from '@switchboard/core';
 import type { WebhookAccount } from './account.js';
 import { WebhookChannel } from './webhook-channel.js';
 
 /** A webhook account that cannot work (checked when the gateway starts). */
-export class WebhookConfigError extends Error {
-  readonly code = 'SWB_E_CONFIG';
+export class WebhookConfigError extends SwbError {
   constructor(message: string) {
-    super(message);
+    super(SwbErrorCode.Config, message);
     this.name = 'WebhookConfigError';
   }
 }

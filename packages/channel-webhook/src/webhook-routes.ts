@@ -1,4 +1,4 @@
-import type { AcceptResult, ApprovalAnswer, ChannelContext, InboundMessage } from '@switchboard/core';
+import { type AcceptResult, type ApprovalAnswer, type ChannelContext, type InboundMessage, isSwbError, SwbErrorCode } from '@switchboard/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ReplayMemory } from './replay-memory.js';
@@ -99,7 +99,7 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
     app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
       if (err.statusCode === 413) return sendError(reply, 413, 'payload_too_large', `The body is larger than ${o.maxBodyBytes} bytes.`);
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return sendError(reply, err.statusCode, 'bad_request', err.message);
-      if (err.code === 'SWB_E_SHUTTING_DOWN') return sendError(reply.header('retry-after', '5'), 503, 'shutting_down', err.message);
+      if (isSwbError(err, SwbErrorCode.ShuttingDown)) return sendError(reply.header('retry-after', '5'), 503, 'shutting_down', err.message);
       req.log.error({ err }, 'webhook request failed');
       return sendError(reply, 500, 'internal', 'The gateway could not take this request; send it again (the message id makes a retry safe).');
     });

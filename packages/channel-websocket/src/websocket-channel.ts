@@ -11,6 +11,7 @@ import type {
   TurnEvent,
   TurnLedger,
 } from '@switchboard/core';
+import { isSwbError, SwbErrorCode } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { randomUUID } from 'node:crypto';
@@ -216,9 +217,8 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
           }
         })
         .catch((err: unknown) => {
-          const code = (err as { code?: unknown }).code;
-          if (code === 'SWB_E_SHUTTING_DOWN') {
-            this.send(conn, { type: 'error', code: 'shutting_down', message: (err as Error).message });
+          if (isSwbError(err, SwbErrorCode.ShuttingDown)) {
+            this.send(conn, { type: 'error', code: 'shutting_down', message: err.message });
             return;
           }
           log.error({ err }, 'websocket frame handling failed');

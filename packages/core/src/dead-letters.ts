@@ -1,4 +1,4 @@
-import { SwbErrorCode } from './errors.js';
+import { isSwbError, SwbErrorCode } from './errors.js';
 
 /**
  * Dead letters: an inbound item that could not be stored or processed after a bounded number of
@@ -67,11 +67,7 @@ export class AttemptCounter {
  * never dead-lettered.
  */
 export function countsAsAttempt(err: unknown): boolean {
-  try {
-    return (err as { code?: unknown } | null)?.code !== SwbErrorCode.ShuttingDown;
-  } catch {
-    return true;
-  }
+  return !isSwbError(err, SwbErrorCode.ShuttingDown);
 }
 
 /** A one-line preview of inbound text for a dead letter's summary (never the whole payload). */

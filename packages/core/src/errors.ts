@@ -1,6 +1,6 @@
-/** Stable error codes the gateway's packages throw (`SWB_E_*`). */
-export const SwbErrorCode = {
-  ShuttingDown: 'SWB_E_SHUTTING_DOWN',
-  UnknownSender: 'SWB_E_UNKNOWN_SENDER',
-  Config: 'SWB_E_CONFIG',
-} as const;
+/**
+ * The stable error codes live in one catalogue at the lowest layer (`@switchboard/agent`'s
+ * errors.ts); core re-exports it so `import { SwbErrorCode, isSwbError } from '@switchboard/core'`
+ * keeps working.
+ */
+export { isSwbError, isSwbErrorCode, SWB_ERRORS, SwbError, SwbErrorCode, type SwbErrorInfo, swbErrorInfo } from '@switchboard/agent';

@@ -1,8 +1,8 @@
-import { SwbError } from '@switchboard/agent';
+import { SwbError, SwbErrorCode } from '@switchboard/agent';
 import type { InboundMessage } from './channel.js';
 
 /** The code of an inbound item refused for its size. */
-export const INBOX_TOO_LARGE = 'SWB_E_INBOX_TOO_LARGE';
+export const INBOX_TOO_LARGE = SwbErrorCode.InboxTooLarge;
 
 /**
  * The refusal of an inbound item whose stored form (its JSON) is over `limits.inboxMaxBytes`, or

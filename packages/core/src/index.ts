@@ -1,14 +1,225 @@
-export * from './channel.js';
+export type {
+  AcceptResult,
+  ApprovalAnswer,
+  Channel,
+  ChannelApprovals,
+  ChannelCapabilities,
+  ChannelClientAuth,
+  ChannelCommands,
+  ChannelContext,
+  ChannelFactory,
+  ChannelFactoryDeps,
+  ChannelHealth,
+  ChannelHttp,
+  ChannelInbox,
+  ChannelLedger,
+  ChannelModule,
+  ChannelPeople,
+  ClientTokenCheck,
+  ConfigSource,
+  ConversationRef,
+  DeliveryContent,
+  DeliveryRecord,
+  InboundMessage,
+  LedgerWrite,
+  NewDelivery,
+  PendingApproval,
+  RenderMeta,
+  SenderRef,
+  SessionStatus,
+  TurnEvent,
+  TurnLedger,
+  TurnState,
+} from './channel.js';
 export { DeliveryLedger, type DeliveryStore, type LedgerOwner } from './delivery-ledger.js';
 export { ChatCommands, type ChatCommandInput, type ChatCommandResult, type ChatCommandSpec } from './chat-commands.js';
-export * from './session-key.js';
-export * from './storage.js';
-export * from './async-queue.js';
-export * from './transcript.js';
-export * from './engine.js';
-export * from './errors.js';
-export * from './permissions/index.js';
-export * from './approvals/broker.js';
+export { parseSessionKey, type SessionKey, sessionKeyString } from './session-key.js';
+export {
+  type Approval,
+  type ApprovalStatus,
+  type AuditEntry,
+  type Entry,
+  type EntryKind,
+  type Identity,
+  type InboxItem,
+  type NewApproval,
+  type NewEntry,
+  type NewPairingRequest,
+  type PairingLimits,
+  type PairingOutcome,
+  type PairingRequest,
+  type PairingStatus,
+  type PolicyOverride,
+  type Principal,
+  type Role,
+  ROLES,
+  type Scope,
+  SCOPES,
+  type Session,
+  type SessionFilter,
+  type SessionSettings,
+  type Storage,
+  type StoredRule,
+  type TokenKind,
+  type TokenRecord,
+  type Turn,
+  type TurnSummary,
+  type TurnUsage,
+} from './storage.js';
+export { AsyncQueue } from './async-queue.js';
+export {
+  type AssistantPayload,
+  rebuildMessages,
+  type Rebuilt,
+  type ToolResultPayload,
+  type ToolStartPayload,
+  turnText,
+  type UserPayload,
+} from './transcript.js';
+export {
+  type AgentRuntime,
+  countUsage,
+  type EngineOptions,
+  type Route,
+  suspendedForShutdown,
+  TurnEngine,
+  type TurnPolicy,
+  type TurnPolicyContext,
+} from './engine.js';
+export { isSwbError, isSwbErrorCode, SWB_ERRORS, SwbError, SwbErrorCode, swbErrorInfo, type SwbErrorInfo } from './errors.js';
+export {
+  ASK_SOURCES,
+  type CallScopes,
+  canonicalToolName,
+  canSetMode,
+  checkRuleSyntax,
+  checkRuleText,
+  checkSafety,
+  type CommandHook,
+  compilePathGlob,
+  decidePermission,
+  DEFAULT_DENIAL_LIMITS,
+  DEFAULT_HOOK_TIMEOUT_MS,
+  DEFAULT_MATCH_KINDS,
+  DEFAULT_PERMISSION_MODE,
+  type DenialCounts,
+  type DenialLimits,
+  type DenialState,
+  DenialTracker,
+  describeLimit,
+  describeScope,
+  effectiveMode,
+  escapeRuleContent,
+  evaluateRules,
+  exactRuleFor,
+  GROUP_RULE,
+  HOOK_EVENTS,
+  type HookDefinition,
+  hookDefinitionSchema,
+  type HookEvent,
+  type HookFailure,
+  hookLabel,
+  type HookLog,
+  hookMatches,
+  type HookOpinion,
+  type HookPayload,
+  type HookPayloads,
+  HookRunError,
+  type HookRunnerOptions,
+  type HookRunResult,
+  type HooksConfig,
+  hooksConfigSchema,
+  type HookToolFields,
+  type HookTurnFields,
+  hostOf,
+  type HttpHook,
+  isAskSource,
+  isPermissionMode,
+  isWorkspaceEdit,
+  LITERAL_PREFIX,
+  literalOf,
+  literalPath,
+  lowerMode,
+  matchCommand,
+  matchContent,
+  matchDomain,
+  type MatchKind,
+  matchLiteral,
+  type MatchOptions,
+  matchPath,
+  matchToolName,
+  MAX_HOOK_OUTPUT_BYTES,
+  mayAnswerAutomatically,
+  MODE_ORDER,
+  type ModeChangeCheck,
+  modeRank,
+  type ModeResolution,
+  type ModeSetting,
+  modeSettings,
+  parseOpinion,
+  parseRule,
+  type PermissionCall,
+  type PermissionEnv,
+  PermissionErrorCode,
+  type PermissionMode,
+  type PermissionRole,
+  type PermissionRule,
+  type PermissionScope,
+  type PermissionScopeKind,
+  type PipelineResult,
+  type PipelineSource,
+  preFilter,
+  type PreToolUseCallback,
+  preToolUseFromHooks,
+  type PreToolUseRequest,
+  printRule,
+  protectedPathReason,
+  RealPathError,
+  realRuleContent,
+  resolveMode,
+  ROLE_MODE_CEILING,
+  roleCeiling,
+  type RoleCeilings,
+  type RuleBehavior,
+  type RuleEvaluation,
+  type RuleProblem,
+  type RuleSet,
+  RuleSyntaxError,
+  runCommandHook,
+  runHooks,
+  type RunHooksOptions,
+  runHttpHook,
+  type SafetyHit,
+  type SafetyOptions,
+  SCOPE_ORDER,
+  scopeApplies,
+  type ScopedRule,
+  type ScopeModeEntry,
+  type ScopeModes,
+  scopeRank,
+  scopesOf,
+  toDecision,
+  TOOL_ALIASES,
+  TOOL_GROUPS,
+  TOOL_HOOK_EVENTS,
+  type ToolGroup,
+  toolMatchKind,
+  toWorkspaceRelative,
+  validateContentPattern,
+  validateRuleSet,
+  walkFilter,
+  type WalkFilterEnv,
+  whyPeopleOnly,
+} from './permissions/index.js';
+export {
+  ApprovalBroker,
+  type ApprovalBrokerOptions,
+  type ApprovalDecision,
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  type Approver,
+  type DecideOutcome,
+} from './approvals/broker.js';
 export { PolicyService, type ModeContext } from './policy/service.js';
 export {
   LiveSettings,
@@ -34,7 +245,17 @@ export {
   type ToolProfile,
   type ToolProfileSetting,
 } from './registry.js';
-export * from './boundary/policy.js';
+export {
+  BOUNDARY_FIELDS,
+  type BoundaryField,
+  type BoundaryPolicy,
+  decideGate,
+  type GateDecision,
+  type GateInput,
+  pairingCode,
+  RateLimiter,
+  type RoomPolicy,
+} from './boundary/policy.js';
 export { BoundaryService, type BoundaryServiceOptions, type FieldView, type GateCounters } from './boundary/service.js';
 export {
   type BoundaryFieldsInput,
@@ -48,14 +269,14 @@ export type { ApproveOutcome } from './boundary/pairing-desk.js';
 export type { ApprovalAsk } from './boundary/pairing-rules.js';
 export { INBOX_TOO_LARGE, inboxTooLarge } from './inbox-limits.js';
 export { Router, type RouterOptions } from './router.js';
-export * from './transcript-cache.js';
-export * from './workspaces.js';
-export * from './workspace-migration.js';
-export * from './access-events.js';
-export * from './own.js';
-export * from './fault-boundary.js';
-export * from './dead-letters.js';
-export * from './secret-scrub.js';
+export { TranscriptCache } from './transcript-cache.js';
+export { encodeSegment, workspaceDir, WorkspaceDirectories, type WorkspaceDirectoriesOptions, type WorkspaceMode, type WorkspaceOwner } from './workspaces.js';
+export { earliestOwner, LAYOUT_MARKER, type LegacyWorkspaceMigration, migrateLegacyWorkspace, type MigrationOutcome } from './workspace-migration.js';
+export { type AccessChange, AccessEvents, type AccessListener, isDemotion } from './access-events.js';
+export { ownValue } from './own.js';
+export { describeThrown, FaultBoundary, type FaultDescription, type FaultScope } from './fault-boundary.js';
+export { AttemptCounter, countsAsAttempt, DEAD_LETTER_APOLOGY, type DeadLetter, type DeadLetterInput, previewText } from './dead-letters.js';
+export { MIN_SCRUBBED_SECRET_LENGTH, scrubbableSecrets, scrubSecretValues } from './secret-scrub.js';
 export { parseDuration, duration } from './duration.js';
 export {
   boundaryShape,

@@ -51,11 +51,11 @@ export interface WorkspaceDirectoriesOptions {
 export class WorkspaceDirectories {
   private readonly made = new Set<string>();
 
-  constructor(private readonly o: WorkspaceDirectoriesOptions) {}
+  constructor(private readonly options: WorkspaceDirectoriesOptions) {}
 
   /** The workspace directory of `owner` for `agentId`, created if missing. */
   async ensure(agentId: string, owner: WorkspaceOwner): Promise<string> {
-    const dir = workspaceDir(this.o.root, agentId, this.o.modeOf(agentId), owner);
+    const dir = workspaceDir(this.options.root, agentId, this.options.modeOf(agentId), owner);
     if (!this.made.has(dir)) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       if (this.made.size >= 10_000) this.made.clear();
@@ -69,6 +69,6 @@ export class WorkspaceDirectories {
    * gets no file tools, so that a tool that slipped through finds no workspace.
    */
   none(agentId: string): string {
-    return path.join(this.o.root, encodeSegment(agentId), 'no-workspace');
+    return path.join(this.options.root, encodeSegment(agentId), 'no-workspace');
   }
 }

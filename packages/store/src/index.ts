@@ -1,4 +1,19 @@
 export { type SqliteStorage, type SqliteStorageOptions, defaultMigrationsDir, openSqliteStorage } from './sqlite-storage.js';
 // Both shapes: flat table exports for queries, the namespace for `drizzle(db, { schema })`.
 export * as schema from './schema.js';
-export * from './schema.js';
+export {
+  approvals,
+  audit,
+  deliveries,
+  entries,
+  identities,
+  inbox,
+  pairingHeld,
+  pairingRequests,
+  policyOverrides,
+  principals,
+  rules,
+  sessions,
+  tokens,
+  turns,
+} from './schema.js';

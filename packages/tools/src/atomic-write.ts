@@ -1,3 +1,4 @@
+import { SwbErrorCode } from '@switchboard/agent';
 import { randomBytes } from 'node:crypto';
 import { open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -15,14 +16,14 @@ export async function writeFileAtomic(real: string, rel: string, content: string
   const data = Buffer.from(content, 'utf8');
   if (data.length > maxBytes) {
     throw new FileToolError(
-      'SWB_E_FILE_TOO_LARGE',
+      SwbErrorCode.FileTooLarge,
       `the new content of ${rel} would be ${formatBytes(data.length)}, over the ${formatBytes(maxBytes)} write limit; split it into smaller files`,
     );
   }
   let mode: number | undefined;
   try {
     const st = await stat(real);
-    if (st.isDirectory()) throw new FileToolError('SWB_E_FILE_KIND', `${rel} is a directory; choose a file path`);
+    if (st.isDirectory()) throw new FileToolError(SwbErrorCode.FileKind, `${rel} is a directory; choose a file path`);
     if (st.nlink > 1) throw hardLinkError(rel, st.nlink);
     mode = st.mode & 0o7777;
   } catch (err) {

@@ -1,4 +1,4 @@
-import type { Tool } from '@switchboard/agent';
+import { SwbErrorCode, type Tool } from '@switchboard/agent';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write.js';
 import { FileToolError, throwIfAborted } from './errors.js';
@@ -34,17 +34,17 @@ export function createEditFileTool(opts: Pick<FileToolsOptions, 'maxFileBytes' |
     async call(input, ctx) {
       throwIfAborted(ctx.signal, 'edit_file');
       if (input.old_string === input.new_string) {
-        throw new FileToolError('SWB_E_TOOL_INPUT', 'old_string and new_string are identical, so there is nothing to change');
+        throw new FileToolError(SwbErrorCode.ToolInput, 'old_string and new_string are identical, so there is nothing to change');
       }
       const target = await resolveInWorkspace(ctx.workspace, input.path);
       const text = await readTextFile(target.real, target.relative, maxRead, 'edit_file');
       // split/join rather than String.replace, which would expand `$&`-style patterns in new_string.
       const parts = text.split(input.old_string);
       const count = parts.length - 1;
-      if (count === 0) throw new FileToolError('SWB_E_EDIT_NO_MATCH', `old_string was not found in ${target.relative}`);
+      if (count === 0) throw new FileToolError(SwbErrorCode.EditNoMatch, `old_string was not found in ${target.relative}`);
       if (count > 1 && !input.replaceAll) {
         throw new FileToolError(
-          'SWB_E_EDIT_AMBIGUOUS',
+          SwbErrorCode.EditAmbiguous,
           `old_string occurs ${count} times in ${target.relative}; add context to make it unique or set replaceAll`,
         );
       }

@@ -1,4 +1,4 @@
-import { SwbError } from '@switchboard/agent';
+import { SwbError, SwbErrorCode } from '@switchboard/agent';
 
 /** Tells the model what the confinement allows. */
 export const PATH_ESCAPE_HINT = 'paths must stay inside the workspace; use a relative path like notes/todo.md';
@@ -6,24 +6,24 @@ export const PATH_ESCAPE_HINT = 'paths must stay inside the workspace; use a rel
 /** A path that would leave the agent's workspace (or is otherwise unusable as a path). */
 export class PathEscapeError extends SwbError {
   constructor(detail: string) {
-    super('SWB_E_PATH_ESCAPE', `${detail}: ${PATH_ESCAPE_HINT}`);
+    super(SwbErrorCode.PathEscape, `${detail}: ${PATH_ESCAPE_HINT}`);
     this.name = 'PathEscapeError';
   }
 }
 
 /** Stable codes for file tool failures other than path escapes. */
-export type FileToolErrorCode =
-  | 'SWB_E_FILE_NOT_FOUND'
-  | 'SWB_E_FILE_KIND'
-  | 'SWB_E_FILE_TOO_LARGE'
-  | 'SWB_E_FILE_BINARY'
-  | 'SWB_E_HARD_LINK'
-  | 'SWB_E_EDIT_NO_MATCH'
-  | 'SWB_E_EDIT_AMBIGUOUS'
-  | 'SWB_E_TOOL_INPUT'
-  | 'SWB_E_WORKSPACE'
-  | 'SWB_E_ABORTED'
-  | 'SWB_E_FS';
+export type FileToolErrorCode = (typeof SwbErrorCode)[
+  | 'FileNotFound'
+  | 'FileKind'
+  | 'FileTooLarge'
+  | 'FileBinary'
+  | 'HardLink'
+  | 'EditNoMatch'
+  | 'EditAmbiguous'
+  | 'ToolInput'
+  | 'Workspace'
+  | 'Aborted'
+  | 'Fs'];
 
 /** A file tool failure whose message is written for the model and names only workspace-relative paths. */
 export class FileToolError extends SwbError {
@@ -41,7 +41,7 @@ export class FileToolError extends SwbError {
  */
 export function hardLinkError(rel: string, links: number): FileToolError {
   return new FileToolError(
-    'SWB_E_HARD_LINK',
+    SwbErrorCode.HardLink,
     `${rel} has ${links} hard links (the same file is also reachable under another name), so it cannot be written; reading it is fine. Write a new file instead`,
   );
 }
@@ -62,30 +62,30 @@ export function fsError(err: unknown, rel: string): SwbError {
   const make = (c: FileToolErrorCode, message: string) => new FileToolError(c, message, { cause: err });
   switch (code) {
     case 'ENOENT':
-      return make('SWB_E_FILE_NOT_FOUND', `${rel} does not exist`);
+      return make(SwbErrorCode.FileNotFound, `${rel} does not exist`);
     case 'ENOTDIR':
-      return make('SWB_E_FILE_KIND', `part of the path ${rel} is a file, not a directory`);
+      return make(SwbErrorCode.FileKind, `part of the path ${rel} is a file, not a directory`);
     case 'EEXIST':
       // mkdir -p reports EEXIST when a component of the path is an existing file.
-      return make('SWB_E_FILE_KIND', `part of the path ${rel} is a file, not a directory`);
+      return make(SwbErrorCode.FileKind, `part of the path ${rel} is a file, not a directory`);
     case 'EISDIR':
-      return make('SWB_E_FILE_KIND', `${rel} is a directory`);
+      return make(SwbErrorCode.FileKind, `${rel} is a directory`);
     case 'EACCES':
     case 'EPERM':
-      return make('SWB_E_FS', `permission denied for ${rel}`);
+      return make(SwbErrorCode.Fs, `permission denied for ${rel}`);
     case 'ELOOP':
-      return make('SWB_E_FS', `${rel} has too many levels of symbolic links`);
+      return make(SwbErrorCode.Fs, `${rel} has too many levels of symbolic links`);
     case 'ENOSPC':
     case 'EDQUOT':
-      return make('SWB_E_FS', `no space left to write ${rel}`);
+      return make(SwbErrorCode.Fs, `no space left to write ${rel}`);
     case 'ENAMETOOLONG':
-      return make('SWB_E_TOOL_INPUT', `the path ${rel} is too long`);
+      return make(SwbErrorCode.ToolInput, `the path ${rel} is too long`);
     default:
-      return make('SWB_E_FS', `could not access ${rel} (${code ?? 'unexpected error'})`);
+      return make(SwbErrorCode.Fs, `could not access ${rel} (${code ?? 'unexpected error'})`);
   }
 }
 
 /** Throws when the turn was stopped; file tools call it between files and directories. */
 export function throwIfAborted(signal: AbortSignal, toolName: string): void {
-  if (signal.aborted) throw new FileToolError('SWB_E_ABORTED', `${toolName} was stopped before it finished`);
+  if (signal.aborted) throw new FileToolError(SwbErrorCode.Aborted, `${toolName} was stopped before it finished`);
 }

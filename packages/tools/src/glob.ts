@@ -1,4 +1,4 @@
-import { compileSafeRegex, DEFAULT_REGEX_MAX_LENGTH, escapeRegExp, SafeRegexError, type SafeRegex } from '@switchboard/agent';
+import { compileSafeRegex, DEFAULT_REGEX_MAX_LENGTH, escapeRegExp, SafeRegexError, type SafeRegex, SwbErrorCode } from '@switchboard/agent';
 import { FileToolError } from './errors.js';
 
 /**
@@ -10,10 +10,10 @@ import { FileToolError } from './errors.js';
  */
 export function compileNameGlob(glob: string, maxLength = DEFAULT_REGEX_MAX_LENGTH): SafeRegex {
   if (glob.length > maxLength) {
-    throw new FileToolError('SWB_E_TOOL_INPUT', `glob is ${glob.length} characters long; the limit is ${maxLength} (limits.regexMaxLength)`);
+    throw new FileToolError(SwbErrorCode.ToolInput, `glob is ${glob.length} characters long; the limit is ${maxLength} (limits.regexMaxLength)`);
   }
   if (glob.includes('/')) {
-    throw new FileToolError('SWB_E_TOOL_INPUT', `glob matches file names only (like *.ts); use path to choose a directory`);
+    throw new FileToolError(SwbErrorCode.ToolInput, `glob matches file names only (like *.ts); use path to choose a directory`);
   }
   let source = '';
   let depth = 0;
@@ -29,10 +29,10 @@ export function compileNameGlob(glob: string, maxLength = DEFAULT_REGEX_MAX_LENG
     } else if (ch === ',' && depth > 0) source += '|';
     else source += escapeRegExp(ch);
   }
-  if (depth > 0) throw new FileToolError('SWB_E_TOOL_INPUT', `glob ${glob} has an unclosed "{"`);
+  if (depth > 0) throw new FileToolError(SwbErrorCode.ToolInput, `glob ${glob} has an unclosed "{"`);
   try {
     return compileSafeRegex(`^${source}$`, { dotAll: true, maxLength: Infinity });
   } catch (err) {
-    throw new FileToolError('SWB_E_TOOL_INPUT', `glob ${glob}: ${err instanceof SafeRegexError ? err.message : String(err)}`);
+    throw new FileToolError(SwbErrorCode.ToolInput, `glob ${glob}: ${err instanceof SafeRegexError ? err.message : String(err)}`);
   }
 }

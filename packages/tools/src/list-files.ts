@@ -1,5 +1,5 @@
 import { realpath, stat } from 'node:fs/promises';
-import type { Tool } from '@switchboard/agent';
+import { SwbErrorCode, type Tool } from '@switchboard/agent';
 import { z } from 'zod';
 import { FileToolError, fsError } from './errors.js';
 import { DEFAULT_MAX_LIST_ENTRIES, DEFAULT_MAX_RESULT_CHARS, type FileToolsOptions } from './options.js';
@@ -30,7 +30,7 @@ export function createListFilesTool(opts: Pick<FileToolsOptions, 'maxListEntries
         throw fsError(err, dir.relative);
       });
       if (!st.isDirectory()) {
-        throw new FileToolError('SWB_E_FILE_KIND', `${dir.relative} is a file, not a directory; use read_file to read it`);
+        throw new FileToolError(SwbErrorCode.FileKind, `${dir.relative} is a file, not a directory; use read_file to read it`);
       }
       const lines: string[] = [];
       const withheld = { count: 0 };

@@ -1,4 +1,4 @@
-import type { Tool } from '@switchboard/agent';
+import { SwbErrorCode, type Tool } from '@switchboard/agent';
 import { z } from 'zod';
 import { FileToolError, throwIfAborted } from './errors.js';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_RESULT_CHARS, type FileToolsOptions } from './options.js';
@@ -48,7 +48,7 @@ function sliceLines(text: string, offset: number, limit: number | undefined, rel
   for (let line = 1; line < offset; line++) {
     const nl = text.indexOf('\n', start);
     if (nl === -1 || nl === text.length - 1) {
-      throw new FileToolError('SWB_E_TOOL_INPUT', `offset ${offset} is past the end of ${rel}, which has ${line} line${line === 1 ? '' : 's'}`);
+      throw new FileToolError(SwbErrorCode.ToolInput, `offset ${offset} is past the end of ${rel}, which has ${line} line${line === 1 ? '' : 's'}`);
     }
     start = nl + 1;
   }

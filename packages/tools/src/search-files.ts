@@ -8,6 +8,7 @@ import {
   RegexWorkerStopped,
   SafeRegexError,
   type SafeRegex,
+  SwbErrorCode,
   type Tool,
 } from '@switchboard/agent';
 import { z } from 'zod';
@@ -117,7 +118,7 @@ function compilePattern(pattern: string, caseInsensitive: boolean, maxLength: nu
     return compileSafeRegex(pattern, { caseInsensitive, maxLength, maxLengthKey: 'limits.regexMaxLength' });
   } catch (err) {
     const why = err instanceof SafeRegexError ? err.message : String(err);
-    throw new FileToolError('SWB_E_TOOL_INPUT', `pattern: ${why}`);
+    throw new FileToolError(SwbErrorCode.ToolInput, `pattern: ${why}`);
   }
 }
 
@@ -126,12 +127,12 @@ function stoppedError(err: unknown, file: string, deadlineMs: number): unknown {
   if (!(err instanceof RegexWorkerStopped)) return err;
   if (err.why === 'deadline') {
     return new FileToolError(
-      'SWB_E_TOOL_INPUT',
+      SwbErrorCode.ToolInput,
       `search stopped: the pattern took longer than limits.regexDeadline (${deadlineMs} ms) on ${file}; use a simpler pattern, or narrow path or glob`,
     );
   }
-  if (err.why === 'aborted') return new FileToolError('SWB_E_ABORTED', 'search_files was stopped before it finished');
-  return new FileToolError('SWB_E_TOOL_INPUT', `search stopped on ${file}: ${err.message}`);
+  if (err.why === 'aborted') return new FileToolError(SwbErrorCode.Aborted, 'search_files was stopped before it finished');
+  return new FileToolError(SwbErrorCode.ToolInput, `search stopped on ${file}: ${err.message}`);
 }
 
 function describeSkips(s: { binary: number; large: number; unreadable: number }, maxBytes: number): string | undefined {

@@ -1,3 +1,4 @@
+import { SwbErrorCode } from '@switchboard/agent';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { FileToolError, fsError } from './errors.js';
@@ -55,14 +56,14 @@ export async function readTextFile(real: string, rel: string, maxBytes: number, 
     case 'text':
       return loaded.text;
     case 'directory':
-      throw new FileToolError('SWB_E_FILE_KIND', `${rel} is a directory, not a file; use list_files to see what it contains`);
+      throw new FileToolError(SwbErrorCode.FileKind, `${rel} is a directory, not a file; use list_files to see what it contains`);
     case 'special':
-      throw new FileToolError('SWB_E_FILE_KIND', `${rel} is not a regular file`);
+      throw new FileToolError(SwbErrorCode.FileKind, `${rel} is not a regular file`);
     case 'binary':
-      throw new FileToolError('SWB_E_FILE_BINARY', `${rel} looks like a binary file (it contains NUL bytes); ${toolName} works on text files only`);
+      throw new FileToolError(SwbErrorCode.FileBinary, `${rel} looks like a binary file (it contains NUL bytes); ${toolName} works on text files only`);
     case 'too-large':
       throw new FileToolError(
-        'SWB_E_FILE_TOO_LARGE',
+        SwbErrorCode.FileTooLarge,
         `${rel} is ${formatBytes(loaded.size)}, over the ${formatBytes(maxBytes)} limit of ${toolName}; use search_files to find the lines you need`,
       );
   }

@@ -1,5 +1,5 @@
 import { realpath, stat } from 'node:fs/promises';
-import { resolveRealPath } from '@switchboard/agent';
+import { isSwbError, resolveRealPath, SwbErrorCode } from '@switchboard/agent';
 import path from 'node:path';
 import { FileToolError, PathEscapeError, fsError, hardLinkError } from './errors.js';
 
@@ -25,7 +25,7 @@ export interface ResolveOptions {
  * Resolves `userPath` (relative to `workspace`, or absolute inside it) to a real path that is
  * guaranteed to be inside the workspace's real path. Refuses `..` escapes, absolute paths
  * elsewhere, NUL bytes and symlinks (anywhere along the path) that lead outside, with a
- * {@link PathEscapeError}. A missing target is refused with `SWB_E_FILE_NOT_FOUND` unless
+ * {@link PathEscapeError}. A missing target is refused with `SwbErrorCode.FileNotFound` unless
  * `forWrite` is set.
  */
 export async function resolveInWorkspace(workspace: string, userPath: string, opts: ResolveOptions = {}): Promise<WorkspacePath> {
@@ -34,7 +34,7 @@ export async function resolveInWorkspace(workspace: string, userPath: string, op
   try {
     root = await realpath(workspace);
   } catch (err) {
-    throw new FileToolError('SWB_E_WORKSPACE', 'the workspace directory is missing or unreadable', { cause: err });
+    throw new FileToolError(SwbErrorCode.Workspace, 'the workspace directory is missing or unreadable', { cause: err });
   }
   const rel = relativeInside(workspace, root, userPath);
   if (rel === undefined) throw new PathEscapeError('path refused');
@@ -49,7 +49,7 @@ export async function resolveInWorkspace(workspace: string, userPath: string, op
     throw new PathEscapeError(`path refused because ${relative} leads through a symbolic link to outside the workspace`);
   }
   if (!resolved.exists && !opts.forWrite) {
-    throw new FileToolError('SWB_E_FILE_NOT_FOUND', `${relative} does not exist`);
+    throw new FileToolError(SwbErrorCode.FileNotFound, `${relative} does not exist`);
   }
   return { real: resolved.path, relative, root, exists: resolved.exists };
 }
@@ -110,8 +110,7 @@ export function confinedPath<I>(pathOf: (input: I) => string, forWrite = false, 
       }
       return { ok: true };
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'SWB_E_PATH_ESCAPE' || code === 'SWB_E_HARD_LINK') return { ok: false, message: (err as Error).message };
+      if (isSwbError(err, SwbErrorCode.PathEscape) || isSwbError(err, SwbErrorCode.HardLink)) return { ok: false, message: err.message };
       // Anything else (a missing file, say) is the call's to report.
       return { ok: true };
     }

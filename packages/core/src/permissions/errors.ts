@@ -1,11 +1,11 @@
-import { SwbError } from '@switchboard/agent';
+import { SwbError, SwbErrorCode } from '@switchboard/agent';
 
-/** Stable codes of the errors the permission layer throws. */
+/** The catalogue's codes for the permission layer (see `SwbErrorCode` in `@switchboard/agent`). */
 export const PermissionErrorCode = {
   /** A rule string (`Tool` / `Tool(content)`) or its content pattern is malformed. */
-  RuleSyntax: 'SWB_E_RULE_SYNTAX',
+  RuleSyntax: SwbErrorCode.RuleSyntax,
   /** A hook definition is unusable (empty argv, bad URL, unknown event). */
-  HookConfig: 'SWB_E_HOOK_CONFIG',
+  HookConfig: SwbErrorCode.HookConfig,
 } as const;
 
 /** A malformed permission rule. `rule` is the offending text; `message` says what is wrong and where. */

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { SwbError, SwbErrorCode } from '@switchboard/agent';
 
 /** A hook that runs a program: JSON on stdin, JSON (or nothing) on stdout, exit code 0. */
 export interface CommandHook {
@@ -22,10 +23,10 @@ export interface HttpHook {
 }
 
 /** Why a hook produced no usable answer. */
-export class HookRunError extends Error {
+export class HookRunError extends SwbError {
   readonly kind: 'timeout' | 'exit' | 'spawn' | 'http' | 'bad_output' | 'aborted';
   constructor(kind: HookRunError['kind'], message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(SwbErrorCode.HookRun, message, options);
     this.name = 'HookRunError';
     this.kind = kind;
   }

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { resolveRealPath } from '@switchboard/agent';
+import { resolveRealPath, SwbError, SwbErrorCode } from '@switchboard/agent';
 
 /** Thrown when a path's real location cannot be found (a loop, a permission error, …). */
-export class RealPathError extends Error {
+export class RealPathError extends SwbError {
   constructor(
     readonly userPath: string,
     readonly detail: string,
   ) {
-    super(`the real location of ${userPath} could not be found (${detail})`);
+    super(SwbErrorCode.RealPath, `the real location of ${userPath} could not be found (${detail})`);
     this.name = 'RealPathError';
   }
 }

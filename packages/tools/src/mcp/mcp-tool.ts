@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type Tool as McpToolDef } from '@modelcontextprotocol/sdk/types.js';
-import { SwbError, type Tool, type ToolContext, type ToolResult } from '@switchboard/agent';
+import { SwbError, SwbErrorCode, type Tool, type ToolContext, type ToolResult } from '@switchboard/agent';
 import { mcpResultToToolResult } from './mcp-result.js';
 
 /** Stable codes of MCP tool failures. */
-export type McpToolErrorCode = 'SWB_E_MCP_UNAVAILABLE' | 'SWB_E_MCP_TIMEOUT' | 'SWB_E_MCP_CALL' | 'SWB_E_ABORTED';
+export type McpToolErrorCode = (typeof SwbErrorCode)['McpUnavailable' | 'McpTimeout' | 'McpCall' | 'Aborted'];
 
 /** A failed MCP tool call, with a message written for the model and the operator. */
 export class McpToolError extends SwbError {
@@ -32,20 +32,20 @@ export const mcpToolInput = z.record(z.string(), z.unknown());
 export type McpToolInput = z.infer<typeof mcpToolInput>;
 
 function describeFailure(err: unknown, name: string, conn: McpConnection, ctx: ToolContext): McpToolError {
-  if (ctx.signal.aborted) return new McpToolError('SWB_E_ABORTED', `${name} was stopped before it finished`, { cause: err });
+  if (ctx.signal.aborted) return new McpToolError(SwbErrorCode.Aborted, `${name} was stopped before it finished`, { cause: err });
   const down = conn.unavailable();
   const closed = err instanceof McpError && err.code === ErrorCode.ConnectionClosed;
   if (down !== undefined || closed || (err instanceof Error && err.message === 'Not connected')) {
     const why = down ?? 'the connection closed';
-    return new McpToolError('SWB_E_MCP_UNAVAILABLE', `${name} failed: MCP server "${conn.server}" is not available (${why})`, {
+    return new McpToolError(SwbErrorCode.McpUnavailable, `${name} failed: MCP server "${conn.server}" is not available (${why})`, {
       cause: err,
     });
   }
   if (err instanceof McpError && err.code === ErrorCode.RequestTimeout) {
-    return new McpToolError('SWB_E_MCP_TIMEOUT', `${name} timed out after ${conn.timeoutMs} ms`, { cause: err });
+    return new McpToolError(SwbErrorCode.McpTimeout, `${name} timed out after ${conn.timeoutMs} ms`, { cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new McpToolError('SWB_E_MCP_CALL', `${name} failed: ${message}`, { cause: err });
+  return new McpToolError(SwbErrorCode.McpCall, `${name} failed: ${message}`, { cause: err });
 }
 
 /**
@@ -66,9 +66,9 @@ export function mcpTool(conn: McpConnection, def: McpToolDef, name: string, read
     async call(input: McpToolInput, ctx: ToolContext): Promise<ToolResult> {
       const down = conn.unavailable();
       if (down !== undefined) {
-        throw new McpToolError('SWB_E_MCP_UNAVAILABLE', `${name} failed: MCP server "${conn.server}" is not available (${down})`);
+        throw new McpToolError(SwbErrorCode.McpUnavailable, `${name} failed: MCP server "${conn.server}" is not available (${down})`);
       }
-      if (ctx.signal.aborted) throw new McpToolError('SWB_E_ABORTED', `${name} was stopped before it started`);
+      if (ctx.signal.aborted) throw new McpToolError(SwbErrorCode.Aborted, `${name} was stopped before it started`);
       try {
         const result = await conn.client.callTool({ name: def.name, arguments: input }, undefined, {
           signal: ctx.signal,
