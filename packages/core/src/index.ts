@@ -1,5 +1,6 @@
 export * from './channel.js';
 export { DeliveryLedger, type DeliveryStore, type LedgerOwner } from './delivery-ledger.js';
+export { describeConfigSource, describeNetworkCause, type ChannelDoctor, type DoctorCheck, type DoctorConfigSource, type DoctorDeps } from './doctor-check.js';
 export { ChatCommands, type ChatCommandInput, type ChatCommandResult, type ChatCommandSpec } from './chat-commands.js';
 export * from './session-key.js';
 export * from './storage.js';
