@@ -42,7 +42,7 @@ function render(file: string, checks: DoctorCheck[], secrets: string[]): string 
 }
 
 /** What the `${VAR}` references of one config value (by its full key path) say: their names, and whether one is unset. */
-type VariablesAt = (keyPath: readonly string[]) => Omit<DoctorConfigSource, 'key'>;
+export type VariablesAt = (keyPath: readonly string[]) => Omit<DoctorConfigSource, 'key'>;
 
 /** A thrown value's name for a message (`TypeError`), never its message (it may carry a URL); never throws. */
 function errorName(err: unknown): string {
@@ -54,13 +54,17 @@ function errorName(err: unknown): string {
 }
 
 /**
- * Every channel module's `doctor` hook over the module's configured accounts, in CHANNEL_MODULES
- * order; a module without a hook or without accounts is skipped (its check code is never loaded).
- * A hook that rejects (a bug) adds one failed check after the checks it gave.
+ * Every channel module's `doctor` hook over its configured accounts (`channels.<type>.accounts`),
+ * in module order (CHANNEL_MODULES unless given). A module without a hook or without accounts is
+ * skipped (its check code is never loaded); a hook that rejects (a bug) adds one failed check
+ * after the checks it gave.
  */
-async function channelChecks(cfg: Readonly<Config>, sourceOf: VariablesAt): Promise<DoctorCheck[]> {
-  const sections = new Map(Object.entries(cfg.channels));
-  const modules: readonly ChannelModule[] = CHANNEL_MODULES;
+export async function channelChecks(
+  channels: Readonly<Record<string, { readonly accounts?: Readonly<Record<string, unknown>> } | undefined>>,
+  sourceOf: VariablesAt,
+  modules: readonly ChannelModule[] = CHANNEL_MODULES,
+): Promise<DoctorCheck[]> {
+  const sections = new Map(Object.entries(channels));
   const out: DoctorCheck[] = [];
   for (const module of modules) {
     const accounts = sections.get(module.type)?.accounts;
@@ -153,7 +157,7 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
     const at = refs.filter((r) => r.path.join('.') === key);
     return { variables: at.map((r) => r.name), unset: at.some((r) => missing.has(r.name)) };
   };
-  checks.push(...(await channelChecks(cfg, sourceOf)));
+  checks.push(...(await channelChecks(cfg.channels, sourceOf)));
   const failed = checks.filter((c) => !c.ok && !c.skipped).length;
   return { code: Math.min(failed, MAX_EXIT), stdout: render(file, checks, secrets) };
 }
