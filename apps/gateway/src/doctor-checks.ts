@@ -1,41 +1,15 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
+import { describeNetworkCause, type DoctorCheck } from '@switchboard/core';
 import type { Config } from './config.js';
 import { runningGateway } from './cli-remote.js';
 
-/** One line of the doctor's checklist. `skipped` checks are shown but not counted. */
-export interface Check {
-  ok: boolean;
-  skipped?: boolean;
-  title: string;
-  detail?: string;
-  fix?: string;
-}
-
-/** A failed request's cause without its URL (a Telegram URL carries the bot token): `ENOTFOUND api.telegram.org`. */
-export function networkCause(err: unknown, url: string): string {
-  const host = (() => {
-    try {
-      return new URL(url).host;
-    } catch {
-      return 'the configured host';
-    }
-  })();
-  const cause = err instanceof Error && err.cause && typeof err.cause === 'object' ? (err.cause as { code?: unknown; message?: unknown }) : undefined;
-  const code =
-    typeof cause?.code === 'string'
-      ? cause.code
-      : err instanceof Error && err.name === 'TimeoutError'
-        ? 'timed out'
-        : typeof cause?.message === 'string' && cause.message !== ''
-          ? cause.message.slice(0, 100)
-          : 'request failed';
-  return `${code} ${host}`;
-}
+/** The time limit of each request the doctor makes (the model API, every channel module's checks). */
+export const DOCTOR_TIMEOUT_MS = 10_000;
 
 /** Data dir: a writable directory (or one that can be created) that no running gateway holds. */
-export async function checkDataDir(dataDir: string): Promise<Check> {
+export async function checkDataDir(dataDir: string): Promise<DoctorCheck> {
   const title = `data dir ${dataDir} writable and unlocked`;
   const fix = 'set gateway.dataDir (or SWITCHBOARD_DATA_DIR) to a directory this user can write';
   if (existsSync(dataDir)) {
@@ -67,7 +41,7 @@ export async function checkDataDir(dataDir: string): Promise<Check> {
 }
 
 /** The listen port is free on the configured host (port 0: the system picks one). */
-export async function checkPort(host: string, port: number): Promise<Check> {
+export async function checkPort(host: string, port: number): Promise<DoctorCheck> {
   const title = `port ${port} free on ${host}`;
   if (port === 0) return { ok: true, title: 'port 0: the system picks a free port' };
   const err = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
@@ -84,7 +58,7 @@ export async function checkPort(host: string, port: number): Promise<Check> {
 }
 
 /** The model key, with the free `GET /v1/models` (never a billed request). */
-export async function checkModel(cfg: Readonly<Config>): Promise<Check> {
+export async function checkModel(cfg: Readonly<Config>): Promise<DoctorCheck> {
   const base = (cfg.model.baseUrl || 'https://api.anthropic.com').replace(/\/+$/, '');
   const url = `${base}/v1/models`;
   const title = `model key accepted (GET ${url})`;
@@ -92,9 +66,9 @@ export async function checkModel(cfg: Readonly<Config>): Promise<Check> {
     return { ok: false, title, detail: 'no key is configured', fix: 'set model.apiKey in the config, or ANTHROPIC_API_KEY in the environment' };
   let res: Response;
   try {
-    res = await fetch(url, { headers: { 'x-api-key': cfg.model.apiKey, 'anthropic-version': '2023-06-01' }, signal: AbortSignal.timeout(10_000) });
+    res = await fetch(url, { headers: { 'x-api-key': cfg.model.apiKey, 'anthropic-version': '2023-06-01' }, signal: AbortSignal.timeout(DOCTOR_TIMEOUT_MS) });
   } catch (err) {
-    return { ok: false, title, detail: networkCause(err, url), fix: 'check model.baseUrl (or ANTHROPIC_BASE_URL) and that this host can reach it' };
+    return { ok: false, title, detail: describeNetworkCause(err, url), fix: 'check model.baseUrl (or ANTHROPIC_BASE_URL) and that this host can reach it' };
   }
   const body = (await res.json().catch(() => undefined)) as { error?: { type?: unknown; message?: unknown } } | undefined;
   if (res.ok) return { ok: true, title };
@@ -108,59 +82,4 @@ export async function checkModel(cfg: Readonly<Config>): Promise<Check> {
     return { ok: false, title, detail: why, fix: hint };
   }
   return { ok: false, title, detail: why, fix: 'the model API answered with an error: check model.baseUrl and retry later' };
-}
-
-/** The env variables named by `${VAR}` in one raw config value, for the fix lines. */
-export type VarsAt = (path: string[]) => string[];
-
-const via = (vars: string[]) => (vars.length > 0 ? ` (from ${vars.map((v) => `$${v}`).join(', ')})` : '');
-
-/** Telegram: `getMe` with the bot token. */
-export async function checkTelegram(id: string, account: { token: string; apiRoot: string }, keyPath: string[], varsAt: VarsAt): Promise<Check> {
-  const title = `telegram:${id} bot token accepted (getMe)`;
-  const key = keyPath.join('.');
-  const url = `${account.apiRoot}/bot${account.token}/getMe`;
-  let body: { ok?: unknown; result?: { username?: unknown }; description?: unknown; error_code?: unknown } | undefined;
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-    body = (await res.json().catch(() => ({ ok: false, error_code: res.status }))) as typeof body;
-  } catch (err) {
-    return {
-      ok: false,
-      title,
-      detail: networkCause(err, account.apiRoot),
-      fix: `check channels.telegram.accounts.${id}.apiRoot and that this host can reach it`,
-    };
-  }
-  if (body?.ok === true) return { ok: true, title: `${title}: @${String(body.result?.username ?? '?')}` };
-  const why = `${typeof body?.error_code === 'number' ? body.error_code : 'error'} ${typeof body?.description === 'string' ? body.description : ''}`.trim();
-  return { ok: false, title, detail: `Telegram refused it (${why})`, fix: `check ${key}${via(varsAt(keyPath))}: the token @BotFather gave this bot` };
-}
-
-/** Slack: `auth.test` with the bot token, or `apps.connections.open` with a Socket Mode app token (a ticket nobody uses expires). */
-export async function checkSlack(
-  id: string,
-  apiUrl: string,
-  t: { method: 'auth.test' | 'apps.connections.open'; token: string; keyPath: string[] },
-  varsAt: VarsAt,
-): Promise<Check> {
-  const bot = t.method === 'auth.test';
-  const title = `slack:${id} ${bot ? 'bot' : 'app'} token accepted (${t.method})`;
-  const key = t.keyPath.join('.');
-  const url = new URL(t.method, apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/`).toString();
-  let body: { ok?: unknown; team?: unknown; user?: unknown; error?: unknown } | undefined;
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/x-www-form-urlencoded' },
-      signal: AbortSignal.timeout(10_000),
-    });
-    body = (await res.json().catch(() => ({ ok: false, error: `HTTP ${res.status}` }))) as typeof body;
-  } catch (err) {
-    return { ok: false, title, detail: networkCause(err, url), fix: `check channels.slack.accounts.${id}.apiUrl and that this host can reach it` };
-  }
-  if (body?.ok === true) return { ok: true, title: bot ? `${title}: ${String(body.user ?? '?')} in ${String(body.team ?? '?')}` : title };
-  const why = typeof body?.error === 'string' ? body.error.slice(0, 100) : 'error';
-  const what = bot ? "the app's Bot User OAuth Token (xoxb-…)" : 'an app-level token (xapp-…) with the connections:write scope';
-  return { ok: false, title, detail: `Slack refused it (${why})`, fix: `check ${key}${via(varsAt(t.keyPath))}: ${what}` };
 }

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import JSON5 from 'json5';
+import { describeNetworkCause, type ChannelModule, type DoctorCheck, type DoctorConfigSource, type DoctorDeps } from '@switchboard/core';
 import type { CliOutcome } from './cli-admin.js';
+import { CHANNEL_MODULES } from './config-channels.js';
 import { ConfigError, configSecrets, parseConfig, type Config } from './config.js';
-import { checkDataDir, checkModel, checkPort, checkSlack, checkTelegram, type Check } from './doctor-checks.js';
+import { checkDataDir, checkModel, checkPort, DOCTOR_TIMEOUT_MS } from './doctor-checks.js';
 
 /** EX_CONFIG from sysexits.h. */
 const EXIT_CONFIG = 78;
@@ -26,7 +28,7 @@ function references(value: unknown, path: string[] = [], out: Array<{ name: stri
   return out;
 }
 
-function render(file: string, checks: Check[], secrets: string[]): string {
+function render(file: string, checks: DoctorCheck[], secrets: string[]): string {
   const scrub = (s: string) => secrets.reduce((acc, sec) => (sec.length >= 8 ? acc.split(sec).join('[redacted]') : acc), s);
   const lines = [`switchboard doctor: ${file}`];
   for (const c of checks) {
@@ -39,15 +41,65 @@ function render(file: string, checks: Check[], secrets: string[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What the `${VAR}` references of one config value (by its full key path) say: their names, and whether one is unset. */
+export type VariablesAt = (keyPath: readonly string[]) => Omit<DoctorConfigSource, 'key'>;
+
+/** A thrown value's name for a message (`TypeError`), never its message (it may carry a URL); never throws. */
+function errorName(err: unknown): string {
+  try {
+    return err instanceof Error ? err.name : typeof err;
+  } catch {
+    return 'unknown error';
+  }
+}
+
+/**
+ * Every channel module's `doctor` hook over its configured accounts (`channels.<type>.accounts`),
+ * in module order (CHANNEL_MODULES unless given). A module without a hook or without accounts is
+ * skipped (its check code is never loaded); a hook that rejects (a bug) adds one failed check
+ * after the checks it gave.
+ */
+export async function channelChecks(
+  channels: Readonly<Record<string, { readonly accounts?: Readonly<Record<string, unknown>> } | undefined>>,
+  sourceOf: VariablesAt,
+  modules: readonly ChannelModule[] = CHANNEL_MODULES,
+): Promise<DoctorCheck[]> {
+  const sections = new Map(Object.entries(channels));
+  const out: DoctorCheck[] = [];
+  for (const module of modules) {
+    const accounts = sections.get(module.type)?.accounts;
+    if (!module.doctor || !accounts || Object.keys(accounts).length === 0) continue;
+    const deps: DoctorDeps = {
+      timeoutMs: DOCTOR_TIMEOUT_MS,
+      describeNetworkError: describeNetworkCause,
+      configSource: (account, path) => {
+        const keyPath = ['channels', module.type, 'accounts', account, ...path];
+        return { key: keyPath.join('.'), ...sourceOf(keyPath) };
+      },
+    };
+    try {
+      for await (const check of await module.doctor.checkAccounts(accounts, deps)) out.push(check);
+    } catch (err) {
+      out.push({
+        ok: false,
+        title: `${module.type} accounts checked`,
+        detail: `the check itself failed (${errorName(err)})`,
+        fix: `this is a bug in the ${module.type} channel package: report it with this output`,
+      });
+    }
+  }
+  return out;
+}
+
 /**
  * `switchboard doctor`: checks a config before (or instead of) starting — the config is valid,
  * every `${VAR}` is set, the data dir is writable and no gateway holds it, the port is free, the
- * model API accepts the key (`GET /v1/models`, free), and each Telegram / Slack account's token is
- * accepted by its platform (`getMe`, `auth.test`). Prints a checklist with a fix per failure.
+ * model API accepts the key (`GET /v1/models`, free), and each channel module with a `doctor` hook
+ * checks its accounts' credentials with its platform. Prints a checklist with a fix per failure.
  * Exit: 78 for an invalid config, otherwise the number of failed checks (at most 63).
  */
 export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: string): Promise<CliOutcome> {
-  const checks: Check[] = [];
+  const checks: DoctorCheck[] = [];
   const invalid = (detail: string, fix: string): CliOutcome => {
     checks.push({ ok: false, title: 'config valid', detail, fix });
     return { code: EXIT_CONFIG, stdout: render(file, checks, []) };
@@ -100,30 +152,12 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
     cfg.model.apiKey === PLACEHOLDER ? { ok: false, skipped: true, title: 'model key not checked (its variable is not set)' } : await checkModel(cfg),
   );
 
-  const usesUnset = (path: string[]) => refs.some((r) => missing.has(r.name) && r.path.join('.') === path.join('.'));
-  const varsAt = (path: string[]) => refs.filter((r) => r.path.join('.') === path.join('.')).map((r) => r.name);
-  for (const [id, acc] of Object.entries(cfg.channels.telegram?.accounts ?? {})) {
-    const key = ['channels', 'telegram', 'accounts', id, 'token'];
-    checks.push(
-      usesUnset(key)
-        ? { ok: false, skipped: true, title: `telegram:${id} bot token not checked (its variable is not set)` }
-        : await checkTelegram(id, acc, key, varsAt),
-    );
-  }
-  for (const [id, acc] of Object.entries(cfg.channels.slack?.accounts ?? {})) {
-    const tokens: Array<{ method: 'auth.test' | 'apps.connections.open'; token: string; field: string }> = [
-      { method: 'auth.test', token: acc.botToken, field: 'botToken' },
-    ];
-    if (acc.mode === 'socket' && acc.appToken) tokens.push({ method: 'apps.connections.open', token: acc.appToken, field: 'appToken' });
-    for (const t of tokens) {
-      const keyPath = ['channels', 'slack', 'accounts', id, t.field];
-      checks.push(
-        usesUnset(keyPath)
-          ? { ok: false, skipped: true, title: `slack:${id} ${t.field} not checked (its variable is not set)` }
-          : await checkSlack(id, acc.apiUrl, { method: t.method, token: t.token, keyPath }, varsAt),
-      );
-    }
-  }
+  const sourceOf: VariablesAt = (keyPath) => {
+    const key = keyPath.join('.');
+    const at = refs.filter((r) => r.path.join('.') === key);
+    return { variables: at.map((r) => r.name), unset: at.some((r) => missing.has(r.name)) };
+  };
+  checks.push(...(await channelChecks(cfg.channels, sourceOf)));
   const failed = checks.filter((c) => !c.ok && !c.skipped).length;
   return { code: Math.min(failed, MAX_EXIT), stdout: render(file, checks, secrets) };
 }

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { AccessListener } from './access-events.js';
 import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
 import type { DeadLetterInput } from './dead-letters.js';
+import type { ChannelDoctor } from './doctor-check.js';
 
 /** Where a reply goes: one conversation on one channel account. */
 export interface ConversationRef {
@@ -453,9 +454,13 @@ export type ChannelFactory<A = unknown> = (accounts: Readonly<Record<string, A>>
  * - `createChannels` makes one Channel per account, in the accounts' order, and owns whatever the
  *   accounts of its type share (WebSocket: one upgrade handler). It throws only for an account that
  *   cannot work (a config error naming the key).
+ * - `doctor` (optional) checks the accounts' credentials for `switchboard doctor` without
+ *   starting a channel; see {@link ChannelDoctor} (doctor-check.ts).
  */
 export interface ChannelModule<Type extends string = string, Schema extends z.ZodType = z.ZodType> {
   readonly type: Type;
   readonly accountSchema: Schema;
   createChannels(accounts: Readonly<Record<string, z.output<Schema>>>, deps: ChannelFactoryDeps): Promise<Channel[]>;
+  /** `switchboard doctor`'s checks of this type's accounts; absent: the doctor checks nothing channel-specific for it. */
+  readonly doctor?: ChannelDoctor<z.output<Schema>>;
 }

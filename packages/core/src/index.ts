@@ -32,6 +32,7 @@ export type {
   TurnState,
 } from './channel.js';
 export { DeliveryLedger, type DeliveryStore, type LedgerOwner } from './delivery-ledger.js';
+export { describeConfigSource, describeNetworkCause, type ChannelDoctor, type DoctorCheck, type DoctorConfigSource, type DoctorDeps } from './doctor-check.js';
 export { ChatCommands, type ChatCommandInput, type ChatCommandResult, type ChatCommandSpec } from './chat-commands.js';
 export { parseSessionKey, type SessionKey, sessionKeyString } from './session-key.js';
 export {
