@@ -19,3 +19,4 @@ export * from './webhook/index.js';
 export * from './regex-fixtures.js';
 export * from './unreachable.js';
 export * from './no-egress.js';
+export * from './scripted-model.js';
