@@ -97,11 +97,8 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
   });
 
   const finish = db.transaction((turnId: string, end: TurnFinish): { row: TurnRow; stored: Entry[] } => {
-    // The entries first: they belong to the session of the turn, read before the state changes.
-    const turn = byId.get(turnId);
-    if (!turn) throw new Error(`unknown turn: ${turnId}`);
-    const stored = sessions.append(turn.session_id, end.entries ?? []);
     let row = update(turnId, end.state, end.reason ?? null, end.error ?? null);
+    const stored = sessions.append(row.session_id, end.entries ?? []);
     if (end.usage) {
       const usage = JSON.stringify(end.usage);
       setUsage.run(usage, turnId);
