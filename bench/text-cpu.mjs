@@ -65,7 +65,8 @@ try {
   );
   for (const [i, token] of tokens.entries()) pool.push(await ChatConnection.open(gw.wsUrl, { token, expectHello: true, label: `s${i}`, timeoutMs: 10_000 }));
   const common = { pool, serverPid: gw.pid, deadline: performance.now() + 250_000, turnTimeoutMs: 15_000, check: checkEcho };
-  await runLoad({ ...common, name: 'warm-up', concurrency: 8, turns: 300, warmupPerWorker: 0 });
+  // As many turns as `npm run bench` runs before its x32 text load (JIT, caches, SQLite pages).
+  await runLoad({ ...common, name: 'warm-up', concurrency: 32, turns: 1500, warmupPerWorker: 0 });
   for (let i = 0; i < rounds; i++) {
     const r = await runLoad({ ...common, name: `text x32 #${i + 1}`, concurrency: 32, turns, warmupPerWorker: 1, freshSessions: true });
     if (r.failed > 0 || r.wrongAnswers > 0 || r.aborted)

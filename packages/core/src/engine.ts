@@ -148,6 +148,8 @@ interface TurnEnd {
   state: TurnEndState;
   reason: TurnEndReason;
   error?: string;
+  /** Recorded with the end; absent: the stored usage stays. */
+  usage?: TurnUsage;
 }
 
 const INTERNAL_ERROR = 'The gateway hit an internal error while answering. Please try again.';
@@ -295,7 +297,7 @@ export class TurnEngine {
       const policy = await this.buildPolicy(active);
       const refusal = await this.beforeTurn(active, policy);
       if (refusal !== undefined) {
-        await this.finish(active, { state: 'failed', reason: 'hook_stopped', error: refusal });
+        await this.finish(active, { state: 'failed', reason: 'hook_stopped', error: refusal, usage: active.usage });
         await policy.afterTurn?.('hook_stopped');
         return;
       }
@@ -303,9 +305,13 @@ export class TurnEngine {
       await this.endLoop(active, policy, result);
     } catch (err) {
       active.log.error({ err }, 'turn failed');
-      await this.finish(active, { state: 'failed', reason: 'internal', error: INTERNAL_ERROR }, false).catch((e: unknown) =>
-        active.log.error({ err: e }, 'could not record the failed turn'),
-      );
+      await this.finish(active, { state: 'failed', reason: 'internal', error: INTERNAL_ERROR }).catch(async (e: unknown) => {
+        // What the turn had not stored yet may be what failed: record the end on its own.
+        active.log.error({ err: e }, 'could not record the failed turn with its entries');
+        await this.options.storage.turns
+          .setState(turn.id, 'failed', { reason: 'internal', error: INTERNAL_ERROR })
+          .catch((again: unknown) => active.log.error({ err: again }, 'could not record the failed turn'));
+      });
     } finally {
       this.running.delete(turn.sessionId);
       active.queue.close();
@@ -433,7 +439,7 @@ export class TurnEngine {
       return;
     }
     if (reason === 'aborted') active.journal.add(danglingResults(await active.journal.transcript(), active.turn.id));
-    await this.finish(active, { state: endStateOf(result.reason), reason, ...(result.error ? { error: result.error } : {}) });
+    await this.finish(active, { state: endStateOf(result.reason), reason, ...(result.error ? { error: result.error } : {}), usage: active.usage });
     await policy.afterTurn?.(reason);
   }
 
@@ -442,7 +448,7 @@ export class TurnEngine {
    * the final part), then stores what the turn has not stored yet together with the end — one
    * transaction. A crash in between re-runs or re-delivers, and the ledger stops a second send.
    */
-  private async finish(active: ActiveTurn, end: TurnEnd, withUsage = true): Promise<void> {
+  private async finish(active: ActiveTurn, end: TurnEnd): Promise<void> {
     const { turn, session, queue, journal } = active;
     // An approval of an ended turn can never be used: it is cancelled before anyone hears the end.
     if (this.options.cancelApprovals) {
@@ -454,7 +460,7 @@ export class TurnEngine {
     queue.push({ type: 'turn_end', state: end.state, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) });
     queue.close();
     await active.rendering;
-    await journal.finish({ state: end.state, reason: end.reason, ...(end.error ? { error: end.error } : {}), ...(withUsage ? { usage: active.usage } : {}) });
+    await journal.finish({ state: end.state, reason: end.reason, ...(end.error ? { error: end.error } : {}), ...(end.usage ? { usage: end.usage } : {}) });
     this.options.log.info({ sessionId: session.id, turnId: turn.id, state: end.state, reason: end.reason }, 'turn finished');
   }
 

@@ -135,7 +135,7 @@ describe('TurnEngine: resume', () => {
       { type: 'turn_end', state: 'completed', reason: 'completed', text: 'stored answer' },
     ]);
     expect(h.model.requests).toHaveLength(0);
-    expect(await raw.turns.get(turnId)).toMatchObject({ state: 'completed', reason: 'completed' });
+    expect(await raw.turns.get(turnId)).toMatchObject({ state: 'completed', reason: 'completed', usage: null });
     expect(await raw.sessions.load(sessionId)).toHaveLength(2);
     expect(h.writes).toEqual(['deliveries.record', 'turns.finish']);
   });
