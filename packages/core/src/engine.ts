@@ -131,6 +131,8 @@ interface ActiveTurn {
   turn: Turn;
   session: Session;
   message: InboundMessage;
+  /** The agent that answers (one lookup per turn: its policy and its loop see the same runtime). */
+  agent: AgentRuntime;
   /** The turn continues one a previous process started (state was not `queued`). */
   resumed: boolean;
   log: Logger;
@@ -342,7 +344,8 @@ export class TurnEngine {
     const run: Running = { turnId: turn.id, principalId: message.principalId ?? null, controller: new AbortController(), pending: [], drained: [] };
     this.running.set(turn.sessionId, run);
     const journal = new TurnJournal(storage, this.transcripts, session.id, turn.id, turn.state === 'running');
-    return { turn, session, message, resumed, log, queue, rendering, run, journal, usage: emptyUsage() };
+    const agent = this.options.agent(session.agentId);
+    return { turn, session, message, agent, resumed, log, queue, rendering, run, journal, usage: emptyUsage() };
   }
 
   /** Step 2: the user entry (once), and where the transcript leaves the turn (a resume's repairs). */
@@ -361,8 +364,8 @@ export class TurnEngine {
 
   /** Step 3: what this turn may do (tools, permission decisions, hooks). */
   private buildPolicy(active: ActiveTurn): Promise<TurnPolicy> {
-    const agent = this.options.agent(active.session.agentId);
-    return this.options.policy({ session: active.session, turn: active.turn, message: active.message, agent, emit: (ev) => active.queue.push(ev) });
+    const { session, turn, message, agent } = active;
+    return this.options.policy({ session, turn, message, agent, emit: (ev) => active.queue.push(ev) });
   }
 
   /**
@@ -378,8 +381,7 @@ export class TurnEngine {
   /** Step 4: the agent loop; every event is rendered, stored (now or with the end) and counted. */
   private async runLoop(active: ActiveTurn, policy: TurnPolicy, start: TurnStart): Promise<QueryResult> {
     const { options } = this;
-    const { session, turn, run, journal, log } = active;
-    const agent = options.agent(session.agentId);
+    const { session, turn, agent, run, journal, log } = active;
     const loop = query({
       model: options.model,
       modelName: options.modelName,
