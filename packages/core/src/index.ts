@@ -16,4 +16,4 @@ export * from './own.js';
 export * from './fault-boundary.js';
 export * from './dead-letters.js';
 export * from './secret-scrub.js';
-export type { LoopEndReason, TurnEndReason, TurnEndState } from './turn-end.js';
+export type { TurnEndReason, TurnEndState } from './turn-end.js';

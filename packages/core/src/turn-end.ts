@@ -1,22 +1,18 @@
-/**
- * Why the agent loop ended: the reasons `query()` of @switchboard/agent returns today (its
- * `TerminalReason`). The engine assigns the loop's reason to {@link TurnEndReason}, so a reason
- * the agent adds without adding it here fails the type check.
- */
-export type LoopEndReason = 'completed' | 'max_turns' | 'aborted' | 'interrupted' | 'model_error' | 'prompt_too_long' | 'hook_stopped' | 'denial_limit';
+import type { TerminalReason } from '@switchboard/agent';
 
 /**
- * Why a turn ended: the loop's reasons plus the engine's own — `hook_stopped` (a UserPromptSubmit
- * hook refused the message), `internal` (the gateway failed), `steered` (the message was absorbed
- * into a running turn, which answers it) and `shutdown` (suspended; resumed at the next start).
+ * Why a turn ended: the agent loop's reasons (`TerminalReason` of @switchboard/agent) plus the
+ * engine's own — `hook_stopped` (a UserPromptSubmit hook refused the message), `internal` (the
+ * gateway failed), `steered` (the message was absorbed into a running turn, which answers it) and
+ * `shutdown` (suspended; resumed at the next start).
  */
-export type TurnEndReason = LoopEndReason | 'internal' | 'steered' | 'shutdown';
+export type TurnEndReason = TerminalReason | 'hook_stopped' | 'internal' | 'steered' | 'shutdown';
 
 /** The state a turn ends in (the `turn_end` event's `state`). */
 export type TurnEndState = 'completed' | 'failed' | 'interrupted';
 
 /** The state a loop's end leaves a turn in: an answer (also after max_turns), a user stop, or a failure. */
-export function endStateOf(reason: LoopEndReason): TurnEndState {
+export function endStateOf(reason: TerminalReason): TurnEndState {
   if (reason === 'completed' || reason === 'max_turns') return 'completed';
   return reason === 'aborted' ? 'interrupted' : 'failed';
 }
