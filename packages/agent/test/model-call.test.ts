@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ModelError } from '../src/errors.js';
 import { abortableSleep, backoffDelay, callModelWithRetries, type ModelCallSettings, modelRoute, nextAttempt, type RetryPolicy } from '../src/model-call.js';
 import type { Message } from '../src/messages.js';
-import { ScriptedModel, type Step } from './scripted-model.js';
+import { ScriptedModel, type Step } from '@switchboard/testkit';
 
 const policy: RetryPolicy = { maxRetries: 2, baseDelayMs: 100, maxDelayMs: 1_000 };
 const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];

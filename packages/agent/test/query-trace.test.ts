@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { allowAll, ModelError, query, type AgentEvent, type AnyTool, type QueryParams, type QueryResult } from '../src/index.js';
-import { ScriptedModel, type Step } from './scripted-model.js';
+import { ScriptedModel, type Step } from '@switchboard/testkit';
 
 // Whole traces of the loop (every event in order, the result, every request the model saw), pinned
 // in a snapshot taken before query() was split into named steps: the split must not change one.

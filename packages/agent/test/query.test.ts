@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { allowAll, ModelError, query, type AgentEvent, type AnyTool, type QueryParams, type QueryResult } from '../src/index.js';
-import { ScriptedModel, type Step } from './scripted-model.js';
+import { ScriptedModel, type Step } from '@switchboard/testkit';
 
 function params(model: ScriptedModel, tools: AnyTool[], extra: Partial<QueryParams> = {}): QueryParams {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { allowAll, query, type AnyTool, type ToolResultBlock } from '../src/index.js';
-import { ScriptedModel } from './scripted-model.js';
+import { ScriptedModel } from '@switchboard/testkit';
 
 // A tool (an MCP server names its own) called like an Object member must get toolTimeoutMs, not
 // the inherited member a plain `toolTimeouts[name]` would find.

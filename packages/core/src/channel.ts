@@ -7,6 +7,7 @@ import type { AccessListener } from './access-events.js';
 import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
 import type { DeadLetterInput } from './dead-letters.js';
 import type { ChannelDoctor } from './doctor-check.js';
+import type { TurnEndReason, TurnEndState } from './turn-end.js';
 
 /** Where a reply goes: one conversation on one channel account. */
 export interface ConversationRef {
@@ -48,8 +49,8 @@ export type TurnEvent =
   | {
       type: 'turn_end';
       /** Final state of the turn. */
-      state: 'completed' | 'failed' | 'interrupted';
-      reason: string;
+      state: TurnEndState;
+      reason: TurnEndReason;
       /** Everything the assistant said in this turn (from the transcript, so it survives restarts). */
       text: string;
       error?: string;

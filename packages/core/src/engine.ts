@@ -1,24 +1,28 @@
 import {
   query,
-  toolUses,
   type AgentEvent,
   type AnyTool,
   type CanUseTool,
   type ModelClient,
   type PathFilter,
   type QueryParams,
+  type QueryResult,
   type RetryPolicy,
   type SystemBlock,
-  type ToolResultBlock,
 } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import { AsyncQueue } from './async-queue.js';
-import type { AcceptResult, Channel, ConversationRef, InboundMessage, TurnEvent } from './channel.js';
+import type { AcceptResult, Channel, InboundMessage, TurnEvent } from './channel.js';
 import type { SessionKey } from './session-key.js';
-import type { Entry, NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
-import { rebuildMessages, turnText, type ToolStartPayload } from './transcript.js';
-import { ownValue } from './own.js';
+import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { TranscriptCache } from './transcript-cache.js';
+import { turnText } from './transcript.js';
+import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
+import { TurnJournal } from './turn-journal.js';
+import { countUsage, DurabilityRule, emptyUsage, entryOf, logLoopEvent } from './turn-loop.js';
+import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
+
+export { countUsage } from './turn-loop.js';
 
 /** What one agent runs with. */
 export interface AgentRuntime {
@@ -75,8 +79,8 @@ export interface TurnPolicy {
   shouldStop?: QueryParams['shouldStop'];
   /** Before the first model call: a string refuses the turn with that message (UserPromptSubmit hooks). */
   beforeTurn?(): Promise<string | undefined>;
-  /** After the turn ends (Stop hooks). Must not throw. */
-  afterTurn?(reason: string): Promise<void>;
+  /** After the turn ends (Stop hooks), with why it ended. Must not throw. */
+  afterTurn?(reason: TurnEndReason): Promise<void>;
   /** The directory this turn's file tools work in (default: the agent's `workspace`). */
   workspace?: string;
   /** Which entries a walking tool may return (see `ToolContext.pathFilter`). */
@@ -122,13 +126,41 @@ interface Running {
   drained: Pending[];
 }
 
-function emptyUsage(): TurnUsage {
-  return { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, models: {}, retries: 0, fallbackUsed: false };
+/** One turn while it runs: what it answers, where its events go and how it writes. */
+interface ActiveTurn {
+  turn: Turn;
+  session: Session;
+  message: InboundMessage;
+  /** The agent that answers (one lookup per turn: its policy and its loop see the same runtime). */
+  agent: AgentRuntime;
+  /** The turn continues one a previous process started (state was not `queued`). */
+  resumed: boolean;
+  log: Logger;
+  /** Events for the channel's renderer. */
+  queue: AsyncQueue<TurnEvent>;
+  /** The channel's render of `queue` (settles, never rejects). */
+  rendering: Promise<void>;
+  run: Running;
+  journal: TurnJournal;
+  usage: TurnUsage;
 }
 
+/** A turn's end as the engine records and renders it. */
+interface TurnEnd {
+  state: TurnEndState;
+  reason: TurnEndReason;
+  error?: string;
+  /** Recorded with the end; absent: the stored usage stays. */
+  usage?: TurnUsage;
+}
+
+const INTERNAL_ERROR = 'The gateway hit an internal error while answering. Please try again.';
+
 /**
- * Runs turns: one at a time per session (a lane), sessions in parallel. Every loop event is
- * persisted before the loop continues, so a restart resumes from the transcript.
+ * Runs turns: one at a time per session (a lane), sessions in parallel. A turn's writes are
+ * batched (see TurnJournal): what a restart needs is stored before the loop goes on — a tool call
+ * about to be checked or run, a side effect's result — and the rest is stored with the turn's
+ * end, so a plain text turn costs one write after its accept (plus the channel's ledger row).
  */
 export class TurnEngine {
   private readonly lanes = new Map<string, Lane>();
@@ -138,21 +170,21 @@ export class TurnEngine {
   private stopping = false;
   private readonly transcripts: TranscriptCache;
 
-  constructor(private readonly o: EngineOptions) {
-    this.transcripts = new TranscriptCache(o.storage, o.transcriptCacheSize ?? 256, o.transcriptCacheEntries ?? 50_000);
+  constructor(private readonly options: EngineOptions) {
+    this.transcripts = new TranscriptCache(options.storage, options.transcriptCacheSize ?? 256, options.transcriptCacheEntries ?? 50_000);
   }
 
   /** Durably accepts an inbound message and schedules its turn. */
   async accept(message: InboundMessage, route: Route): Promise<AcceptResult> {
-    const res = await this.o.storage.turns.accept(message, { key: route.key, clientId: route.clientId });
+    const res = await this.options.storage.turns.accept(message, { key: route.key, clientId: route.clientId });
     if (res.duplicate || !res.sessionId || !res.turnId) return res;
     const run = this.running.get(res.sessionId);
     if (run && canSteer(run, message)) {
-      const session = await this.o.storage.sessions.get(res.sessionId);
+      const session = await this.options.storage.sessions.get(res.sessionId);
       const channelId = `${message.channel}:${message.account}`;
       // Steer: the running turn takes the message at its next model call. If it makes no further
       // call, the queued turn simply runs next (followup).
-      if (session && this.o.queueMode(session, channelId) === 'steer') run.pending.push({ turnId: res.turnId, text: message.text, channelId });
+      if (session && this.options.queueMode(session, channelId) === 'steer') run.pending.push({ turnId: res.turnId, text: message.text, channelId });
     }
     this.kick(res.sessionId);
     return res;
@@ -160,7 +192,7 @@ export class TurnEngine {
 
   /** Resumes every unfinished turn found at start-up, in order, per session. */
   async resumeAll(): Promise<number> {
-    const turns = await this.o.storage.turns.unfinished();
+    const turns = await this.options.storage.turns.unfinished();
     for (const t of turns) {
       if (t.state === 'queued') continue;
       const list = this.resumable.get(t.sessionId) ?? [];
@@ -230,19 +262,26 @@ export class TurnEngine {
     const lane: Lane = { again: false, done: Promise.resolve() };
     this.lanes.set(sessionId, lane);
     lane.done = (async () => {
+      // A turn whose end could not be recorded is still `queued`: it is not run again by this lane.
+      let last: string | null = null;
       try {
         for (;;) {
           lane.again = false;
           for (;;) {
             if (this.stopping) return;
-            const next = this.resumable.get(sessionId)?.shift() ?? (await this.o.storage.turns.nextQueued(sessionId));
+            const next = this.resumable.get(sessionId)?.shift() ?? (await this.options.storage.turns.nextQueued(sessionId));
             if (!next) break;
+            if (next.id === last) {
+              this.options.log.error({ sessionId, turnId: next.id }, 'turn still queued after it ran; the lane stops until the next message');
+              return;
+            }
+            last = next.id;
             await this.runTurn(next);
           }
           if (!lane.again) break;
         }
       } catch (err) {
-        this.o.log.error({ err, sessionId }, 'session lane failed');
+        this.options.log.error({ err, sessionId }, 'session lane failed');
       } finally {
         this.lanes.delete(sessionId);
         this.resumable.delete(sessionId);
@@ -250,243 +289,212 @@ export class TurnEngine {
     })();
   }
 
+  /** One turn: load it, prepare its transcript, build its policy, run the loop, finish. */
   private async runTurn(turn: Turn): Promise<void> {
-    const { storage } = this.o;
-    const log = this.o.log.child({ sessionId: turn.sessionId, turnId: turn.id });
+    const active = await this.loadTurn(turn);
+    if (!active) return;
+    try {
+      const start = await this.prepareTranscript(active);
+      if (start.answered) return await this.finish(active, { state: 'completed', reason: 'completed' });
+      const policy = await this.buildPolicy(active);
+      const refusal = await this.beforeTurn(active, policy);
+      if (refusal !== undefined) {
+        await this.finish(active, { state: 'failed', reason: 'hook_stopped', error: refusal, usage: active.usage });
+        await policy.afterTurn?.('hook_stopped');
+        return;
+      }
+      const result = await this.runLoop(active, policy, start);
+      await this.endLoop(active, policy, result);
+    } catch (err) {
+      active.log.error({ err }, 'turn failed');
+      await this.finish(active, { state: 'failed', reason: 'internal', error: INTERNAL_ERROR }).catch(async (e: unknown) => {
+        // What the turn had not stored yet may be what failed: record the end on its own.
+        active.log.error({ err: e }, 'could not record the failed turn with its entries');
+        await this.options.storage.turns
+          .setState(turn.id, 'failed', { reason: 'internal', error: INTERNAL_ERROR })
+          .catch((again: unknown) => active.log.error({ err: again }, 'could not record the failed turn'));
+      });
+    } finally {
+      this.running.delete(turn.sessionId);
+      active.queue.close();
+      await active.rendering;
+    }
+  }
+
+  /** Step 1: the turn's session and message; starts the channel's render and marks the turn running here. */
+  private async loadTurn(turn: Turn): Promise<ActiveTurn | null> {
+    const { storage } = this.options;
+    const log = this.options.log.child({ sessionId: turn.sessionId, turnId: turn.id });
     const session = await storage.sessions.get(turn.sessionId);
     const inbox = await storage.turns.inbox(turn.inboxId);
     if (!session || !inbox) {
       log.error('turn without session or inbox item; marking failed');
       await storage.turns.setState(turn.id, 'failed', { reason: 'internal', error: 'missing session or inbox item' });
-      return;
+      return null;
     }
-    const msg = inbox.message;
-    const to: ConversationRef = msg.conversation;
-    const channel = this.o.channel(`${msg.channel}:${msg.account}`);
+    const message = inbox.message;
+    const channel = this.options.channel(`${message.channel}:${message.account}`);
     const resumed = turn.state !== 'queued';
     const queue = new AsyncQueue<TurnEvent>();
     const rendering = channel
-      ? channel.render(to, turn.id, queue, { clientId: turn.clientId, resumed }).catch((err: unknown) => {
+      ? channel.render(message.conversation, turn.id, queue, { clientId: turn.clientId, resumed }).catch((err: unknown) => {
           log.error({ err }, 'render failed');
         })
-      : Promise.resolve(log.warn({ channel: msg.channel }, 'channel not running; reply kept in the transcript'));
-    const controller = new AbortController();
-    const run: Running = { turnId: turn.id, principalId: msg.principalId ?? null, controller, pending: [], drained: [] };
+      : Promise.resolve(log.warn({ channel: message.channel }, 'channel not running; reply kept in the transcript'));
+    const run: Running = { turnId: turn.id, principalId: message.principalId ?? null, controller: new AbortController(), pending: [], drained: [] };
     this.running.set(turn.sessionId, run);
-    const usage = emptyUsage();
-    try {
-      const entries: Entry[] = await this.transcripts.get(session.id);
-      const hasUser = entries.some((e) => e.turnId === turn.id && e.kind === 'user');
-      const userEntry: NewEntry | null = hasUser ? null : { kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: msg.text }] } };
-      await storage.turns.begin(turn.id, userEntry);
-      if (userEntry) this.transcripts.mirror(session.id, [userEntry]);
-      log.info({ resumed }, 'turn started');
-      if (resumed) queue.push({ type: 'attempt_reset', reason: 'resumed after restart' });
-
-      const rebuilt = rebuildMessages(entries);
-      const lastOfTurn = entries.filter((e) => e.turnId === turn.id).at(-1);
-      // A resumed turn whose last stored step is a complete answer only needs delivering.
-      if (resumed && lastOfTurn?.kind === 'assistant' && !rebuilt.open) {
-        await this.finish(turn, session, queue, rendering, 'completed', 'completed');
-        return;
-      }
-      const preset = new Map<string, ToolResultBlock>();
-      if (rebuilt.open) {
-        const interrupted: NewEntry[] = [];
-        for (const use of toolUses(rebuilt.open.message)) {
-          const known = rebuilt.open.results.get(use.id);
-          if (known) {
-            preset.set(use.id, known);
-            continue;
-          }
-          const start: ToolStartPayload | undefined = rebuilt.open.started.get(use.id);
-          if (start && !start.readOnly) {
-            const result: ToolResultBlock = {
-              type: 'tool_result',
-              tool_use_id: use.id,
-              content: `The gateway restarted while ${use.name} was running, so it is unknown whether it completed. Check its effects before retrying.`,
-              is_error: true,
-            };
-            preset.set(use.id, result);
-            interrupted.push({ kind: 'tool_result', turnId: turn.id, payload: { result } });
-          }
-        }
-        if (interrupted.length > 0) await this.transcripts.append(session.id, interrupted);
-      }
-      const agent = this.o.agent(session.agentId);
-      const policy = await this.o.policy({ session, turn, message: msg, agent, emit: (ev) => queue.push(ev) });
-      if (!resumed && policy.beforeTurn) {
-        const refusal = await policy.beforeTurn();
-        if (refusal) {
-          await this.finish(turn, session, queue, rendering, 'failed', 'hook_stopped', refusal, usage);
-          await policy.afterTurn?.('hook_stopped');
-          return;
-        }
-      }
-      const loop = query({
-        model: this.o.model,
-        modelName: this.o.modelName,
-        ...(this.o.fallbackModel ? { fallbackModel: this.o.fallbackModel } : {}),
-        maxTokens: this.o.maxTokens,
-        system: agent.system,
-        messages: rebuilt.messages,
-        tools: policy.tools,
-        canUseTool: policy.canUseTool,
-        ...(policy.afterTool ? { afterTool: policy.afterTool } : {}),
-        ...(policy.shouldStop ? { shouldStop: policy.shouldStop } : {}),
-        signal: controller.signal,
-        maxTurns: agent.maxTurns,
-        toolContext: {
-          sessionId: session.id,
-          turnId: turn.id,
-          agentId: agent.id,
-          workspace: policy.workspace ?? agent.workspace,
-          ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
-        },
-        toolTimeoutMs: this.o.toolTimeoutMs,
-        ...(this.o.toolTimeouts ? { toolTimeouts: this.o.toolTimeouts } : {}),
-        drainInjected: () => {
-          run.drained = run.pending.splice(0);
-          return run.drained.map((p) => p.text);
-        },
-        retry: this.o.retry,
-        maxContinuations: this.o.maxContinuations,
-        presetResults: preset,
-      });
-      let result = await loop.next();
-      while (!result.done) {
-        const ev = result.value;
-        if (ev.type === 'user_message' && run.drained.length > 0) {
-          await this.absorb(session.id, run.drained, log);
-          run.drained = [];
-        } else {
-          await this.persist(session.id, turn.id, ev, log);
-        }
-        countUsage(usage, ev);
-        if (ev.type !== 'terminal') queue.push(ev);
-        result = await loop.next();
-      }
-      const { reason, error } = result.value;
-      if (reason === 'aborted' && controller.signal.reason === SHUTDOWN) {
-        await storage.turns.setState(turn.id, 'suspended', { reason: 'shutdown', usage });
-        log.info('turn suspended for shutdown');
-        queue.close();
-        await rendering;
-        return;
-      }
-      if (reason === 'aborted') await this.closeDangling(session.id, turn.id);
-      const state = reason === 'completed' || reason === 'max_turns' ? 'completed' : reason === 'aborted' ? 'interrupted' : 'failed';
-      await this.finish(turn, session, queue, rendering, state, reason, error, usage);
-      await policy.afterTurn?.(reason);
-    } catch (err) {
-      log.error({ err }, 'turn failed');
-      await this.finish(turn, session, queue, rendering, 'failed', 'internal', 'The gateway hit an internal error while answering. Please try again.').catch(
-        (e: unknown) => log.error({ err: e }, 'could not record the failed turn'),
-      );
-    } finally {
-      this.running.delete(turn.sessionId);
-      queue.close();
-      await rendering;
-    }
+    const journal = new TurnJournal(storage, this.transcripts, session.id, turn.id, turn.state === 'running');
+    const agent = this.options.agent(session.agentId);
+    return { turn, session, message, agent, resumed, log, queue, rendering, run, journal, usage: emptyUsage() };
   }
 
-  private async finish(
-    turn: Turn,
-    session: Session,
-    queue: AsyncQueue<TurnEvent>,
-    rendering: Promise<void>,
-    state: 'completed' | 'failed' | 'interrupted',
-    reason: string,
-    error?: string,
-    usage?: TurnUsage,
-  ): Promise<void> {
-    // An approval of an ended turn can never be used: it is cancelled before anyone hears the end.
-    if (this.o.cancelApprovals) {
-      const why = state === 'interrupted' ? 'the turn was stopped' : state === 'failed' ? `the turn failed (${reason})` : 'the turn ended';
-      await this.o
-        .cancelApprovals(turn.id, why)
-        .catch((err: unknown) => this.o.log.error({ err, turnId: turn.id }, 'could not cancel the approvals of an ended turn'));
+  /** Step 2: the user entry (once), and where the transcript leaves the turn (a resume's repairs). */
+  private async prepareTranscript(active: ActiveTurn): Promise<TurnStart> {
+    const { turn, message, journal, resumed } = active;
+    const stored = await this.transcripts.get(active.session.id);
+    if (!stored.some((e) => e.turnId === turn.id && e.kind === 'user')) {
+      journal.add([{ kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: message.text }] } }]);
     }
-    const text = turnText(await this.transcripts.turn(session.id, turn.id), turn.id);
-    queue.push({ type: 'turn_end', state, reason, text, ...(error ? { error } : {}) });
+    active.log.info({ resumed }, 'turn started');
+    if (resumed) active.queue.push({ type: 'attempt_reset', reason: 'resumed after restart' });
+    const start = turnStart(await journal.transcript(), turn.id, resumed);
+    journal.add(start.interrupted);
+    return start;
+  }
+
+  /** Step 3: what this turn may do (tools, permission decisions, hooks). */
+  private buildPolicy(active: ActiveTurn): Promise<TurnPolicy> {
+    const { session, turn, message, agent } = active;
+    return this.options.policy({ session, turn, message, agent, emit: (ev) => active.queue.push(ev) });
+  }
+
+  /**
+   * The UserPromptSubmit hooks of a new turn; a string refuses it. The turn is begun durably
+   * first: the hooks read the stored transcript, and a restart after them must not run them again.
+   */
+  private async beforeTurn(active: ActiveTurn, policy: TurnPolicy): Promise<string | undefined> {
+    if (active.resumed || !policy.beforeTurn) return undefined;
+    await active.journal.flush();
+    return (await policy.beforeTurn()) || undefined;
+  }
+
+  /** Step 4: the agent loop; every event is rendered, stored (now or with the end) and counted. */
+  private async runLoop(active: ActiveTurn, policy: TurnPolicy, start: TurnStart): Promise<QueryResult> {
+    const { options } = this;
+    const { session, turn, agent, run, journal, log } = active;
+    const loop = query({
+      model: options.model,
+      modelName: options.modelName,
+      ...(options.fallbackModel ? { fallbackModel: options.fallbackModel } : {}),
+      maxTokens: options.maxTokens,
+      system: agent.system,
+      messages: start.messages,
+      tools: policy.tools,
+      canUseTool: policy.canUseTool,
+      ...(policy.afterTool ? { afterTool: policy.afterTool } : {}),
+      ...(policy.shouldStop ? { shouldStop: policy.shouldStop } : {}),
+      signal: run.controller.signal,
+      maxTurns: agent.maxTurns,
+      toolContext: {
+        sessionId: session.id,
+        turnId: turn.id,
+        agentId: agent.id,
+        workspace: policy.workspace ?? agent.workspace,
+        ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
+      },
+      toolTimeoutMs: options.toolTimeoutMs,
+      ...(options.toolTimeouts ? { toolTimeouts: options.toolTimeouts } : {}),
+      drainInjected: () => {
+        run.drained = run.pending.splice(0);
+        return run.drained.map((p) => p.text);
+      },
+      retry: options.retry,
+      maxContinuations: options.maxContinuations,
+      presetResults: start.preset,
+    });
+    const durability = new DurabilityRule();
+    let step = await loop.next();
+    while (!step.done) {
+      const ev = step.value;
+      if (ev.type === 'user_message' && run.drained.length > 0) {
+        await this.absorb(active, run.drained);
+        run.drained = [];
+      } else {
+        const entry = entryOf(ev, turn.id);
+        if (entry) journal.add([entry]);
+        if (durability.needsFlush(ev)) await journal.flush();
+        logLoopEvent(ev, log);
+      }
+      countUsage(active.usage, ev);
+      if (ev.type !== 'terminal') active.queue.push(ev);
+      step = await loop.next();
+    }
+    return step.value;
+  }
+
+  /** Step 5: how the loop ended becomes the turn's end — or its suspension for shutdown. */
+  private async endLoop(active: ActiveTurn, policy: TurnPolicy, result: QueryResult): Promise<void> {
+    const reason: TurnEndReason = result.reason;
+    if (reason === 'aborted' && suspendedForShutdown(active.run.controller.signal)) {
+      await active.journal.finish({ state: 'suspended', reason: 'shutdown', usage: active.usage });
+      active.log.info('turn suspended for shutdown');
+      return;
+    }
+    if (reason === 'aborted') active.journal.add(danglingResults(await active.journal.transcript(), active.turn.id));
+    await this.finish(active, { state: endStateOf(result.reason), reason, ...(result.error ? { error: result.error } : {}), usage: active.usage });
+    await policy.afterTurn?.(reason);
+  }
+
+  /**
+   * Ends a turn: cancels its approvals, renders its end, waits for the render (the channel ledgers
+   * the final part), then stores what the turn has not stored yet together with the end — one
+   * transaction. A crash in between re-runs or re-delivers, and the ledger stops a second send.
+   */
+  private async finish(active: ActiveTurn, end: TurnEnd): Promise<void> {
+    const { turn, session, queue, journal } = active;
+    // An approval of an ended turn can never be used: it is cancelled before anyone hears the end.
+    if (this.options.cancelApprovals) {
+      await this.options
+        .cancelApprovals(turn.id, cancelledBecause(end.state, end.reason))
+        .catch((err: unknown) => this.options.log.error({ err, turnId: turn.id }, 'could not cancel the approvals of an ended turn'));
+    }
+    const text = turnText(await journal.ofTurn(), turn.id);
+    queue.push({ type: 'turn_end', state: end.state, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) });
     queue.close();
-    // The final part is ledgered before the turn is marked done: a crash in between re-delivers
-    // from the transcript, and the ledger stops a second send.
-    await rendering;
-    await this.o.storage.turns.setState(turn.id, state, { reason, ...(error ? { error } : {}), ...(usage ? { usage } : {}) });
-    this.o.log.info({ sessionId: session.id, turnId: turn.id, state, reason }, 'turn finished');
+    await active.rendering;
+    await journal.finish({ state: end.state, reason: end.reason, ...(end.error ? { error: end.error } : {}), ...(end.usage ? { usage: end.usage } : {}) });
+    this.options.log.info({ sessionId: session.id, turnId: turn.id, state: end.state, reason: end.reason }, 'turn finished');
   }
 
   /**
    * Persists messages a steered turn took in (each under its own turn id, which is completed as
-   * `steered` in the same transaction) and tells their senders where the answer comes from.
+   * `steered` in the same transaction) and tells their senders where the answer comes from. What
+   * the running turn has not stored yet goes first, so the transcript keeps its order.
    */
-  private async absorb(sessionId: string, taken: Pending[], log: Logger): Promise<void> {
+  private async absorb(active: ActiveTurn, taken: Pending[]): Promise<void> {
+    const { storage } = this.options;
+    const sessionId = active.session.id;
+    await active.journal.flush();
     const entries: NewEntry[] = taken.map((p) => ({ kind: 'user', turnId: p.turnId, payload: { content: [{ type: 'text', text: p.text }] } }));
-    await this.o.storage.turns.absorb(
+    const stored = await storage.turns.absorb(
       sessionId,
       taken.map((p) => p.turnId),
       entries,
     );
-    this.transcripts.mirror(sessionId, entries);
+    this.transcripts.mirror(sessionId, stored);
     for (const p of taken) {
-      const turn = await this.o.storage.turns.get(p.turnId);
-      const item = turn ? await this.o.storage.turns.inbox(turn.inboxId) : null;
-      const channel = this.o.channel(p.channelId);
+      const turn = await storage.turns.get(p.turnId);
+      const item = turn ? await storage.turns.inbox(turn.inboxId) : null;
+      const channel = this.options.channel(p.channelId);
       if (!turn || !item || !channel) continue;
-      const q = new AsyncQueue<TurnEvent>();
-      q.push({ type: 'turn_end', state: 'completed', reason: 'steered', text: '' });
-      q.close();
-      await channel.render(item.message.conversation, p.turnId, q, { clientId: turn.clientId, resumed: false }).catch((err: unknown) => {
-        log.error({ err }, 'render of a steered message failed');
+      const steered = new AsyncQueue<TurnEvent>();
+      steered.push({ type: 'turn_end', state: 'completed', reason: 'steered', text: '' });
+      steered.close();
+      await channel.render(item.message.conversation, p.turnId, steered, { clientId: turn.clientId, resumed: false }).catch((err: unknown) => {
+        active.log.error({ err }, 'render of a steered message failed');
       });
     }
-    log.info({ steered: taken.length }, 'messages steered into the running turn');
-  }
-
-  /** After a user abort, answers every unanswered tool_use so the history stays valid. */
-  private async closeDangling(sessionId: string, turnId: string): Promise<void> {
-    const rebuilt = rebuildMessages(await this.transcripts.get(sessionId));
-    if (!rebuilt.open) return;
-    const add: NewEntry[] = toolUses(rebuilt.open.message)
-      .filter((u) => !rebuilt.open!.results.has(u.id))
-      .map((u) => ({
-        kind: 'tool_result',
-        turnId,
-        payload: { result: { type: 'tool_result', tool_use_id: u.id, content: 'The turn was stopped before this tool call finished.', is_error: true } },
-      }));
-    if (add.length > 0) await this.transcripts.append(sessionId, add);
-  }
-
-  private async persist(sessionId: string, turnId: string, ev: AgentEvent, log: Logger): Promise<void> {
-    const s = this.transcripts;
-    switch (ev.type) {
-      case 'assistant_message':
-        await s.append(sessionId, [{ kind: 'assistant', turnId, payload: { content: ev.message.content, model: ev.model } }]);
-        break;
-      case 'user_message':
-        await s.append(sessionId, [{ kind: 'user', turnId, payload: { content: ev.message.content } }]);
-        break;
-      case 'tool_start':
-        await s.append(sessionId, [
-          { kind: 'tool_start', turnId, payload: { toolUseId: ev.toolUseId, name: ev.name, input: ev.input, readOnly: ev.readOnly } },
-        ]);
-        break;
-      case 'tool_end':
-        await s.append(sessionId, [
-          { kind: 'tool_result', turnId, payload: { result: ev.result, ...(ev.fullContent !== undefined ? { fullContent: ev.fullContent } : {}) } },
-        ]);
-        break;
-      case 'model_retry':
-        if (ev.fallback) log.warn({ model: ev.model, error: ev.error }, 'retry budget spent: switching to the fallback model');
-        else log.warn({ attempt: ev.attempt, delayMs: ev.delayMs, model: ev.model, error: ev.error }, 'model call retried');
-        break;
-      case 'usage':
-        log.debug({ usage: ev.usage, model: ev.model }, 'model usage');
-        break;
-      default:
-        break;
-    }
+    active.log.info({ steered: taken.length }, 'messages steered into the running turn');
   }
 }
 
@@ -497,26 +505,4 @@ export class TurnEngine {
  */
 function canSteer(run: Running, message: InboundMessage): boolean {
   return run.principalId !== null && message.principalId !== undefined && message.principalId === run.principalId;
-}
-
-/** Adds one loop event's usage facts to the turn's usage record. */
-export function countUsage(u: TurnUsage, ev: AgentEvent): void {
-  if (ev.type === 'usage') {
-    u.inputTokens += ev.usage.inputTokens;
-    u.outputTokens += ev.usage.outputTokens;
-    u.cacheReadInputTokens += ev.usage.cacheReadInputTokens;
-    u.cacheCreationInputTokens += ev.usage.cacheCreationInputTokens;
-    let m = ownValue(u.models, ev.model);
-    if (!m) {
-      m = { calls: 0, inputTokens: 0, outputTokens: 0 };
-      // defineProperty: a model named "__proto__" becomes an entry, not the record's prototype.
-      Object.defineProperty(u.models, ev.model, { value: m, enumerable: true, writable: true, configurable: true });
-    }
-    m.calls++;
-    m.inputTokens += ev.usage.inputTokens;
-    m.outputTokens += ev.usage.outputTokens;
-  } else if (ev.type === 'model_retry') {
-    if (ev.fallback) u.fallbackUsed = true;
-    else u.retries++;
-  }
 }

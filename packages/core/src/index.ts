@@ -64,8 +64,10 @@ export {
   type TokenKind,
   type TokenRecord,
   type Turn,
+  type TurnFinish,
   type TurnSummary,
   type TurnUsage,
+  type TurnWrite,
 } from './storage.js';
 export { AsyncQueue } from './async-queue.js';
 export {
@@ -292,3 +294,4 @@ export {
   roomAccountShape,
   roomSchema,
 } from './channel-account.js';
+export type { TurnEndReason, TurnEndState } from './turn-end.js';

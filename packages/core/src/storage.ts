@@ -98,6 +98,23 @@ export interface TurnUsage {
   fallbackUsed: boolean;
 }
 
+/** What `turns.begin` and `turns.finish` wrote: the turn after the write and the entries as stored. */
+export interface TurnWrite {
+  turn: Turn;
+  entries: Entry[];
+}
+
+/** The end of a turn as `turns.finish` records it. */
+export interface TurnFinish {
+  /** A final state, or `suspended` (shutdown: the turn resumes at the next start). */
+  state: Extract<TurnState, 'completed' | 'failed' | 'interrupted' | 'suspended'>;
+  reason?: string;
+  error?: string;
+  usage?: TurnUsage;
+  /** Entries of the turn not stored yet, appended in the same transaction. */
+  entries?: readonly NewEntry[];
+}
+
 /** What `turns.summary` answers. */
 export interface TurnSummary {
   byState: Record<string, number>;
@@ -337,14 +354,26 @@ export interface Storage {
     unfinished(): Promise<Turn[]>;
     /** The oldest queued turn of a session. */
     nextQueued(sessionId: string): Promise<Turn | null>;
-    /** Marks the turn running and, if `userEntry` is given, appends it — one transaction. */
-    begin(turnId: string, userEntry: NewEntry | null): Promise<Turn>;
+    /**
+     * Marks the turn running and appends `entries` (its user entry, and whatever else must be
+     * durable before the turn goes on) — one transaction. Returns the turn and the entries as
+     * stored (numbered after the session's last seq).
+     */
+    begin(turnId: string, entries: readonly NewEntry[]): Promise<TurnWrite>;
+    /**
+     * Ends (or suspends) a turn in one transaction: appends `entries` (what the turn has not stored
+     * yet) and sets the state, reason, error and usage. A turn never begun durably goes straight
+     * from `queued` to its end. Returns the turn and the entries as stored.
+     */
+    finish(turnId: string, end: TurnFinish): Promise<TurnWrite>;
+    /** A state change on its own (awaiting an approval and back): reason and error are replaced, usage kept unless given. */
     setState(turnId: string, state: TurnState, info?: { reason?: string; error?: string; usage?: TurnUsage }): Promise<void>;
     /**
      * Steer: appends `entries` (the absorbed messages, each under its own turn id) to the session
-     * and marks those queued turns `completed` with reason `steered` — one transaction.
+     * and marks those queued turns `completed` with reason `steered` — one transaction. Returns
+     * the entries as stored.
      */
-    absorb(sessionId: string, turnIds: string[], entries: NewEntry[]): Promise<void>;
+    absorb(sessionId: string, turnIds: string[], entries: NewEntry[]): Promise<Entry[]>;
     /** Marks every running / awaiting_approval turn `suspended` (shutdown); returns how many. */
     suspendActive(): Promise<number>;
     inbox(inboxId: string): Promise<InboxItem | null>;

@@ -4,7 +4,8 @@ import type { Entry, NewEntry, Storage } from './storage.js';
  * The transcripts of recently active sessions, so a turn does not reload and re-parse its whole
  * history from the database. Bounded (least recently used first out), so memory stays flat no
  * matter how many sessions a gateway serves. Only the turn engine writes transcripts, one turn
- * at a time per session, so appends can be mirrored here in order.
+ * at a time per session, so what the store returns for each write is mirrored here in order —
+ * never entries it did not store (no guessed sequence numbers).
  */
 export class TranscriptCache {
   private readonly map = new Map<string, Entry[]>();
@@ -57,16 +58,14 @@ export class TranscriptCache {
   }
 
   /**
-   * Mirrors entries a storage call appended without returning them (turn begin, steer absorb):
-   * the store numbers them right after the last seq.
+   * Mirrors entries a storage call stored and returned (turn begin and finish, steer absorb),
+   * with the sequence numbers the store gave them.
    */
-  mirror(sessionId: string, entries: NewEntry[]): void {
+  mirror(sessionId: string, stored: readonly Entry[]): void {
     const cached = this.map.get(sessionId);
-    if (!cached) return;
-    let seq = cached.at(-1)?.seq ?? 0;
-    const now = new Date();
-    for (const e of entries) cached.push({ ...e, sessionId, seq: ++seq, createdAt: now });
-    this.entries += entries.length;
+    if (!cached || stored.length === 0) return;
+    cached.push(...stored);
+    this.entries += stored.length;
     this.trim();
   }
 

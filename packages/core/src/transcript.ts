@@ -1,5 +1,5 @@
 import { toolUses, type AssistantBlock, type AssistantMessage, type Message, type ToolResultBlock, type UserBlock } from '@switchboard/agent';
-import type { Entry } from './storage.js';
+import type { NewEntry } from './storage.js';
 
 /** Payloads of transcript entries, by kind. */
 export interface UserPayload {
@@ -40,7 +40,7 @@ const INTERRUPTED = 'This tool call was interrupted before it returned a result.
  * merge into one message; tool results go first in the user message after their tool_use; a
  * tool_use left unanswered mid-history gets an is_error result so the API accepts the history.
  */
-export function rebuildMessages(entries: readonly Entry[]): Rebuilt {
+export function rebuildMessages(entries: readonly NewEntry[]): Rebuilt {
   const messages: Message[] = [];
   let pendingUses: string[] = [];
   let results = new Map<string, ToolResultBlock>();
@@ -99,8 +99,8 @@ export function rebuildMessages(entries: readonly Entry[]): Rebuilt {
   return { messages, open: null };
 }
 
-/** Everything the assistant said in one turn, from its stored entries. */
-export function turnText(entries: readonly Entry[], turnId: string): string {
+/** Everything the assistant said in one turn, from its entries (stored, or about to be). */
+export function turnText(entries: readonly NewEntry[], turnId: string): string {
   return entries
     .filter((e) => e.turnId === turnId && e.kind === 'assistant')
     .map((e) =>

@@ -32,10 +32,27 @@ describe('TranscriptCache', () => {
     await cache.append('s1', [user('a')]);
     expect(await cache.get('s1')).toHaveLength(1);
     await cache.append('s1', [user('b')]);
-    cache.mirror('s1', [user('c')]);
     const entries = await cache.get('s1');
-    expect(entries.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(entries.map((e) => e.seq)).toEqual([1, 2]);
     expect(loads).toEqual(['s1']);
+  });
+
+  it('mirrors what another storage call stored with the sequence numbers the store gave, never guessed ones', async () => {
+    const { storage } = sessionsOnly();
+    const cache = new TranscriptCache(storage, 10, 100);
+    await cache.append('s1', [user('a')]);
+    await cache.get('s1');
+    // e.g. turns.finish stored two entries after a concurrent note took seq 2
+    const stored: Entry[] = [
+      { ...user('b'), sessionId: 's1', seq: 3, createdAt: new Date(0) },
+      { ...user('c'), sessionId: 's1', seq: 4, createdAt: new Date(0) },
+    ];
+    cache.mirror('s1', stored);
+    expect((await cache.get('s1')).map((e) => e.seq)).toEqual([1, 3, 4]);
+    expect(cache.size()).toEqual({ sessions: 1, entries: 3 });
+    // A session not held is not filled in from a partial write: the next read loads it whole.
+    cache.mirror('s2', stored);
+    expect(cache.size().sessions).toBe(1);
   });
 
   it('stays within its session and entry bounds, evicting the least recently used', async () => {

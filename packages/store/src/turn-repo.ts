@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { AcceptResult, InboundMessage, NewEntry, SessionKey, Storage, TurnState } from '@switchboard/core';
+import type { AcceptResult, Entry, InboundMessage, NewEntry, SessionKey, Storage, TurnFinish, TurnState } from '@switchboard/core';
 import { type InboxRow, type TurnRow, toInboxItem, toTurn } from './rows.js';
 import type { SessionOps } from './session-repo.js';
 
@@ -86,15 +86,25 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
     return row;
   };
 
-  const begin = db.transaction((turnId: string, userEntry: NewEntry | null) => {
+  const begin = db.transaction((turnId: string, entries: readonly NewEntry[]): { row: TurnRow; stored: Entry[] } => {
     const row = update(turnId, 'running', null, null);
-    if (userEntry) sessions.append(row.session_id, [userEntry]);
-    return row;
+    return { row, stored: sessions.append(row.session_id, entries) };
   });
 
-  const finish = db.transaction((turnId: string, state: TurnState, reason: string | null, error: string | null, usage: string | null) => {
+  const setStateTx = db.transaction((turnId: string, state: TurnState, reason: string | null, error: string | null, usage: string | null) => {
     update(turnId, state, reason, error);
     if (usage !== null) setUsage.run(usage, turnId);
+  });
+
+  const finish = db.transaction((turnId: string, end: TurnFinish): { row: TurnRow; stored: Entry[] } => {
+    let row = update(turnId, end.state, end.reason ?? null, end.error ?? null);
+    const stored = sessions.append(row.session_id, end.entries ?? []);
+    if (end.usage) {
+      const usage = JSON.stringify(end.usage);
+      setUsage.run(usage, turnId);
+      row = { ...row, usage };
+    }
+    return { row, stored };
   });
 
   const absorb = db.transaction((sessionId: string, turnIds: string[], entries: NewEntry[]) => {
@@ -102,12 +112,12 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
     for (const id of turnIds) {
       if (absorbTurn.run(now, id, sessionId).changes !== 1) throw new Error(`turn ${id} is not a queued turn of session ${sessionId}`);
     }
-    sessions.append(sessionId, entries);
+    return sessions.append(sessionId, entries);
   });
 
   return {
     async absorb(sessionId, turnIds, entries) {
-      absorb.immediate(sessionId, turnIds, entries);
+      return absorb.immediate(sessionId, turnIds, entries);
     },
     async accept(message, route) {
       return accept.immediate(message, route.key, route.clientId);
@@ -123,11 +133,16 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
       const row = nextQueued.get(sessionId);
       return row ? toTurn(row) : null;
     },
-    async begin(turnId, userEntry) {
-      return toTurn(begin.immediate(turnId, userEntry));
+    async begin(turnId, entries) {
+      const { row, stored } = begin.immediate(turnId, entries);
+      return { turn: toTurn(row), entries: stored };
+    },
+    async finish(turnId, end) {
+      const { row, stored } = finish.immediate(turnId, end);
+      return { turn: toTurn(row), entries: stored };
     },
     async setState(turnId, state, info) {
-      finish.immediate(turnId, state, info?.reason ?? null, info?.error ?? null, info?.usage ? JSON.stringify(info.usage) : null);
+      setStateTx.immediate(turnId, state, info?.reason ?? null, info?.error ?? null, info?.usage ? JSON.stringify(info.usage) : null);
     },
     async suspendActive() {
       return suspend.run(Date.now()).changes;

@@ -59,7 +59,7 @@ describe('openSqliteStorage', () => {
     await a.principals.linkIdentity(ada.id, 'telegram', '1');
     await a.tokens.create({ kind: 'client', name: 'phone', principalId: ada.id, scopes: [], secretHash: 'h'.repeat(64) });
     const t = await queueTurn(a, 'm1');
-    await a.turns.begin(t.turnId, { kind: 'user', turnId: t.turnId, payload: { text: 'hi' } });
+    await a.turns.begin(t.turnId, [{ kind: 'user', turnId: t.turnId, payload: { text: 'hi' } }]);
     await a.sessions.append(t.sessionId, [{ kind: 'assistant', turnId: t.turnId, payload: { text: 'yo' } }]);
     const d = await a.deliveries.record({
       turnId: t.turnId,
@@ -142,14 +142,14 @@ describe('SQLite storage invariants', () => {
     const s = openSqliteStorage({ file: ':memory:' });
     const t = await queueTurn(s, 'm1');
     const bad = { kind: null, turnId: t.turnId, payload: {} } as unknown as { kind: 'user'; turnId: string; payload: unknown };
-    await expect(s.turns.begin(t.turnId, bad)).rejects.toThrow();
+    await expect(s.turns.begin(t.turnId, [bad])).rejects.toThrow();
     expect((await s.turns.get(t.turnId))?.state).toBe('queued');
     s.close();
   });
 
   it('rejects unknown turns and duplicate principal names', async () => {
     const s = openSqliteStorage({ file: ':memory:' });
-    await expect(s.turns.begin('missing', null)).rejects.toThrow(/unknown turn/);
+    await expect(s.turns.begin('missing', [])).rejects.toThrow(/unknown turn/);
     await expect(s.turns.setState('missing', 'completed')).rejects.toThrow(/unknown turn/);
     await s.principals.create({ name: 'ada', role: 'owner' });
     await expect(s.principals.create({ name: 'ada', role: 'guest' })).rejects.toThrow(/UNIQUE/);

@@ -31,3 +31,4 @@ export {
   Timeline,
   type TimelineEvent,
 } from './fake-channel-records.js';
+export * from './scripted-model.js';

@@ -66,7 +66,7 @@ export function adminContract(store: StorageRef): void {
     const s = store();
     const { turnId, sessionId, inboxId } = await queueTurn(s, 'm1');
     const other = await queueTurn(s, 'm2', dmKey('p2'));
-    await s.turns.begin(turnId, { kind: 'user', turnId, payload: { text: 'secret plans' } });
+    await s.turns.begin(turnId, [{ kind: 'user', turnId, payload: { text: 'secret plans' } }]);
     await s.sessions.append(sessionId, [{ kind: 'assistant', turnId, payload: [{ type: 'text', text: 'ok' }] }]);
     await s.turns.setState(turnId, 'completed');
     const conv = { channel: 'websocket', account: 'default', conversationId: 'conv-1', platformMessageId: null, content: { text: 'ok' } };

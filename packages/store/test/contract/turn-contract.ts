@@ -25,7 +25,7 @@ export function turnContract(store: StorageRef): void {
   it('a duplicate dedupe key returns the existing item and turn and changes nothing', async () => {
     const s = store();
     const first = await s.turns.accept(inbound('u-1'), { key: dmKey('p1'), clientId: 'a' });
-    await s.turns.begin(first.turnId ?? '', null);
+    await s.turns.begin(first.turnId ?? '', []);
     const again = await s.turns.accept(inbound('u-1', { text: 'changed' }), { key: dmKey('p2'), clientId: 'b' });
     expect(again).toEqual({ ...first, duplicate: true, sameText: false });
     expect(await s.turns.accept(inbound('u-1'), { key: dmKey('p1'), clientId: 'a' })).toEqual({ ...first, duplicate: true, sameText: true });
@@ -59,21 +59,24 @@ export function turnContract(store: StorageRef): void {
     const { turnId, sessionId } = await queueTurn(s, 'm1');
     const queued = await s.turns.get(turnId);
     await tick();
-    const running = await s.turns.begin(turnId, { kind: 'user', turnId, payload: { text: 'hi' } });
+    const written = await s.turns.begin(turnId, [{ kind: 'user', turnId, payload: { text: 'hi' } }]);
+    const running = written.turn;
     expect(running).toMatchObject({ id: turnId, state: 'running' });
     expect(running.updatedAt.getTime()).toBeGreaterThan(queued?.updatedAt.getTime() ?? Infinity);
     expect(await s.turns.get(turnId)).toEqual(running);
     expect(await s.sessions.loadTurn(turnId)).toMatchObject([{ seq: 1, kind: 'user', sessionId, payload: { text: 'hi' } }]);
+    // begin answers the entries exactly as stored: what a transcript cache mirrors.
+    expect(written.entries).toEqual(await s.sessions.loadTurn(turnId));
 
     const other = await queueTurn(s, 'm2');
-    await s.turns.begin(other.turnId, null);
+    await s.turns.begin(other.turnId, []);
     expect(await s.sessions.load(sessionId)).toHaveLength(1);
   });
 
   it('setState records state, reason and error', async () => {
     const s = store();
     const { turnId } = await queueTurn(s, 'm1');
-    await s.turns.begin(turnId, null);
+    await s.turns.begin(turnId, []);
     await s.turns.setState(turnId, 'awaiting_approval');
     expect((await s.turns.get(turnId))?.state).toBe('awaiting_approval');
     await s.turns.setState(turnId, 'failed', { reason: 'model_error', error: 'HTTP 500' });
@@ -85,7 +88,7 @@ export function turnContract(store: StorageRef): void {
     const ids: string[] = [];
     for (const k of ['a', 'b', 'c', 'd', 'e', 'f']) ids.push((await queueTurn(s, k, dmKey(k))).turnId);
     const [a, b, c, d, e, f] = ids as [string, string, string, string, string, string];
-    await s.turns.begin(b, null);
+    await s.turns.begin(b, []);
     await s.turns.setState(c, 'completed', { reason: 'end_turn' });
     await s.turns.setState(d, 'awaiting_approval');
     await s.turns.setState(e, 'interrupted');
@@ -104,7 +107,7 @@ export function turnContract(store: StorageRef): void {
     const t3 = await queueTurn(s, 'm3');
     const elsewhere = await queueTurn(s, 'r1', roomKey('C1'));
     expect((await s.turns.nextQueued(t1.sessionId))?.id).toBe(t1.turnId);
-    await s.turns.begin(t1.turnId, null);
+    await s.turns.begin(t1.turnId, []);
     expect((await s.turns.nextQueued(t1.sessionId))?.id).toBe(t2.turnId);
     await s.turns.setState(t2.turnId, 'completed');
     await s.turns.setState(t3.turnId, 'completed');
@@ -119,7 +122,7 @@ export function turnContract(store: StorageRef): void {
     const r = await queueTurn(s, 'r', dmKey('b'));
     const w = await queueTurn(s, 'w', dmKey('c'));
     const done = await queueTurn(s, 'd', dmKey('d'));
-    await s.turns.begin(r.turnId, null);
+    await s.turns.begin(r.turnId, []);
     await s.turns.setState(w.turnId, 'awaiting_approval');
     await s.turns.setState(done.turnId, 'completed');
     expect(await s.turns.suspendActive()).toBe(2);
@@ -133,7 +136,7 @@ export function turnContract(store: StorageRef): void {
   it('setState records the turn usage with the final state', async () => {
     const s = store();
     const r = await s.turns.accept(inbound('u-usage'), { key: dmKey('p1'), clientId: null });
-    await s.turns.begin(r.turnId!, null);
+    await s.turns.begin(r.turnId!, []);
     const usage = {
       inputTokens: 10,
       outputTokens: 5,
@@ -147,12 +150,55 @@ export function turnContract(store: StorageRef): void {
     expect(await s.turns.get(r.turnId!)).toMatchObject({ state: 'completed', usage });
   });
 
+  it('finish stores the waiting entries and the end in one step, from queued or running, and answers them as stored', async () => {
+    const s = store();
+    const { turnId, sessionId } = await queueTurn(s, 'f1');
+    await s.sessions.append(sessionId, [{ kind: 'note', turnId: null, payload: 'before' }]);
+    const usage = { inputTokens: 3, outputTokens: 2, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, models: {}, retries: 0, fallbackUsed: false };
+    // A turn that never began durably goes straight from queued to its end.
+    const done = await s.turns.finish(turnId, {
+      state: 'completed',
+      reason: 'completed',
+      usage,
+      entries: [
+        { kind: 'user', turnId, payload: { text: 'hi' } },
+        { kind: 'assistant', turnId, payload: { text: 'yo' } },
+      ],
+    });
+    expect(done.turn).toMatchObject({ id: turnId, state: 'completed', reason: 'completed', error: null, usage });
+    expect(await s.turns.get(turnId)).toEqual(done.turn);
+    expect(done.entries.map((e) => [e.seq, e.kind])).toEqual([
+      [2, 'user'],
+      [3, 'assistant'],
+    ]);
+    expect(done.entries).toEqual(await s.sessions.loadTurn(turnId));
+
+    // From running, with no entries: only the state (and an error) change; usage stays when not given.
+    const other = await queueTurn(s, 'f2');
+    await s.turns.begin(other.turnId, []);
+    const failed = await s.turns.finish(other.turnId, { state: 'failed', reason: 'model_error', error: 'HTTP 500' });
+    expect(failed).toMatchObject({ turn: { state: 'failed', reason: 'model_error', error: 'HTTP 500', usage: null }, entries: [] });
+    const suspended = await queueTurn(s, 'f3');
+    await s.turns.finish(suspended.turnId, { state: 'suspended', reason: 'shutdown', entries: [{ kind: 'user', turnId: suspended.turnId, payload: {} }] });
+    expect(await s.turns.unfinished()).toMatchObject([{ id: suspended.turnId, state: 'suspended' }]);
+    await expect(s.turns.finish('missing', { state: 'completed' })).rejects.toThrow(/unknown turn/);
+  });
+
+  it('finish changes nothing when an entry cannot be stored', async () => {
+    const s = store();
+    const { turnId, sessionId } = await queueTurn(s, 'f4');
+    const bad = { kind: null, turnId, payload: {} } as unknown as { kind: 'user'; turnId: string; payload: unknown };
+    await expect(s.turns.finish(turnId, { state: 'completed', entries: [{ kind: 'user', turnId, payload: {} }, bad] })).rejects.toThrow();
+    expect((await s.turns.get(turnId))?.state).toBe('queued');
+    expect(await s.sessions.load(sessionId)).toEqual([]);
+  });
+
   it('absorb appends the steered messages and completes their queued turns in one step', async () => {
     const s = store();
     const running = await s.turns.accept(inbound('u-run'), { key: dmKey('p1'), clientId: null });
-    await s.turns.begin(running.turnId!, null);
+    await s.turns.begin(running.turnId!, []);
     const steer = await s.turns.accept(inbound('u-steer'), { key: dmKey('p1'), clientId: null });
-    await s.turns.absorb(
+    const absorbed = await s.turns.absorb(
       running.sessionId!,
       [steer.turnId!],
       [{ kind: 'user', turnId: steer.turnId!, payload: { content: [{ type: 'text', text: 'also this' }] } }],
@@ -161,6 +207,7 @@ export function turnContract(store: StorageRef): void {
     expect(await s.turns.nextQueued(running.sessionId!)).toBeNull();
     const entries = await s.sessions.load(running.sessionId!);
     expect(entries.map((e) => [e.kind, e.turnId])).toEqual([['user', steer.turnId]]);
+    expect(absorbed).toEqual(entries);
     // A turn that is no longer queued cannot be absorbed, and nothing is appended.
     await expect(s.turns.absorb(running.sessionId!, [steer.turnId!], [{ kind: 'user', turnId: steer.turnId!, payload: {} }])).rejects.toThrow();
     expect(await s.sessions.load(running.sessionId!)).toHaveLength(1);

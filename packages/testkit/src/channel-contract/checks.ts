@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHook } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import type { TurnEvent } from '@switchboard/core';
+import type { TurnEndReason, TurnEvent } from '@switchboard/core';
 import type { RenderOutcome } from '../fake-channel-records.js';
 import type { ContractRig, PlatformOutput } from './harness.js';
 
@@ -12,7 +12,7 @@ import type { ContractRig, PlatformOutput } from './harness.js';
  * them against deliberately broken channels.
  */
 
-const end = (text: string, reason = 'completed'): TurnEvent => ({ type: 'turn_end', state: 'completed', reason, text });
+const end = (text: string, reason: TurnEndReason = 'completed'): TurnEvent => ({ type: 'turn_end', state: 'completed', reason, text });
 
 function assertResolved(outcome: RenderOutcome, what: string): void {
   if (!outcome.ok) assert.fail(`${what} rejected (it must never throw): ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)}`);
