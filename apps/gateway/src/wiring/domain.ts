@@ -1,0 +1,174 @@
+import { AnthropicModelClient, type ModelClient, UnconfiguredModelClient } from '@switchboard/agent';
+import {
+  type AcceptResult,
+  ApprovalBroker,
+  type BoundaryPolicy,
+  BoundaryService,
+  type CapabilityRegistry,
+  PolicyService,
+  Router,
+  type Session,
+  type Storage,
+  TurnEngine,
+  type WorkspaceDirectories,
+} from '@switchboard/core';
+import type { Logger } from 'pino';
+import { boundarySettings, pairingSettings } from '../boundary-settings.js';
+import { type Config, configSecrets } from '../config.js';
+import type { LiveConfig } from '../live-config.js';
+import { scrubber } from '../logger.js';
+import { livePolicySettings } from '../policy-settings.js';
+import type { Agents } from './agents.js';
+import type { OpenedChannels } from './channels.js';
+import { type QueueMode, queueModeResolver } from './queue-mode.js';
+
+/** What the domain services are built from: the earlier steps' results and the start-up options. */
+export interface DomainInputs {
+  cfg: Readonly<Config>;
+  /** The policy reads its settings through this holder, so SIGHUP reaches them. */
+  live: LiveConfig;
+  log: Logger;
+  storage: Storage;
+  databaseFile: string;
+  /** The config file (the policy protects it from the file tools). */
+  configFile: string | undefined;
+  /** The `PATH` command hooks get (the CLI's). */
+  hookPath: string;
+  registry: CapabilityRegistry;
+  workspaces: WorkspaceDirectories;
+  agents: Agents;
+  channels: OpenedChannels;
+  /** False once the gateway is shutting down (the router then refuses new messages). */
+  accepting(): boolean;
+}
+
+/** The domain services (packages/core), wired to each other. */
+export interface Domain {
+  broker: ApprovalBroker;
+  policy: PolicyService;
+  engine: TurnEngine;
+  router: Router;
+  boundary: BoundaryService;
+  /** The queue mode of a session on a channel account (the engine's and the channels'). */
+  queueMode(session: Session, channelId: string): QueueMode;
+}
+
+/**
+ * Start-up step: the approval broker and turn policy (whose session grants start now), the turn
+ * engine, and the router with the boundary gate between its accept and admit. The policy reads
+ * the boundary's effective policy and the broker reports saved rules to the policy, so these are
+ * late-bound to services built after them.
+ */
+export async function buildDomain(inputs: DomainInputs): Promise<Domain> {
+  let boundary: BoundaryService | undefined;
+  const { broker, policy } = await buildPolicy(inputs, (channelId) => boundaryBuilt(boundary).policy(channelId));
+  const queueMode = queueModeResolver(inputs.cfg);
+  const engine = buildEngine(inputs, { broker, policy, queueMode });
+  const routing = buildRouting(inputs, engine);
+  boundary = routing.boundary;
+  return { broker, policy, engine, router: routing.router, boundary, queueMode };
+}
+
+function boundaryBuilt(boundary: BoundaryService | undefined): BoundaryService {
+  if (!boundary) throw new Error('the boundary gate was used before it was built');
+  return boundary;
+}
+
+/** The approval broker and the turn policy; the policy's session grants are started. */
+async function buildPolicy(
+  inputs: DomainInputs,
+  boundaryPolicy: (channelId: string) => Promise<BoundaryPolicy | null>,
+): Promise<{ broker: ApprovalBroker; policy: PolicyService }> {
+  const { cfg, log, storage, registry, channels } = inputs;
+  const scrub = scrubber(configSecrets(cfg));
+  let policy: PolicyService | undefined;
+  const broker = new ApprovalBroker({
+    storage,
+    log: log.child({ component: 'approvals' }),
+    timeoutMs: cfg.permissions.approvalTimeout,
+    selfApproveRoles: cfg.permissions.selfApproveRoles,
+    onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
+  });
+  policy = new PolicyService({
+    settings: livePolicySettings(inputs.live),
+    storage,
+    broker,
+    log: log.child({ component: 'policy' }),
+    scrub,
+    hooks: { config: cfg.hooks, env: { PATH: inputs.hookPath }, defaultTimeoutMs: cfg.permissions.hookTimeout },
+    denialLimits: cfg.permissions.denialLimits,
+    sessionGrantTtlMs: cfg.permissions.sessionGrantTtl,
+    protectedFiles: { configFile: inputs.configFile, databaseFile: inputs.databaseFile },
+    expandRule: (rule) => registry.expandRule(rule),
+    // A channel's permissionMode and rooms come with operators' overrides applied.
+    boundaryPolicy,
+    workspaces: inputs.workspaces,
+    notify: async (to, text) => {
+      await channels.byId.get(`${to.channel}:${to.account}`)?.notify(to, text);
+    },
+  });
+  await policy.grants.start();
+  return { broker, policy };
+}
+
+/** The model client of the config: Anthropic's API, or one that explains that no key is configured. */
+function modelClient(cfg: Readonly<Config>): ModelClient {
+  if (!cfg.model.apiKey) return new UnconfiguredModelClient();
+  return new AnthropicModelClient({
+    apiKey: cfg.model.apiKey,
+    ...(cfg.model.baseUrl ? { baseUrl: cfg.model.baseUrl } : {}),
+    requestTimeoutMs: cfg.limits.modelRequestTimeout,
+    streamIdleTimeoutMs: cfg.limits.modelStreamIdleTimeout,
+  });
+}
+
+/** The turn engine over the model client, the agents, the channels and the turn policy. */
+function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; policy: PolicyService; queueMode: Domain['queueMode'] }): TurnEngine {
+  const { cfg, log, agents, channels } = inputs;
+  const { broker, policy } = services;
+  return new TurnEngine({
+    storage: inputs.storage,
+    log: log.child({ component: 'engine' }),
+    model: modelClient(cfg),
+    modelName: cfg.model.name,
+    ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
+    maxTokens: cfg.model.maxTokens,
+    retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
+    toolTimeoutMs: cfg.limits.toolTimeout,
+    toolTimeouts: cfg.limits.toolTimeouts,
+    maxContinuations: cfg.limits.maxContinuations,
+    transcriptCacheSize: cfg.limits.transcriptCacheSessions,
+    transcriptCacheEntries: cfg.limits.transcriptCacheEntries,
+    queueMode: services.queueMode,
+    agent: (id) => agents.agent(id),
+    channel: (id) => channels.byId.get(id),
+    policy: (ctx) => policy.forTurn(ctx),
+    cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
+  });
+}
+
+/**
+ * Where a person's message goes (packages/core/src/router.ts): the router, with the boundary gate
+ * between its accept and admit.
+ */
+function buildRouting(inputs: DomainInputs, engine: TurnEngine): { router: Router; boundary: BoundaryService } {
+  const { cfg, storage, channels } = inputs;
+  const router: Router = new Router({
+    defaultAgent: inputs.agents.defaultAgent,
+    inboxMaxBytes: cfg.limits.inboxMaxBytes,
+    storage,
+    engine,
+    gate: (message): Promise<AcceptResult> => boundary.accept(message),
+    accepting: inputs.accepting,
+  });
+  const boundary: BoundaryService = new BoundaryService({
+    storage,
+    log: inputs.log.child({ component: 'boundary' }),
+    settings: boundarySettings(cfg),
+    pairing: pairingSettings(cfg),
+    rateLimitWindow: cfg.audit.rateLimitWindow,
+    channel: (id) => channels.byId.get(id),
+    admit: (message): Promise<AcceptResult> => router.admit(message),
+  });
+  return { router, boundary };
+}

@@ -1,0 +1,89 @@
+import type { IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { AccessEvents, type CapabilityRegistry, type Storage } from '@switchboard/core';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { controlApi, sendError } from '../api/index.js';
+import { registerOpenApi } from '../api/openapi.js';
+import { AuthLimiter } from '../auth-limiter.js';
+import { clientAddressResolver } from '../client-address.js';
+import type { Config } from '../config.js';
+import { httpServerOptions, registerHttpEdges } from '../http-edges.js';
+import { registerReadyz } from '../readyz.js';
+import { TokenExpiry } from '../token-expiry.js';
+import type { Agents } from './agents.js';
+import type { OpenedChannels } from './channels.js';
+import type { Domain } from './domain.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** The HTTP app (not listening yet) and what its routes share with the channels. */
+export interface HttpPlane {
+  app: FastifyInstance;
+  /** Failed-auth rate limiting, shared by the control API, /readyz and the WebSocket channel. */
+  limiter: AuthLimiter;
+  /** The client key of a request (trusted proxies honoured, IPv6 by /64). */
+  clientAddress(req: IncomingMessage): string;
+  /** Where the control API announces access changes. */
+  access: AccessEvents;
+  /** Closes sockets on a client token when its `expiresAt` passes. */
+  tokenExpiry: TokenExpiry;
+}
+
+/** What the HTTP app is built over. */
+export interface HttpInputs {
+  cfg: Readonly<Config>;
+  log: Logger;
+  storage: Storage;
+  registry: CapabilityRegistry;
+  agents: Agents;
+  channels: OpenedChannels;
+  domain: Domain;
+  /** True once the gateway is shutting down: every request then gets 503 `shutting_down`. */
+  stopping(): boolean;
+}
+
+/**
+ * Start-up step: the Fastify app with the HTTP edges, `/healthz`, `/readyz`, the OpenAPI
+ * document and the control API under `/api/v1`. trustProxy stays off: the client address comes
+ * from `gateway.trustedProxies` alone.
+ */
+export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
+  const { cfg, log, storage, domain } = inputs;
+  const app: FastifyInstance = Fastify({
+    loggerInstance: log as unknown as FastifyBaseLogger,
+    bodyLimit: cfg.gateway.bodyLimit,
+    trustProxy: false,
+    disableRequestLogging: false,
+    maxParamLength: 1000,
+    ...httpServerOptions(cfg.gateway),
+  });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (inputs.stopping()) return sendError(reply, 503, 'shutting_down', 'The gateway is shutting down.');
+  });
+  registerHttpEdges(app);
+
+  const limiter = new AuthLimiter({ maxFailures: cfg.auth.maxFailures, windowMs: cfg.auth.window, lockoutMs: cfg.auth.lockout });
+  const clientAddress = clientAddressResolver(cfg.gateway.trustedProxies);
+  const access = new AccessEvents((err, change) => log.error({ err, change: change.type }, 'an access-change listener failed'));
+  const tokenExpiry = new TokenExpiry(access);
+  const channels = inputs.channels.list;
+  app.get('/healthz', async () => ({ ok: true, status: 'live' }));
+  await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails });
+  await registerOpenApi(app, VERSION);
+  await app.register(controlApi, {
+    prefix: '/api/v1',
+    storage,
+    broker: domain.broker,
+    boundary: domain.boundary,
+    channels,
+    engine: domain.engine,
+    policy: domain.policy,
+    registry: inputs.registry,
+    limiter,
+    clientAddress,
+    access,
+    agentTools: inputs.agents.toolNames,
+  });
+  return { app, limiter, clientAddress, access, tokenExpiry };
+}

@@ -1,0 +1,98 @@
+import { rmSync } from 'node:fs';
+import type { Storage } from '@switchboard/core';
+import type { Logger } from 'pino';
+import { boundarySettings } from '../boundary-settings.js';
+import type { LiveConfig } from '../live-config.js';
+import type { InstanceLock } from '../instance-lock.js';
+import type { OpenedChannels } from './channels.js';
+import type { Domain } from './domain.js';
+import type { HttpPlane } from './http.js';
+import type { Endpoint } from './publish.js';
+import type { McpConnection } from './tools.js';
+
+/** Whether the gateway is shutting down: set once by `close`, read by the HTTP hook, the router and the channels. */
+export class StopFlag {
+  private stopped = false;
+
+  /** True once shutdown began. */
+  readonly stopping = (): boolean => this.stopped;
+  /** False once shutdown began. */
+  readonly accepting = (): boolean => !this.stopped;
+
+  /** Marks the start of shutdown (idempotent). */
+  stop(): void {
+    this.stopped = true;
+  }
+}
+
+/**
+ * Start-up step, last: the boundary's sweeps start, approvals of turns that ended while the
+ * gateway was down are cancelled (before any turn resumes), the interrupted turns resume, and
+ * the `listening` line is logged. Returns how many turns resumed.
+ */
+export async function resume(domain: Domain, log: Logger, endpoint: Endpoint): Promise<number> {
+  domain.boundary.start();
+  await domain.broker.cancelEnded();
+  const resumed = await domain.engine.resumeAll();
+  log.info({ event: 'listening', url: endpoint.url, host: endpoint.host, port: endpoint.port, resumedTurns: resumed }, 'gateway listening');
+  return resumed;
+}
+
+/** Everything `close` shuts down. */
+export interface ShutdownParts {
+  flag: StopFlag;
+  log: Logger;
+  /** `limits.shutdownGrace`: how long running turns may finish before they are suspended. */
+  shutdownGraceMs: number;
+  domain: Domain;
+  http: HttpPlane;
+  mcp: McpConnection;
+  channels: OpenedChannels;
+  storage: Storage;
+  endpointFile: string;
+  instance: InstanceLock;
+}
+
+/**
+ * The gateway's `close`: stop accepting, let running turns finish for the grace period, suspend
+ * the rest, then close broker, token timers, grants, boundary and MCP, stop the channels, close
+ * HTTP and the database, remove the endpoint file and release the data-dir lock, in that order.
+ * Idempotent: every call returns the same promise.
+ */
+export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
+  const { flag, log, domain, channels } = parts;
+  const { engine } = domain;
+  let closing: Promise<void> | null = null;
+  return () =>
+    (closing ??= (async () => {
+      flag.stop();
+      const before = engine.active;
+      const drained = await engine.drain(parts.shutdownGraceMs);
+      const suspended = drained ? 0 : engine.active;
+      await engine.shutdown();
+      domain.broker.close();
+      parts.http.tokenExpiry.close();
+      domain.policy.grants.close();
+      await domain.boundary.stop();
+      await parts.mcp.close();
+      log.info({ event: 'shutdown', runningAtSignal: before, finished: before - suspended, suspended }, 'turns settled for shutdown');
+      for (const channel of channels.list)
+        await channel.stop('shutdown').catch((err: unknown) => log.error({ err, channel: channel.id }, 'channel stop failed'));
+      await parts.http.app.close();
+      parts.storage.close();
+      rmSync(parts.endpointFile, { force: true });
+      parts.instance.release();
+    })());
+}
+
+/**
+ * Applies each reload that changed something: the log level, the boundary's settings, and the
+ * policy's rule cache (dropped after the policy's settings were replaced, see livePolicySettings).
+ */
+export function followReloads(live: LiveConfig, log: Logger, domain: Domain): void {
+  live.onChange((next) => {
+    log.level = next.log.level;
+    domain.boundary.update(boundarySettings(next));
+    domain.policy.invalidateRules();
+  });
+}
