@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The store's CPU for the writes of one text turn, in this process, on a WAL database file: the
 // write sequence the engine used before the transaction merge (begin with the user entry; the
-// assistant entry; the end) against one `turns.finish` carrying both entries. Accept (and the
-// channel's ledger row) are the same in both and not counted. See bench/README.md.
+// assistant entry; the final's ledger row; the end) against one `turns.finish` carrying both
+// entries and the ledger row. Accept is the same in both and not counted. See bench/README.md.
 //
 //   node bench/turn-writes.mjs [--turns 3000] [--rounds 5]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,16 +37,28 @@ const key = (i) => ({ agent: 'main', channel: 'websocket', account: 'default', s
 const user = (turnId, i) => ({ kind: 'user', turnId, payload: { content: [{ type: 'text', text: `ping ${i}` }] } });
 const answer = (turnId, i) => ({ kind: 'assistant', turnId, payload: { content: [{ type: 'text', text: `echo: ping ${i}` }], model: 'm' } });
 
+const final = (turnId, i) => ({
+  turnId,
+  part: 0,
+  kind: 'final',
+  channel: 'websocket',
+  account: 'default',
+  conversationId: `p${i % 32}`,
+  platformMessageId: null,
+  content: { text: `echo: ping ${i}`, state: 'completed', reason: 'completed', clientId: null },
+});
+
 const ways = {
-  /** Before: three transactions. */
+  /** Before: four transactions. */
   separate: async (s, turnId, sessionId, i) => {
     await s.turns.begin(turnId, [user(turnId, i)]);
     await s.sessions.append(sessionId, [answer(turnId, i)]);
+    await s.deliveries.record(final(turnId, i));
     await s.turns.setState(turnId, 'completed', { reason: 'completed', usage });
   },
   /** After: one. */
   merged: async (s, turnId, _sessionId, i) => {
-    await s.turns.finish(turnId, { state: 'completed', reason: 'completed', usage, entries: [user(turnId, i), answer(turnId, i)] });
+    await s.turns.finish(turnId, { state: 'completed', reason: 'completed', usage, entries: [user(turnId, i), answer(turnId, i)], delivery: final(turnId, i) });
   },
 };
 

@@ -61,7 +61,7 @@ export function channelContext(deps: ChannelContextDeps, ch: Channel, app: Fasti
   const people = channelPeople(deps, ch);
   return {
     inbox: channelInbox(deps),
-    ledger: new DeliveryLedger(deps.storage.deliveries, { channel: ch.type, account: ch.account }),
+    ledger: new DeliveryLedger(deps.storage.deliveries, { channel: ch.type, account: ch.account }, deps.engine.finishes),
     people,
     approvals: channelApprovals(deps),
     commands: new ChatCommands(people),

@@ -179,10 +179,16 @@ export class TurnRender {
     this.schedule();
   }
 
-  private record(part: number, kind: 'draft' | 'final', ts: string | null, fields: { text: string; state?: string; reason?: string; error?: string }) {
+  private record(
+    part: number,
+    kind: 'draft' | 'final',
+    ts: string | null,
+    fields: { text: string; state?: string; reason?: string; error?: string },
+    opts: { last?: boolean } = {},
+  ) {
     // The room thread is kept with each part, so the bot still knows its threads after a restart.
     const content: SlackDeliveryContent = this.to.kind === 'room' && this.to.thread ? { ...fields, thread: this.to.thread } : fields;
-    return kind === 'final' ? this.ledger.recordFinal(part, ts, content) : this.ledger.recordDraft(part, ts, content);
+    return kind === 'final' ? this.ledger.recordFinal(part, ts, content, opts) : this.ledger.recordDraft(part, ts, content);
   }
 
   private async finish(ev: TurnEnd): Promise<void> {
@@ -212,7 +218,9 @@ export class TurnRender {
         }
       }
       ts ??= (await this.post(text)).ts ?? null;
-      await this.record(i, 'final', ts, { text, state: ev.state, reason: ev.reason, ...(ev.error ? { error: ev.error } : {}) });
+      // The last part goes with the turn's end unless a draft is still to delete after it.
+      const last = i === chunks.length - 1 && (reusedDraft || !this.draftTs || this.draftGone);
+      await this.record(i, 'final', ts, { text, state: ev.state, reason: ev.reason, ...(ev.error ? { error: ev.error } : {}) }, { last });
     }
     if (!reusedDraft && this.draftTs && !this.draftGone) {
       await this.d.api.chat.delete({ channel: this.to.id, ts: this.draftTs }).catch((err: unknown) => {

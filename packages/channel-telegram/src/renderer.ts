@@ -157,7 +157,7 @@ export class TurnRenderer {
     const chunks = chunkText(finalText(ev));
     if (chunks.length === 0) {
       if (this.draftId !== null && !this.finals.has(0)) await this.d.sender.delete(this.target, this.draftId);
-      if (!this.finals.has(0)) await this.ledger.recordFinal(0, null, finalContent('', ev));
+      if (!this.finals.has(0)) await this.ledger.recordFinal(0, null, finalContent('', ev), { last: true });
       return;
     }
     for (const [i, chunk] of chunks.entries()) {
@@ -165,7 +165,7 @@ export class TurnRenderer {
       let id: number | null = null;
       if (i === 0 && this.draftId !== null) id = await this.replaceDraft(this.draftId, chunk);
       id ??= await this.d.sender.sendFormatted(i === 0 ? this.firstTarget() : this.target, chunk);
-      await this.ledger.recordFinal(i, id === null ? null : String(id), finalContent(chunk, ev));
+      await this.ledger.recordFinal(i, id === null ? null : String(id), finalContent(chunk, ev), { last: i === chunks.length - 1 });
     }
   }
 

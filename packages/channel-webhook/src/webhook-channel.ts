@@ -144,13 +144,12 @@ export class WebhookChannel implements Channel {
       this.log.warn({ turnId }, 'final reply not delivered; it stays in the transcript and is sent again if the turn resumes');
       return;
     }
-    await ledger.recordFinal(0, out.messageId, {
-      text: ev.text,
-      state: ev.state,
-      reason: ev.reason,
-      clientId: meta.clientId,
-      ...(ev.error ? { error: ev.error } : {}),
-    });
+    await ledger.recordFinal(
+      0,
+      out.messageId,
+      { text: ev.text, state: ev.state, reason: ev.reason, clientId: meta.clientId, ...(ev.error ? { error: ev.error } : {}) },
+      { last: true },
+    );
   }
 
   /** Queues the notice and returns at once: an inbound request never waits on the platform's callback endpoint. */

@@ -507,7 +507,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
         return;
       case 'turn_end': {
         const content = { text: ev.text, state: ev.state, reason: ev.reason, clientId, ...(ev.error ? { error: ev.error } : {}) };
-        const { record, existed } = await ledger.recordFinal(0, null, content);
+        const { record, existed } = await ledger.recordFinal(0, null, content, { last: true });
         if (!existed) this.broadcast(principal, finalFrame(record));
         return;
       }

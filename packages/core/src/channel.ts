@@ -171,8 +171,12 @@ export interface TurnLedger {
   readonly drafts: ReadonlyMap<number, DeliveryRecord>;
   /** Records a draft the platform took (its message id, when it has one). */
   recordDraft(part: number, platformMessageId: string | null, content: DeliveryContent): Promise<LedgerWrite>;
-  /** Records a final part the platform took. `existed`: it was recorded before (do not announce it again). */
-  recordFinal(part: number, platformMessageId: string | null, content: DeliveryContent): Promise<LedgerWrite>;
+  /**
+   * Records a final part the platform took. `existed`: it was recorded before (do not announce it
+   * again). Mark the turn's last final part `last`: it is then stored together with the turn's end,
+   * in one transaction (a channel that never marks it costs one extra write per turn, nothing else).
+   */
+  recordFinal(part: number, platformMessageId: string | null, content: DeliveryContent, opts?: { last?: boolean }): Promise<LedgerWrite>;
 }
 
 /** What one ledger write answers: the stored record (the earlier one if it existed). */

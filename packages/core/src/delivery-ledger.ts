@@ -1,5 +1,6 @@
 import type { ChannelLedger, ConversationRef, DeliveryContent, DeliveryRecord, LedgerWrite, NewDelivery, TurnLedger } from './channel.js';
 import type { Storage } from './storage.js';
+import type { TurnFinishes } from './turn-finishes.js';
 
 /** The store a {@link DeliveryLedger} reads and writes: the `deliveries` repository, or an in-memory one in tests. */
 export type DeliveryStore = Pick<Storage['deliveries'], 'record' | 'ofTurn' | 'finalsSince'>;
@@ -19,9 +20,14 @@ export interface LedgerOwner {
  * so how a row is stored (e.g. with the turn's finish transaction) changes in one place.
  */
 export class DeliveryLedger implements ChannelLedger {
+  /**
+   * @param finishes the turns whose end waits for their last final part (the engine's); without
+   *   it every part is recorded on its own.
+   */
   constructor(
     private readonly store: DeliveryStore,
     private readonly owner: LedgerOwner,
+    private readonly finishes?: Pick<TurnFinishes, 'take'>,
   ) {}
 
   async begin(turnId: string, to: ConversationRef, opts: { onReadError?(err: unknown): void } = {}): Promise<TurnLedger> {
@@ -46,8 +52,10 @@ export class DeliveryLedger implements ChannelLedger {
   }
 
   /** Stores one row; idempotent on (turn, part, kind): the first record wins. The only write path. */
-  record(delivery: NewDelivery): Promise<LedgerWrite> {
-    return this.store.record(delivery);
+  record(delivery: NewDelivery, opts: { last?: boolean } = {}): Promise<LedgerWrite> {
+    // The last final part of a turn being finished is stored with the turn's end, in one transaction.
+    const finish = opts.last && delivery.kind === 'final' ? this.finishes?.take(delivery.turnId) : null;
+    return finish ? finish(delivery) : this.store.record(delivery);
   }
 }
 
@@ -69,12 +77,12 @@ class TurnDeliveries implements TurnLedger {
     return this.write(this.ledger.row(this.turnId, this.to, part, 'draft', platformMessageId, content));
   }
 
-  recordFinal(part: number, platformMessageId: string | null, content: DeliveryContent): Promise<LedgerWrite> {
-    return this.write(this.ledger.row(this.turnId, this.to, part, 'final', platformMessageId, content));
+  recordFinal(part: number, platformMessageId: string | null, content: DeliveryContent, opts: { last?: boolean } = {}): Promise<LedgerWrite> {
+    return this.write(this.ledger.row(this.turnId, this.to, part, 'final', platformMessageId, content), opts);
   }
 
-  private async write(delivery: NewDelivery): Promise<LedgerWrite> {
-    const written = await this.ledger.record(delivery);
+  private async write(delivery: NewDelivery, opts: { last?: boolean } = {}): Promise<LedgerWrite> {
+    const written = await this.ledger.record(delivery, opts);
     this.remember(written.record);
     return written;
   }

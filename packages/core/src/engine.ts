@@ -18,6 +18,7 @@ import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
+import { TurnFinishes } from './turn-finishes.js';
 import { TurnJournal } from './turn-journal.js';
 import { countUsage, DurabilityRule, emptyUsage, entryOf, logLoopEvent } from './turn-loop.js';
 import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
@@ -169,6 +170,11 @@ export class TurnEngine {
   private readonly resumable = new Map<string, Turn[]>();
   private stopping = false;
   private readonly transcripts: TranscriptCache;
+  /**
+   * The turns whose end waits for their last final part (give it to the channels' delivery
+   * ledgers): a delivered text turn stores its end and that part's ledger row in one transaction.
+   */
+  readonly finishes = new TurnFinishes();
 
   constructor(private readonly options: EngineOptions) {
     this.transcripts = new TranscriptCache(options.storage, options.transcriptCacheSize ?? 256, options.transcriptCacheEntries ?? 50_000);
@@ -446,9 +452,10 @@ export class TurnEngine {
   }
 
   /**
-   * Ends a turn: cancels its approvals, renders its end, waits for the render (the channel ledgers
-   * the final part), then stores what the turn has not stored yet together with the end — one
-   * transaction. A crash in between re-runs or re-delivers, and the ledger stops a second send.
+   * Ends a turn: cancels its approvals, renders its end and waits for the render. What the turn has
+   * not stored yet goes with the end in one transaction — together with the last final part's
+   * ledger row when the channel records that part (see {@link TurnFinishes}), else on its own after
+   * the render. A crash in between re-runs or re-delivers, and the ledger stops a second send.
    */
   private async finish(active: ActiveTurn, end: TurnEnd): Promise<void> {
     const { turn, session, queue, journal } = active;
@@ -459,10 +466,21 @@ export class TurnEngine {
         .catch((err: unknown) => this.options.log.error({ err, turnId: turn.id }, 'could not cancel the approvals of an ended turn'));
     }
     const text = turnText(await journal.ofTurn(), turn.id);
+    const record = { state: end.state, reason: end.reason, ...(end.error ? { error: end.error } : {}), ...(end.usage ? { usage: end.usage } : {}) };
+    let finished = false;
+    this.finishes.expect(turn.id, async (delivery) => {
+      const written = await journal.finish({ ...record, delivery });
+      finished = true;
+      return written.delivery!;
+    });
     queue.push({ type: 'turn_end', state: end.state, reason: end.reason, text, ...(end.error ? { error: end.error } : {}) });
     queue.close();
-    await active.rendering;
-    await journal.finish({ state: end.state, reason: end.reason, ...(end.error ? { error: end.error } : {}), ...(end.usage ? { usage: end.usage } : {}) });
+    try {
+      await active.rendering;
+    } finally {
+      this.finishes.close(turn.id);
+    }
+    if (!finished) await journal.finish(record);
     this.options.log.info({ sessionId: session.id, turnId: turn.id, state: end.state, reason: end.reason }, 'turn finished');
   }
 

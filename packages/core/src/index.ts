@@ -295,3 +295,4 @@ export {
   roomSchema,
 } from './channel-account.js';
 export type { TurnEndReason, TurnEndState } from './turn-end.js';
+export { type FinishWithDelivery, TurnFinishes } from './turn-finishes.js';

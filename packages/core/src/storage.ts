@@ -1,4 +1,4 @@
-import type { AcceptResult, ConversationRef, DeliveryRecord, InboundMessage, NewDelivery, TurnState } from './channel.js';
+import type { AcceptResult, ConversationRef, DeliveryRecord, InboundMessage, LedgerWrite, NewDelivery, TurnState } from './channel.js';
 import type { SessionKey } from './session-key.js';
 import type { AskSource } from '@switchboard/agent';
 import type { DeadLetter, DeadLetterInput } from './dead-letters.js';
@@ -102,6 +102,8 @@ export interface TurnUsage {
 export interface TurnWrite {
   turn: Turn;
   entries: Entry[];
+  /** The ledger row of {@link TurnFinish.delivery}, when one was given. */
+  delivery?: LedgerWrite;
 }
 
 /** The end of a turn as `turns.finish` records it. */
@@ -113,6 +115,11 @@ export interface TurnFinish {
   usage?: TurnUsage;
   /** Entries of the turn not stored yet, appended in the same transaction. */
   entries?: readonly NewEntry[];
+  /**
+   * The turn's last final part, recorded in the delivery ledger in the same transaction
+   * (idempotent on turn, part and kind, as `deliveries.record`): see `TurnFinishes`.
+   */
+  delivery?: NewDelivery;
 }
 
 /** What `turns.summary` answers. */
@@ -362,8 +369,9 @@ export interface Storage {
     begin(turnId: string, entries: readonly NewEntry[]): Promise<TurnWrite>;
     /**
      * Ends (or suspends) a turn in one transaction: appends `entries` (what the turn has not stored
-     * yet) and sets the state, reason, error and usage. A turn never begun durably goes straight
-     * from `queued` to its end. Returns the turn and the entries as stored.
+     * yet), sets the state, reason, error and usage, and records `delivery` (the last final part)
+     * in the ledger. A turn never begun durably goes straight from `queued` to its end. Returns the
+     * turn, the entries as stored and the ledger row.
      */
     finish(turnId: string, end: TurnFinish): Promise<TurnWrite>;
     /** A state change on its own (awaiting an approval and back): reason and error are replaced, usage kept unless given. */

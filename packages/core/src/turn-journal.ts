@@ -1,4 +1,4 @@
-import type { NewEntry, Storage, TurnFinish } from './storage.js';
+import type { NewEntry, Storage, TurnFinish, TurnWrite } from './storage.js';
 import type { TranscriptCache } from './transcript-cache.js';
 
 /**
@@ -57,13 +57,14 @@ export class TurnJournal {
     this.waiting.splice(0, entries.length);
   }
 
-  /** Writes the waiting entries and the turn's end (or suspension) in one transaction. */
-  async finish(end: Omit<TurnFinish, 'entries'>): Promise<void> {
+  /** Writes the waiting entries and the turn's end (or suspension), and the ledger row of `end.delivery`, in one transaction. */
+  async finish(end: Omit<TurnFinish, 'entries'>): Promise<TurnWrite> {
     const entries = [...this.waiting];
     const written = await this.storage.turns.finish(this.turnId, { ...end, entries });
     this.waiting.splice(0, entries.length);
     this.begun = true;
     this.transcripts.mirror(this.sessionId, written.entries);
+    return written;
   }
 
   /** The session's transcript as this turn sees it: what is stored, then what waits. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DeliveryLedger, type ConversationRef, type DeliveryRecord, type DeliveryStore, type NewDelivery } from '../src/index.js';
+import { DeliveryLedger, TurnFinishes, type ConversationRef, type DeliveryRecord, type DeliveryStore, type NewDelivery } from '../src/index.js';
 
 const to: ConversationRef = { channel: 'telegram', account: 'main', id: '42', kind: 'dm' };
 
@@ -106,5 +106,33 @@ describe('DeliveryLedger', () => {
     expect(turn.finals.size).toBe(0);
     await turn.recordFinal(0, null, { text: 'still recorded' });
     expect(store.rows).toHaveLength(1);
+  });
+});
+
+describe('DeliveryLedger: the last final part with the turn end', () => {
+  it('hands the last final part of a turn being finished to its finish, once; other parts are recorded on their own', async () => {
+    const store = memoryStore();
+    const finishes = new TurnFinishes();
+    const joined: NewDelivery[] = [];
+    finishes.expect('t1', async (d) => {
+      joined.push(d);
+      return store.record(d);
+    });
+    const ledger = new DeliveryLedger(store, { channel: 'telegram', account: 'main' }, finishes);
+    const turn = await ledger.begin('t1', to);
+    await turn.recordDraft(0, '7', { text: '…' });
+    await turn.recordFinal(0, '7', { text: 'part one' });
+    await turn.recordFinal(1, '8', { text: 'part two' }, { last: true });
+    // Taken once: a second "last" (a confused channel) is an ordinary record.
+    await turn.recordFinal(1, '8', { text: 'part two' }, { last: true });
+    expect(joined.map((d) => [d.kind, d.part])).toEqual([['final', 1]]);
+    expect(turn.finals.get(1)?.platformMessageId).toBe('8');
+    // A turn nobody waits for (a steered message's end, or after close) records plainly.
+    finishes.expect('t2', async () => {
+      throw new Error('must not be called');
+    });
+    finishes.close('t2');
+    const other = await ledger.begin('t2', to);
+    await expect(other.recordFinal(0, null, { text: 'steered' }, { last: true })).resolves.toMatchObject({ existed: false });
   });
 });

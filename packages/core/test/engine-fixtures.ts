@@ -15,7 +15,9 @@ import type {
   TurnPolicy,
   TurnPolicyContext,
 } from '../src/index.js';
+import { DeliveryLedger } from '../src/delivery-ledger.js';
 import { TurnEngine } from '../src/engine.js';
+import type { TurnFinishes } from '../src/turn-finishes.js';
 
 /** Storage methods that only read; every other call is one write transaction (the Storage contract). */
 const READS = new Set([
@@ -77,7 +79,8 @@ export interface Render {
 
 /**
  * A channel that records every render and, like the real channels, ledgers the final part of a
- * turn's end (one `deliveries.record`) before its stream closes.
+ * turn's end through the core `DeliveryLedger` before its stream closes — marked `last` (so it is
+ * stored with the turn's end) unless `markLast` is off.
  */
 export class RecordingChannel implements Channel {
   readonly id = 'websocket:default';
@@ -88,7 +91,11 @@ export class RecordingChannel implements Channel {
   readonly renders: Render[] = [];
   private readonly waiters: Array<{ n: number; resolve: () => void }> = [];
 
-  constructor(private readonly storage: () => Storage) {}
+  constructor(
+    private readonly storage: () => Storage,
+    private readonly finishes: () => TurnFinishes,
+    private readonly markLast = true,
+  ) {}
 
   async start(): Promise<void> {}
   health() {
@@ -100,19 +107,11 @@ export class RecordingChannel implements Channel {
   render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void> {
     const events: TurnEvent[] = [];
     const done = (async () => {
+      const ledger = await new DeliveryLedger(this.storage().deliveries, { channel: to.channel, account: to.account }, this.finishes()).begin(turnId, to);
       for await (const ev of turn) {
         events.push(ev);
         if (ev.type === 'turn_end' && ev.reason !== 'steered') {
-          await this.storage().deliveries.record({
-            turnId,
-            part: 0,
-            kind: 'final',
-            channel: to.channel,
-            account: to.account,
-            conversationId: to.id,
-            platformMessageId: null,
-            content: { text: ev.text, state: ev.state, reason: ev.reason },
-          });
+          await ledger.recordFinal(0, null, { text: ev.text, state: ev.state, reason: ev.reason }, { last: this.markLast });
         }
       }
     })();
@@ -179,11 +178,18 @@ export function harness(opts: {
   raw?: Storage;
   queueMode?: 'followup' | 'steer';
   policy?: (ctx: TurnPolicyContext, base: TurnPolicy) => TurnPolicy;
+  /** Whether the channel marks the final part `last` (stored with the turn's end; default true). */
+  markLast?: boolean;
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
   const model = new ScriptedModel(opts.steps ?? []);
-  const channel = new RecordingChannel(() => storage);
+  let engine: TurnEngine | undefined;
+  const channel = new RecordingChannel(
+    () => storage,
+    () => engine!.finishes,
+    opts.markLast ?? true,
+  );
   const afterTurn: string[] = [];
   const cancelled: string[] = [];
   const options: EngineOptions = {
@@ -212,7 +218,7 @@ export function harness(opts: {
       cancelled.push(turnId);
     },
   };
-  const engine = new TurnEngine(options);
+  engine = new TurnEngine(options);
   const route = (principalId = 'p1'): Route => ({
     agentId: 'main',
     key: { agent: 'main', channel: 'websocket', account: 'default', scope: 'dm', principalId },
@@ -223,7 +229,7 @@ export function harness(opts: {
     if (!res.turnId || !res.sessionId) throw new Error(`not accepted: ${JSON.stringify(res)}`);
     return { turnId: res.turnId, sessionId: res.sessionId };
   };
-  return { engine, storage, raw, writes, model, channel, afterTurn, cancelled, route, send };
+  return { engine: engine as TurnEngine, storage, raw, writes, model, channel, afterTurn, cancelled, route, send };
 }
 
 /** A WebSocket DM from a principal. */

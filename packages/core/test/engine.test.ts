@@ -8,7 +8,7 @@ const kinds = (events: TurnEvent[]) => events.map((e) => e.type);
 const settled = async (h: { engine: { drain(ms: number): Promise<boolean> } }) => expect(await h.engine.drain(60_000)).toBe(true);
 
 describe('TurnEngine: a text turn', () => {
-  it('streams, ends with the answer, stores user and assistant entries and costs three writes: accept, the ledger row, finish', async () => {
+  it('streams, ends with the answer, stores user and assistant entries and costs two writes: accept, then the end together with the ledger row of the final', async () => {
     const h = harness({ steps: [say('hello there')] });
     const { turnId, sessionId } = await h.send('m1', 'hi');
     await settled(h);
@@ -22,10 +22,36 @@ describe('TurnEngine: a text turn', () => {
       [1, 'user', turnId],
       [2, 'assistant', turnId],
     ]);
-    // accept; the channel's ledger row of the final; begin + entries + end in one transaction.
-    expect(h.writes).toEqual(['turns.accept', 'deliveries.record', 'turns.finish']);
+    // accept; then begin + entries + end + the final's ledger row in one transaction.
+    expect(h.writes).toEqual(['turns.accept', 'turns.finish']);
+    expect((await h.raw.deliveries.ofTurn(turnId)).map((d) => [d.kind, d.part, d.content.text])).toEqual([['final', 0, 'hello there']]);
     expect(h.afterTurn).toEqual(['completed']);
     expect(h.cancelled).toEqual([turnId]);
+  });
+
+  it('a channel that does not mark its last part costs one more write and ends the turn the same way', async () => {
+    const h = harness({ steps: [say('hello there')], markLast: false });
+    const { turnId } = await h.send('m1', 'hi');
+    await settled(h);
+    expect(h.writes).toEqual(['turns.accept', 'deliveries.record', 'turns.finish']);
+    expect(await h.raw.turns.get(turnId)).toMatchObject({ state: 'completed', reason: 'completed' });
+    expect((await h.raw.deliveries.ofTurn(turnId)).map((d) => [d.kind, d.part])).toEqual([['final', 0]]);
+  });
+
+  it('when the joined finish fails the channel hears it, and the engine still records the end on its own', async () => {
+    const raw = openSqliteStorage({ file: ':memory:' });
+    const finish = raw.turns.finish.bind(raw.turns);
+    let failures = 0;
+    raw.turns.finish = async (turnId, end) => {
+      if (end.delivery && failures++ === 0) throw new Error('disk full');
+      return finish(turnId, end);
+    };
+    const h = harness({ steps: [say('hello there')], raw });
+    const { turnId } = await h.send('m1', 'hi');
+    await settled(h);
+    expect(failures).toBe(1);
+    expect(await h.raw.turns.get(turnId)).toMatchObject({ state: 'completed', reason: 'completed' });
+    expect((await h.raw.sessions.load((await h.raw.turns.get(turnId))!.sessionId)).map((e) => e.kind)).toEqual(['user', 'assistant']);
   });
 
   it('the next turn sees the history the finish stored (the transcript cache mirrors the stored entries)', async () => {
@@ -56,7 +82,7 @@ describe('TurnEngine: a text turn', () => {
     expect(end).toMatchObject({ type: 'turn_end', state: 'failed', reason: 'model_error' });
     expect(await h.raw.turns.get(turnId)).toMatchObject({ state: 'failed', reason: 'model_error' });
     expect((await h.raw.sessions.load(sessionId)).map((e) => e.kind)).toEqual(['user']);
-    expect(h.writes).toEqual(['turns.accept', 'deliveries.record', 'turns.finish']);
+    expect(h.writes).toEqual(['turns.accept', 'turns.finish']);
   });
 });
 
@@ -91,7 +117,7 @@ describe('TurnEngine: a tool turn', () => {
       [5, 'assistant'],
     ]);
     expect(await h.raw.turns.get(turnId)).toMatchObject({ state: 'completed' });
-    expect(h.writes).toEqual(['turns.accept', 'turns.begin', 'deliveries.record', 'turns.finish']);
+    expect(h.writes).toEqual(['turns.accept', 'turns.begin', 'turns.finish']);
   });
 
   it('a call with side effects: its start is durable before it runs and its result right after', async () => {
@@ -110,7 +136,7 @@ describe('TurnEngine: a tool turn', () => {
     await settled(h);
     expect(seen).toEqual([{ kinds: ['user', 'assistant', 'tool_start'], state: 'running' }]);
     expect((await h.raw.sessions.loadTurn(turnId)).map((e) => e.kind)).toEqual(['user', 'assistant', 'tool_start', 'tool_result', 'assistant']);
-    expect(h.writes).toEqual(['turns.accept', 'turns.begin', 'sessions.append', 'sessions.append', 'deliveries.record', 'turns.finish']);
+    expect(h.writes).toEqual(['turns.accept', 'turns.begin', 'sessions.append', 'sessions.append', 'turns.finish']);
   });
 });
 
@@ -137,7 +163,7 @@ describe('TurnEngine: resume', () => {
     expect(h.model.requests).toHaveLength(0);
     expect(await raw.turns.get(turnId)).toMatchObject({ state: 'completed', reason: 'completed', usage: null });
     expect(await raw.sessions.load(sessionId)).toHaveLength(2);
-    expect(h.writes).toEqual(['deliveries.record', 'turns.finish']);
+    expect(h.writes).toEqual(['turns.finish']);
   });
 
   it('a side-effecting call cut off by a restart gets an "unknown" result and is not run again', async () => {
@@ -263,6 +289,6 @@ describe('TurnEngine: steer, abort, shutdown', () => {
     expect(await h.raw.turns.get(turnId)).toMatchObject({ state: 'failed', reason: 'hook_stopped' });
     expect(h.model.requests).toHaveLength(0);
     expect(h.afterTurn).toEqual(['hook_stopped']);
-    expect(h.writes).toEqual(['turns.accept', 'turns.begin', 'deliveries.record', 'turns.finish']);
+    expect(h.writes).toEqual(['turns.accept', 'turns.begin', 'turns.finish']);
   });
 });

@@ -6,7 +6,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Storage } from '@switchboard/core';
 import { deadLetterRepo } from './dead-letter-repo.js';
-import { deliveryRepo } from './delivery-repo.js';
+import { deliveryOps, deliveryRepo } from './delivery-repo.js';
 import { boundaryRepos } from './boundary-repo.js';
 import { governanceRepos } from './governance-repo.js';
 import { principalRepo, tokenRepo } from './principal-repo.js';
@@ -70,14 +70,15 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
   }
 
   const ops = sessionOps(db);
+  const ledger = deliveryOps(db);
   return {
     file: opts.file,
     db,
     principals: principalRepo(db),
     tokens: tokenRepo(db),
     sessions: sessionRepo(db, ops),
-    turns: turnRepo(db, ops),
-    deliveries: deliveryRepo(db),
+    turns: turnRepo(db, ops, ledger),
+    deliveries: deliveryRepo(db, ledger),
     deadLetters: deadLetterRepo(db),
     ...governanceRepos(db),
     ...boundaryRepos(db),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { AcceptResult, Entry, InboundMessage, NewEntry, SessionKey, Storage, TurnFinish, TurnState } from '@switchboard/core';
+import type { AcceptResult, Entry, InboundMessage, LedgerWrite, NewEntry, SessionKey, Storage, TurnFinish, TurnState } from '@switchboard/core';
+import type { DeliveryOps } from './delivery-repo.js';
 import { type InboxRow, type TurnRow, toInboxItem, toTurn } from './rows.js';
 import type { SessionOps } from './session-repo.js';
 
@@ -22,7 +23,7 @@ function duplicateOf(dup: { id: string; turn_id: string | null; session_id: stri
 }
 
 /** The turns repository (inbox, turn state machine) over one SQLite handle. */
-export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
+export function turnRepo(db: Database, sessions: SessionOps, deliveries: DeliveryOps): Storage['turns'] {
   const insertInbox = db.prepare<[string, string, string, string, string, number]>(
     `INSERT INTO inbox (id, channel, account, dedupe_key, payload, received_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (channel, account, dedupe_key) DO NOTHING`,
@@ -96,7 +97,7 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
     if (usage !== null) setUsage.run(usage, turnId);
   });
 
-  const finish = db.transaction((turnId: string, end: TurnFinish): { row: TurnRow; stored: Entry[] } => {
+  const finish = db.transaction((turnId: string, end: TurnFinish): { row: TurnRow; stored: Entry[]; delivery?: LedgerWrite } => {
     let row = update(turnId, end.state, end.reason ?? null, end.error ?? null);
     const stored = sessions.append(row.session_id, end.entries ?? []);
     if (end.usage) {
@@ -104,7 +105,7 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
       setUsage.run(usage, turnId);
       row = { ...row, usage };
     }
-    return { row, stored };
+    return end.delivery ? { row, stored, delivery: deliveries.record(end.delivery) } : { row, stored };
   });
 
   const absorb = db.transaction((sessionId: string, turnIds: string[], entries: NewEntry[]) => {
@@ -138,8 +139,8 @@ export function turnRepo(db: Database, sessions: SessionOps): Storage['turns'] {
       return { turn: toTurn(row), entries: stored };
     },
     async finish(turnId, end) {
-      const { row, stored } = finish.immediate(turnId, end);
-      return { turn: toTurn(row), entries: stored };
+      const { row, stored, delivery } = finish.immediate(turnId, end);
+      return { turn: toTurn(row), entries: stored, ...(delivery ? { delivery } : {}) };
     },
     async setState(turnId, state, info) {
       setStateTx.immediate(turnId, state, info?.reason ?? null, info?.error ?? null, info?.usage ? JSON.stringify(info.usage) : null);

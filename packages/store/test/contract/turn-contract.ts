@@ -184,6 +184,38 @@ export function turnContract(store: StorageRef): void {
     await expect(s.turns.finish('missing', { state: 'completed' })).rejects.toThrow(/unknown turn/);
   });
 
+  it('finish records the last final part in the ledger in the same step, first write wins, and rolls both back together', async () => {
+    const s = store();
+    const { turnId } = await queueTurn(s, 'f5');
+    const part = {
+      turnId,
+      part: 0,
+      kind: 'final' as const,
+      channel: 'websocket',
+      account: 'default',
+      conversationId: 'c1',
+      platformMessageId: null,
+      content: { text: 'yo' },
+    };
+    const done = await s.turns.finish(turnId, { state: 'completed', reason: 'completed', delivery: part });
+    expect(done.turn.state).toBe('completed');
+    expect(done.delivery).toMatchObject({ existed: false, record: { turnId, part: 0, kind: 'final', content: { text: 'yo' } } });
+    expect(await s.deliveries.ofTurn(turnId)).toEqual([done.delivery!.record]);
+
+    // Already ledgered (a resumed turn): the stored row is answered, not replaced.
+    const again = await queueTurn(s, 'f6');
+    const first = await s.deliveries.record({ ...part, turnId: again.turnId, content: { text: 'first' } });
+    const resumed = await s.turns.finish(again.turnId, { state: 'completed', delivery: { ...part, turnId: again.turnId, content: { text: 'second' } } });
+    expect(resumed.delivery).toEqual({ existed: true, record: first.record });
+
+    // A finish that fails stores neither the end nor the row.
+    const broken = await queueTurn(s, 'f7');
+    const bad = { kind: null, turnId: broken.turnId, payload: {} } as unknown as { kind: 'user'; turnId: string; payload: unknown };
+    await expect(s.turns.finish(broken.turnId, { state: 'completed', entries: [bad], delivery: { ...part, turnId: broken.turnId } })).rejects.toThrow();
+    expect((await s.turns.get(broken.turnId))?.state).toBe('queued');
+    expect(await s.deliveries.ofTurn(broken.turnId)).toEqual([]);
+  });
+
   it('finish changes nothing when an entry cannot be stored', async () => {
     const s = store();
     const { turnId, sessionId } = await queueTurn(s, 'f4');
