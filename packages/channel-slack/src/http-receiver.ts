@@ -35,15 +35,15 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
  * need a second server and acknowledge before anything is stored). The body is kept raw for the
  * signature; a request is acknowledged only after its event is in the inbox.
  */
-export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
-  const paths = slackPaths(d.account);
-  const log = d.log.child({ receiver: 'http' });
+export function slackHttpRoutes(deps: HttpReceiverDeps): FastifyPluginAsync {
+  const paths = slackPaths(deps.account);
+  const log = deps.log.child({ receiver: 'http' });
 
   /** Verifies the signature; answers 401 and returns null when it fails. */
   const verified = async (req: FastifyRequest, reply: FastifyReply): Promise<Buffer | null> => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const failure = verifySlackSignature(
-      d.signingSecret,
+      deps.signingSecret,
       { timestamp: header(req, 'x-slack-request-timestamp'), signature: header(req, 'x-slack-signature') },
       raw,
     );
@@ -73,7 +73,7 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
       if (body.type !== 'event_callback') return reply.send({ ok: true });
       const num = Number(header(req, 'x-slack-retry-num'));
       try {
-        await d.onEvent(body, { num: Number.isFinite(num) ? num : null, reason: header(req, 'x-slack-retry-reason') ?? null });
+        await deps.onEvent(body, { num: Number.isFinite(num) ? num : null, reason: header(req, 'x-slack-retry-reason') ?? null });
       } catch (err) {
         // Not stored because the gateway is stopping or the account is not identified yet: 503, Slack redelivers.
         // (isSwbError is total: a hostile thrown value reads as an internal error.)
@@ -105,11 +105,11 @@ export function slackHttpRoutes(d: HttpReceiverDeps): FastifyPluginAsync {
         }
         // Acknowledge first (Slack allows 3 s); the press is handled right after.
         await reply.send('');
-        d.onInteraction(parsed);
+        deps.onInteraction(parsed);
         return reply;
       }
       if (form.get('command')) {
-        const text = await d.onCommand(Object.fromEntries(form.entries()));
+        const text = await deps.onCommand(Object.fromEntries(form.entries()));
         return reply.send({ response_type: 'ephemeral', text });
       }
       return reply.code(400).send({ ok: false, error: 'unknown_request' });

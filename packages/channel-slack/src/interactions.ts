@@ -23,9 +23,9 @@ const NOT_KNOWN = 'This assistant does not know you yet, so it cannot take this 
  * (checked and claimed atomically by the gateway); the message then shows the outcome and who
  * decided, and a press that decides nothing gets an ephemeral explanation. Never throws.
  */
-export async function handleBlockActions(d: InteractionDeps, raw: unknown): Promise<void> {
+export async function handleBlockActions(deps: InteractionDeps, raw: unknown): Promise<void> {
   const parsed = parseWith(blockActionsSchema, raw);
-  if (!parsed.ok) return void d.log.warn({ problem: parsed.problem }, 'slack interaction dropped: malformed payload');
+  if (!parsed.ok) return void deps.log.warn({ problem: parsed.problem }, 'slack interaction dropped: malformed payload');
   const p = parsed.value;
   const action = p.actions?.map((a) => parseApprovalAction(a.action_id ?? '')).find((a) => a !== null);
   const user = p.user?.id;
@@ -35,29 +35,29 @@ export async function handleBlockActions(d: InteractionDeps, raw: unknown): Prom
   const threadTs = p.container?.thread_ts ?? p.message?.thread_ts;
   const team = p.user?.team_id ?? p.team?.id ?? '';
   const ephemeral = (text: string) =>
-    d.api.chat
+    deps.api.chat
       .postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
-      .catch((err: unknown) => d.log.warn({ code: slackErrorCode(err) }, 'slack ephemeral not delivered'));
+      .catch((err: unknown) => deps.log.warn({ code: slackErrorCode(err) }, 'slack ephemeral not delivered'));
   try {
-    const principal = await d.ctx.people.principalFor(`slack:${team}:${user}`);
+    const principal = await deps.ctx.people.principalFor(`slack:${team}:${user}`);
     if (!principal) return void (await ephemeral(NOT_KNOWN));
-    d.board.pressStarted(action.approvalId, principal.principalId, user);
+    deps.board.pressStarted(action.approvalId, principal.principalId, user);
     let decided = false;
     try {
-      const r = await d.ctx.approvals.decide(action.approvalId, action.decision, action.always, { principalId: principal.principalId });
+      const r = await deps.ctx.approvals.decide(action.approvalId, action.decision, action.always, { principalId: principal.principalId });
       decided = r.outcome === 'decided';
-      d.log.info({ approvalId: action.approvalId, outcome: r.outcome, decision: action.decision }, 'slack approval button');
-      if (!decided) return void (await ephemeral(refusalText(r, d.board.deciders)));
+      deps.log.info({ approvalId: action.approvalId, outcome: r.outcome, decision: action.decision }, 'slack approval button');
+      if (!decided) return void (await ephemeral(refusalText(r, deps.board.deciders)));
       if (messageTs) {
         const outcome = r.status !== 'allowed' ? 'denied' : action.always ? 'always' : 'allowed';
-        const body = approvalDoneMessage(r.tool ?? d.board.get(action.approvalId)?.tool ?? 'tool', outcome, `by <@${user}>`);
-        await d.api.chat.update({ channel, ts: messageTs, text: body.text, blocks: body.blocks });
+        const body = approvalDoneMessage(r.tool ?? deps.board.get(action.approvalId)?.tool ?? 'tool', outcome, `by <@${user}>`);
+        await deps.api.chat.update({ channel, ts: messageTs, text: body.text, blocks: body.blocks });
       }
     } finally {
-      d.board.pressEnded(action.approvalId, decided);
+      deps.board.pressEnded(action.approvalId, decided);
     }
   } catch (err) {
-    d.log.error({ err, code: slackErrorCode(err) }, 'slack approval press failed');
+    deps.log.error({ err, code: slackErrorCode(err) }, 'slack approval press failed');
     await ephemeral('Something went wrong while recording your answer. Please try again.');
   }
 }
@@ -72,7 +72,7 @@ const usage = (command = '/switchboard', modes: readonly string[] = MODE_ORDER) 
  * (in channels every thread is its own conversation, so the commands would have nothing to act on).
  * The core runner (`ctx.commands`) does the work; this formats its result. Returns the ephemeral answer; never throws.
  */
-export async function runSlashCommand(d: InteractionDeps, raw: unknown): Promise<string> {
+export async function runSlashCommand(deps: InteractionDeps, raw: unknown): Promise<string> {
   const parsed = parseWith(slashCommandSchema, raw);
   if (!parsed.ok) return `This command could not be read (${parsed.problem}).`;
   const c = parsed.value;
@@ -80,13 +80,13 @@ export async function runSlashCommand(d: InteractionDeps, raw: unknown): Promise
   if (!c.user_id || !c.channel_id) return 'This command needs a user and a channel.';
   if (!c.channel_id.startsWith('D')) return 'Use these commands in your direct message with the assistant: in channels, every thread is its own conversation.';
   try {
-    const conversation: ConversationRef = { channel: 'slack', account: d.account, id: c.channel_id, kind: 'dm' };
+    const conversation: ConversationRef = { channel: 'slack', account: deps.account, id: c.channel_id, kind: 'dm' };
     // `reset` is Slack's own alias of `new`.
     const name = sub.toLowerCase() === 'reset' ? 'new' : sub;
-    const r = await d.ctx.commands.run({ name, args: args.join(' '), conversation, identity: `slack:${c.team_id ?? ''}:${c.user_id}` });
+    const r = await deps.ctx.commands.run({ name, args: args.join(' '), conversation, identity: `slack:${c.team_id ?? ''}:${c.user_id}` });
     return slashReply(r, c.command);
   } catch (err) {
-    d.log.error({ err }, 'slack slash command failed');
+    deps.log.error({ err }, 'slack slash command failed');
     return 'The command failed. Please try again.';
   }
 }

@@ -75,7 +75,7 @@ export class SocketModeConnection {
   private readonly onPing = (m: unknown) => this.pinged(m, true);
   private readonly onPong = (m: unknown) => this.pinged(m, false);
 
-  constructor(private readonly o: SocketConnectionOptions) {}
+  constructor(private readonly options: SocketConnectionOptions) {}
 
   status(): ChannelHealth {
     return this.stopped ? { state: 'down', detail: 'stopped' } : this.health;
@@ -109,27 +109,27 @@ export class SocketModeConnection {
     let failures = 0;
     while (!this.stopped) {
       const outcome = await this.session().catch((err: unknown): Outcome => {
-        const failure = describeSlackError(err, this.o.apiTimeout);
+        const failure = describeSlackError(err, this.options.apiTimeout);
         return { connected: false, reason: `failed: ${failure.cause ?? failure.code}`, lastedMs: 0, failure };
       });
       if (this.stopped) break;
       // A socket that is dropped right after hello counts as a failure too, so a flapping peer backs off.
-      failures = outcome.connected && outcome.lastedMs >= this.o.livenessTimeout ? 0 : failures + 1;
+      failures = outcome.connected && outcome.lastedMs >= this.options.livenessTimeout ? 0 : failures + 1;
       let delay = this.backoff(failures);
       if (outcome.failure?.kind === 'permanent') {
-        delay = this.o.refusedRetryInterval;
-        const r = this.o.refused(outcome.failure.code, delay);
+        delay = this.options.refusedRetryInterval;
+        const r = this.options.refused(outcome.failure.code, delay);
         this.health = { state: 'down', detail: r.detail };
-        this.o.log.error({ call: 'apps.connections.open', ...r.fields }, 'slack account down');
+        this.options.log.error({ call: 'apps.connections.open', ...r.fields }, 'slack account down');
       } else if (outcome.failure?.kind === 'network') {
-        this.set('down', `socket mode: apps.connections.open: ${outcome.failure.cause} (${hostOf(this.o.apiUrl)}); retry ${failures} in ${delay} ms`);
-        this.o.log.warn(
-          { call: 'apps.connections.open', host: hostOf(this.o.apiUrl), cause: outcome.failure.cause, attempt: failures, retryInMs: delay },
+        this.set('down', `socket mode: apps.connections.open: ${outcome.failure.cause} (${hostOf(this.options.apiUrl)}); retry ${failures} in ${delay} ms`);
+        this.options.log.warn(
+          { call: 'apps.connections.open', host: hostOf(this.options.apiUrl), cause: outcome.failure.cause, attempt: failures, retryInMs: delay },
           'slack unreachable',
         );
       } else {
         this.set('down', `socket mode: ${outcome.reason}; reconnecting in ${delay} ms`);
-        this.o.log.warn({ reason: outcome.reason, delayMs: delay, failures }, 'slack socket closed; reconnecting');
+        this.options.log.warn({ reason: outcome.reason, delayMs: delay, failures }, 'slack socket closed; reconnecting');
       }
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, delay);
@@ -145,22 +145,22 @@ export class SocketModeConnection {
 
   /** After a connection that was healthy for a while: quickly; after failures: exponential, jittered, capped. */
   private backoff(failures: number): number {
-    const base = failures === 0 ? 250 : Math.min(this.o.reconnectBackoffMax, 500 * 2 ** (failures - 1));
-    return Math.max(100, Math.round(Math.min(base, this.o.reconnectBackoffMax) * (0.5 + Math.random() / 2)));
+    const base = failures === 0 ? 250 : Math.min(this.options.reconnectBackoffMax, 500 * 2 ** (failures - 1));
+    return Math.max(100, Math.round(Math.min(base, this.options.reconnectBackoffMax) * (0.5 + Math.random() / 2)));
   }
 
   /** One client from apps.connections.open to a fully closed socket. */
   private async session(): Promise<Outcome> {
-    const { o } = this;
+    const { options } = this;
     const client = new SocketModeClient({
-      appToken: o.appToken,
-      logger: slackLogger(o.log),
+      appToken: options.appToken,
+      logger: slackLogger(options.log),
       autoReconnectEnabled: false,
-      clientPingTimeout: o.clientPingTimeout,
+      clientPingTimeout: options.clientPingTimeout,
       // Always explicit: the SDK would otherwise set (and mutate our options to) 100 retries.
       // The outbound policy of every Web API call: bounded retries, host and cause logged, cancelled on stop.
       clientOptions: (({ logger: _l, ...rest }) => rest)(
-        webClientOptions({ apiUrl: o.apiUrl, retries: 0, timeoutMs: o.apiTimeout, log: o.log, signal: o.signal }),
+        webClientOptions({ apiUrl: options.apiUrl, retries: 0, timeoutMs: options.apiTimeout, log: options.log, signal: options.signal }),
       ),
     });
     this.client = client;
@@ -185,7 +185,7 @@ export class SocketModeConnection {
       this.serverPinged = false;
       this.everUp = true;
       this.set('up', `socket mode: connected (connection ${this.connections})`);
-      o.log.info({ connection: this.connections }, 'slack socket connected');
+      options.log.info({ connection: this.connections }, 'slack socket connected');
     });
     client.on('ws_message', () => (this.lastAlive = Date.now()));
     client.on('slack_event', (e: SdkEvent) => void this.dispatch(e));
@@ -194,7 +194,7 @@ export class SocketModeConnection {
       () => null,
       (err: unknown) => {
         if (err === undefined) return 'connection closed before hello';
-        openFailure = describeSlackError(err, o.apiTimeout);
+        openFailure = describeSlackError(err, options.apiTimeout);
         return `apps.connections.open failed: ${openFailure.cause ?? openFailure.code}`;
       },
     );
@@ -202,17 +202,17 @@ export class SocketModeConnection {
     let helloTimer: NodeJS.Timeout | undefined;
     try {
       const hello = new Promise<string>((resolve) => {
-        client.on('connecting', () => (helloTimer = setTimeout(() => resolve('no hello in time'), o.livenessTimeout)));
+        client.on('connecting', () => (helloTimer = setTimeout(() => resolve('no hello in time'), options.livenessTimeout)));
       });
       const first = await Promise.race([started, ended, hello]);
       if (first !== null || this.stopped)
         return { connected: false, reason: first ?? 'stopping', lastedMs: 0, ...(openFailure ? { failure: openFailure } : {}) };
-      const every = Math.max(200, Math.min(1000, Math.floor(o.livenessTimeout / 4)));
+      const every = Math.max(200, Math.min(1000, Math.floor(options.livenessTimeout / 4)));
       watchdog = setInterval(() => {
         const silent = Date.now() - this.lastAlive;
-        if (silent <= o.livenessTimeout) return;
+        if (silent <= options.livenessTimeout) return;
         this.set('down', `socket mode: deaf for ${silent} ms; reconnecting`);
-        o.log.warn({ silentMs: silent }, 'slack socket unhealthy: no envelope, ping or pong; reconnecting');
+        options.log.warn({ silentMs: silent }, 'slack socket unhealthy: no envelope, ping or pong; reconnecting');
         this.endSession?.(`deaf for ${silent} ms`);
       }, every);
       const reason = await ended;
@@ -239,7 +239,7 @@ export class SocketModeConnection {
     const late = await Promise.race([Promise.all([gone, started]).then(() => false), timedOut]);
     clearTimeout(force);
     clearTimeout(timer);
-    if (late) this.o.log.error(this.stopped ? 'slack socket did not close within 1 s of stop; abandoned' : 'slack socket did not close within 30 s');
+    if (late) this.options.log.error(this.stopped ? 'slack socket did not close within 1 s of stop; abandoned' : 'slack socket did not close within 30 s');
   }
 
   private pinged(m: unknown, fromServer: boolean): void {
@@ -254,8 +254,8 @@ export class SocketModeConnection {
     this.lastAlive = Date.now();
     if (this.stopped) return;
     const ack = async (payload?: Record<string, unknown>) => {
-      await e.ack(payload).catch((err: unknown) => this.o.log.warn({ err: String(err), envelopeId: e.envelope_id }, 'slack envelope ack failed'));
+      await e.ack(payload).catch((err: unknown) => this.options.log.warn({ err: String(err), envelopeId: e.envelope_id }, 'slack envelope ack failed'));
     };
-    await this.o.onEnvelope({ type: e.type, envelopeId: e.envelope_id, body: e.body ?? {}, retryNum: e.retry_num, ack });
+    await this.options.onEnvelope({ type: e.type, envelopeId: e.envelope_id, body: e.body ?? {}, retryNum: e.retry_num, ack });
   }
 }

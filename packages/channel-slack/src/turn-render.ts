@@ -62,19 +62,19 @@ export class TurnRender {
   private readonly log: Logger;
 
   constructor(
-    private readonly d: RenderDeps,
+    private readonly deps: RenderDeps,
     private readonly to: ConversationRef,
     turnId: string,
     private readonly ledger: TurnLedger,
   ) {
-    this.log = d.log.child({ turnId, conversation: to.id });
+    this.log = deps.log.child({ turnId, conversation: to.id });
     // What an earlier process already delivered for this turn: its draft and approval messages.
     for (const [part, r] of ledger.drafts) {
       if (part === 0) this.draftTs = r.platformMessageId;
       else {
         this.approvalParts = Math.max(this.approvalParts, part);
         const id = r.content.reason?.startsWith(APPROVAL_TAG) ? r.content.reason.slice(APPROVAL_TAG.length) : null;
-        if (id && r.platformMessageId) this.d.board.remember(id, { channel: r.conversationId, ts: r.platformMessageId, tool: r.content.state ?? 'tool' });
+        if (id && r.platformMessageId) this.deps.board.remember(id, { channel: r.conversationId, ts: r.platformMessageId, tool: r.content.state ?? 'tool' });
       }
     }
   }
@@ -115,7 +115,7 @@ export class TurnRender {
           return;
       }
     } catch (err) {
-      if (this.d.fault) this.d.fault(`render ${ev.type}`, err);
+      if (this.deps.fault) this.deps.fault(`render ${ev.type}`, err);
       else this.log.error({ code: slackErrorCode(err), event: ev.type }, 'slack render step failed');
     }
   }
@@ -128,7 +128,7 @@ export class TurnRender {
   }
 
   private post(text: string, extra: Record<string, unknown> = {}) {
-    return this.d.api.chat.postMessage({
+    return this.deps.api.chat.postMessage({
       channel: this.to.id,
       text,
       ...(this.to.thread ? { thread_ts: this.to.thread } : {}),
@@ -141,7 +141,7 @@ export class TurnRender {
   private schedule(): void {
     if (this.done || this.timer || !this.dirty || this.draftGone) return;
     const now = Date.now();
-    const wait = this.draftTs === null && this.lastEdit === 0 ? 0 : Math.max(0, this.lastEdit + this.d.editIntervalMs - now, this.holdUntil - now);
+    const wait = this.draftTs === null && this.lastEdit === 0 ? 0 : Math.max(0, this.lastEdit + this.deps.editIntervalMs - now, this.holdUntil - now);
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.chain = this.chain.then(() => this.pushDraft());
@@ -156,7 +156,7 @@ export class TurnRender {
     try {
       if (this.draftTs === null) {
         if (empty) return;
-        const res = await this.d.drafts.chat.postMessage({
+        const res = await this.deps.drafts.chat.postMessage({
           channel: this.to.id,
           text: draftMrkdwn(this.raw),
           ...(this.to.thread ? { thread_ts: this.to.thread } : {}),
@@ -167,7 +167,7 @@ export class TurnRender {
         await this.record(0, 'draft', this.draftTs, { text: '' });
         this.log.info({ ts: this.draftTs }, 'slack draft recorded');
       } else {
-        await this.d.drafts.chat.update({ channel: this.to.id, ts: this.draftTs, text: empty ? '…' : draftMrkdwn(this.raw) });
+        await this.deps.drafts.chat.update({ channel: this.to.id, ts: this.draftTs, text: empty ? '…' : draftMrkdwn(this.raw) });
       }
     } catch (err) {
       const wait = retryAfterMs(err);
@@ -210,7 +210,7 @@ export class TurnRender {
       let ts: string | null = null;
       if (i === 0 && this.draftTs && !this.draftGone) {
         try {
-          await this.d.api.chat.update({ channel: this.to.id, ts: this.draftTs, text });
+          await this.deps.api.chat.update({ channel: this.to.id, ts: this.draftTs, text });
           ts = this.draftTs;
           reusedDraft = true;
         } catch (err) {
@@ -223,7 +223,7 @@ export class TurnRender {
       await this.record(i, 'final', ts, { text, state: ev.state, reason: ev.reason, ...(ev.error ? { error: ev.error } : {}) }, { last });
     }
     if (!reusedDraft && this.draftTs && !this.draftGone) {
-      await this.d.api.chat.delete({ channel: this.to.id, ts: this.draftTs }).catch((err: unknown) => {
+      await this.deps.api.chat.delete({ channel: this.to.id, ts: this.draftTs }).catch((err: unknown) => {
         this.log.warn({ code: slackErrorCode(err) }, 'could not delete the slack draft');
       });
     }
@@ -240,20 +240,24 @@ export class TurnRender {
   }
 
   private async postApproval(ev: ApprovalRequested): Promise<void> {
-    if (this.d.board.get(ev.approvalId)) return;
+    if (this.deps.board.get(ev.approvalId)) return;
     await this.flushDraft();
     const body = approvalRequestMessage({ approvalId: ev.approvalId, tool: ev.name, summary: ev.summary, expiresAt: ev.expiresAt });
     const res = await this.post(body.text, { blocks: body.blocks });
     const ts = res.ts ?? null;
     await this.record(++this.approvalParts, 'draft', ts, { text: body.text, state: ev.name, reason: `${APPROVAL_TAG}${ev.approvalId}` });
-    if (ts) this.d.board.remember(ev.approvalId, { channel: this.to.id, ts, tool: ev.name });
+    if (ts) this.deps.board.remember(ev.approvalId, { channel: this.to.id, ts, tool: ev.name });
   }
 
   private async resolveApproval(ev: ApprovalResolved): Promise<void> {
-    const at = this.d.board.get(ev.approvalId);
-    if (!at || this.d.board.pressedHere(ev.approvalId)) return void this.d.board.forget(ev.approvalId);
-    this.d.board.forget(ev.approvalId);
-    const body = approvalDoneMessage(at.tool, ev.by === 'system' ? 'closed' : ev.allowed ? 'allowed' : 'denied', describeDecider(ev.by, this.d.board.deciders));
-    await this.d.api.chat.update({ channel: at.channel, ts: at.ts, text: body.text, blocks: body.blocks });
+    const at = this.deps.board.get(ev.approvalId);
+    if (!at || this.deps.board.pressedHere(ev.approvalId)) return void this.deps.board.forget(ev.approvalId);
+    this.deps.board.forget(ev.approvalId);
+    const body = approvalDoneMessage(
+      at.tool,
+      ev.by === 'system' ? 'closed' : ev.allowed ? 'allowed' : 'denied',
+      describeDecider(ev.by, this.deps.board.deciders),
+    );
+    await this.deps.api.chat.update({ channel: at.channel, ts: at.ts, text: body.text, blocks: body.blocks });
   }
 }

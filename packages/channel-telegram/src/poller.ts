@@ -58,15 +58,17 @@ export class Poller {
   private deadLettered = 0;
   private readonly overdueMs: number;
 
-  constructor(private readonly o: PollerOptions) {
-    this.offset = o.store.load();
+  constructor(private readonly options: PollerOptions) {
+    this.offset = options.store.load();
     // Between a normal long poll's end and the watchdog's abort, the poll counts as overdue (down).
-    this.overdueMs = o.pollTimeoutMs + Math.max(200, (o.pollStallTimeoutMs - o.pollTimeoutMs) / 2);
+    this.overdueMs = options.pollTimeoutMs + Math.max(200, (options.pollStallTimeoutMs - options.pollTimeoutMs) / 2);
   }
 
   /** Starts the loop (once). `before` runs first, e.g. getMe and deleteWebhook. */
   start(before: () => Promise<void>): void {
-    this.loop ??= this.run(before).catch((err: unknown) => this.o.log.error({ error: describeError(err, this.o.token) }, 'telegram poller crashed'));
+    this.loop ??= this.run(before).catch((err: unknown) =>
+      this.options.log.error({ error: describeError(err, this.options.token) }, 'telegram poller crashed'),
+    );
   }
 
   /** Aborts the open poll and waits for the loop to end; idempotent. */
@@ -94,7 +96,7 @@ export class Poller {
     if (this.pollStartedAt !== null && now - this.pollStartedAt > this.overdueMs) {
       return {
         state: 'down',
-        detail: `polling stalled: the open getUpdates call is ${secs(now - this.pollStartedAt)} old (long-poll timeout ${secs(this.o.pollTimeoutMs)})`,
+        detail: `polling stalled: the open getUpdates call is ${secs(now - this.pollStartedAt)} old (long-poll timeout ${secs(this.options.pollTimeoutMs)})`,
       };
     }
     if (this.lastCompletedAt === null)
@@ -114,20 +116,20 @@ export class Poller {
         break;
       } catch (err) {
         if (this.stopped) return;
-        const what = describeError(err, this.o.token);
+        const what = describeError(err, this.options.token);
         if (isPermanentAuthError(err)) {
-          this.authDown = this.o.authProblem(what);
-          this.o.log.error({ event: 'telegram_token_refused', host: this.o.host, error: what, retryInMs: this.o.authRetryMs }, this.authDown);
-          await this.sleep(this.o.authRetryMs);
+          this.authDown = this.options.authProblem(what);
+          this.options.log.error({ event: 'telegram_token_refused', host: this.options.host, error: what, retryInMs: this.options.authRetryMs }, this.authDown);
+          await this.sleep(this.options.authRetryMs);
           continue;
         }
         this.authDown = null;
         this.failure = what;
         const delay = this.backoff(++failures);
         const net = networkCause(err);
-        this.o.log.warn(
-          { event: 'telegram_init_failed', host: this.o.host, cause: net?.cause ?? 'api error', error: what, retryInMs: delay },
-          `telegram: could not initialise the bot (${net ? `${net.cause} ${this.o.host}` : what}); retrying in ${delay} ms`,
+        this.options.log.warn(
+          { event: 'telegram_init_failed', host: this.options.host, cause: net?.cause ?? 'api error', error: what, retryInMs: delay },
+          `telegram: could not initialise the bot (${net ? `${net.cause} ${this.options.host}` : what}); retrying in ${delay} ms`,
         );
         await this.sleep(delay);
       }
@@ -143,19 +145,19 @@ export class Poller {
       this.pollStartedAt = Date.now();
       const watchdog = setTimeout(() => {
         this.stalledSince ??= this.pollStartedAt;
-        this.o.log.warn(
-          { event: 'telegram_poll_stalled', stallTimeoutMs: this.o.pollStallTimeoutMs },
+        this.options.log.warn(
+          { event: 'telegram_poll_stalled', stallTimeoutMs: this.options.pollStallTimeoutMs },
           'telegram: getUpdates stalled; aborting it and polling again',
         );
         ac.abort(new WatchdogAbort('stalled'));
-      }, this.o.pollStallTimeoutMs);
+      }, this.options.pollStallTimeoutMs);
       let updates: Update[];
       try {
-        updates = await this.o.api.getUpdates(
+        updates = await this.options.api.getUpdates(
           {
             ...(this.offset !== undefined ? { offset: this.offset } : {}),
             limit: 100,
-            timeout: short ? 0 : Math.max(1, Math.round(this.o.pollTimeoutMs / 1000)),
+            timeout: short ? 0 : Math.max(1, Math.round(this.options.pollTimeoutMs / 1000)),
             allowed_updates: [...ALLOWED_UPDATES],
           },
           // grammY types its signal with the abort-controller shim; a native one works at run time.
@@ -177,7 +179,8 @@ export class Poller {
       }
       clearTimeout(watchdog);
       this.pollStartedAt = null;
-      if (this.stalledSince !== null || this.conflict || this.failure) this.o.log.info({ event: 'telegram_poll_recovered' }, 'telegram: polling recovered');
+      if (this.stalledSince !== null || this.conflict || this.failure)
+        this.options.log.info({ event: 'telegram_poll_recovered' }, 'telegram: polling recovered');
       this.lastCompletedAt = Date.now();
       this.authDown = null;
       this.stalledSince = null;
@@ -193,16 +196,16 @@ export class Poller {
 
   private async onPollError(err: unknown, failures: number): Promise<void> {
     const code = apiErrorCode(err);
-    const what = describeError(err, this.o.token);
+    const what = describeError(err, this.options.token);
     if (isPermanentAuthError(err)) {
-      this.authDown = this.o.authProblem(what);
-      this.o.log.error({ event: 'telegram_token_refused', host: this.o.host, error: what, retryInMs: this.o.authRetryMs }, this.authDown);
-      return this.sleep(this.o.authRetryMs);
+      this.authDown = this.options.authProblem(what);
+      this.options.log.error({ event: 'telegram_token_refused', host: this.options.host, error: what, retryInMs: this.options.authRetryMs }, this.authDown);
+      return this.sleep(this.options.authRetryMs);
     }
     let delay = this.backoff(failures);
     if (code === 409) {
       this.conflict = what.replace(/^409: /, '');
-      this.o.log.error(
+      this.options.log.error(
         { event: 'telegram_poll_conflict', error: what, retryInMs: delay },
         'telegram: getUpdates conflict (another poller or a webhook is active)',
       );
@@ -212,9 +215,9 @@ export class Poller {
     if (after !== undefined) delay = Math.min(after * 1000, 5 * 60_000);
     this.failure = what;
     const net = networkCause(err);
-    this.o.log.warn(
-      { event: 'telegram_poll_failed', host: this.o.host, cause: net?.cause ?? `HTTP ${code ?? '?'}`, error: what, retryInMs: delay },
-      `telegram: getUpdates failed (${net ? `${net.cause} ${this.o.host}` : what}); retrying in ${delay} ms`,
+    this.options.log.warn(
+      { event: 'telegram_poll_failed', host: this.options.host, cause: net?.cause ?? `HTTP ${code ?? '?'}`, error: what, retryInMs: delay },
+      `telegram: getUpdates failed (${net ? `${net.cause} ${this.options.host}` : what}); retrying in ${delay} ms`,
     );
     return this.sleep(delay);
   }
@@ -224,37 +227,37 @@ export class Poller {
    * stops; then moves the offset.
    */
   private async deliver(u: Update): Promise<boolean> {
-    const max = Math.max(1, this.o.maxAttempts());
+    const max = Math.max(1, this.options.maxAttempts());
     let deferred = false;
     for (let attempt = 1; ; attempt++) {
       if (this.stopped) return false;
       try {
-        await this.o.handle(u);
+        await this.options.handle(u);
         this.inboxFailure = null;
         break;
       } catch (err) {
-        const what = describeError(err, this.o.token);
+        const what = describeError(err, this.options.token);
         if (!countsAsAttempt(err)) {
           // The gateway is shutting down: the update stays unconfirmed for the next start.
           if (!deferred)
-            this.o.log.info(
+            this.options.log.info(
               { event: 'telegram_update_deferred', updateId: u.update_id },
               'telegram: the gateway is shutting down; the update is left for the next start',
             );
           deferred = true;
           attempt = 0;
-          await this.sleep(this.o.backoff.baseMs);
+          await this.sleep(this.options.backoff.baseMs);
           continue;
         }
         if (attempt >= max) {
           this.inboxFailure = null;
           this.deadLettered++;
-          await this.o.deadLetter(u, what, attempt);
+          await this.options.deadLetter(u, what, attempt);
           break;
         }
         this.inboxFailure = what;
         const delay = this.backoff(attempt);
-        this.o.log.error(
+        this.options.log.error(
           { event: 'telegram_store_failed', error: what, updateId: u.update_id, attempt, maxAttempts: max, retryInMs: delay },
           `telegram: could not store an update (attempt ${attempt} of ${max}); retrying`,
         );
@@ -263,15 +266,15 @@ export class Poller {
     }
     this.offset = u.update_id + 1;
     try {
-      this.o.store.save(this.offset);
+      this.options.store.save(this.offset);
     } catch (err) {
-      this.o.log.error({ error: describeError(err, this.o.token) }, 'telegram: could not persist the update offset');
+      this.options.log.error({ error: describeError(err, this.options.token) }, 'telegram: could not persist the update offset');
     }
     return true;
   }
 
   private backoff(failures: number): number {
-    return backoffDelay(failures, this.o.backoff.baseMs, this.o.backoff.maxMs);
+    return backoffDelay(failures, this.options.backoff.baseMs, this.options.backoff.maxMs);
   }
 
   private sleep(ms: number): Promise<void> {

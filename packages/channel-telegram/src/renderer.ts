@@ -47,7 +47,7 @@ export class TurnRenderer {
   private readonly target: Target;
 
   constructor(
-    private readonly d: RenderDeps,
+    private readonly deps: RenderDeps,
     private readonly to: ConversationRef,
     private readonly turnId: string,
     private readonly ledger: TurnLedger,
@@ -77,10 +77,10 @@ export class TurnRenderer {
             break;
           case 'approval_requested':
             this.stopTyping();
-            await this.d.approvals.request(this.target, ev);
+            await this.deps.approvals.request(this.target, ev);
             break;
           case 'approval_resolved':
-            await this.d.approvals.resolved(ev);
+            await this.deps.approvals.resolved(ev);
             this.startTyping();
             break;
           case 'turn_end':
@@ -91,7 +91,7 @@ export class TurnRenderer {
         }
       }
     } catch (err) {
-      this.d.faults.record({ channel: this.d.channelId, task: `render turn ${this.turnId}`, conversation: this.to.id }, err);
+      this.deps.faults.record({ channel: this.deps.channelId, task: `render turn ${this.turnId}`, conversation: this.to.id }, err);
     } finally {
       this.stopTyping();
       if (this.timer) clearTimeout(this.timer);
@@ -103,10 +103,10 @@ export class TurnRenderer {
     const tick = () => {
       if (this.typingBusy) return;
       this.typingBusy = true;
-      void this.d.sender.typing(this.target).finally(() => (this.typingBusy = false));
+      void this.deps.sender.typing(this.target).finally(() => (this.typingBusy = false));
     };
     tick();
-    this.typingTimer = setInterval(tick, this.d.typingIntervalMs);
+    this.typingTimer = setInterval(tick, this.deps.typingIntervalMs);
   }
 
   private stopTyping(): void {
@@ -119,7 +119,7 @@ export class TurnRenderer {
     if (this.finals.size > 0) return;
     this.text += delta;
     if (this.timer) return;
-    const wait = Math.max(0, this.lastEdit + this.d.editIntervalMs - Date.now());
+    const wait = Math.max(0, this.lastEdit + this.deps.editIntervalMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       this.chain = this.chain.then(() => this.flush());
@@ -131,18 +131,18 @@ export class TurnRenderer {
     if (!preview || preview === this.shown) return;
     try {
       if (this.draftId === null) {
-        const id = await this.d.sender.sendPlain(this.firstTarget(), preview);
+        const id = await this.deps.sender.sendPlain(this.firstTarget(), preview);
         this.draftId = id;
         await this.ledger.recordDraft(0, String(id), { text: preview });
-        this.d.log.info({ event: 'telegram_draft_recorded', turnId: this.turnId, messageId: id }, 'telegram: draft sent and recorded');
-      } else if ((await this.d.sender.edit(this.target, this.draftId, preview)) === 'gone') {
+        this.deps.log.info({ event: 'telegram_draft_recorded', turnId: this.turnId, messageId: id }, 'telegram: draft sent and recorded');
+      } else if ((await this.deps.sender.edit(this.target, this.draftId, preview)) === 'gone') {
         this.draftId = null;
         this.shown = '';
         return;
       }
       this.shown = preview;
     } catch (err) {
-      this.d.faults.record({ channel: this.d.channelId, task: `draft update of turn ${this.turnId}`, conversation: this.to.id }, err);
+      this.deps.faults.record({ channel: this.deps.channelId, task: `draft update of turn ${this.turnId}`, conversation: this.to.id }, err);
     } finally {
       this.lastEdit = Date.now();
     }
@@ -156,7 +156,7 @@ export class TurnRenderer {
     if (ev.reason === 'steered') return;
     const chunks = chunkText(finalText(ev));
     if (chunks.length === 0) {
-      if (this.draftId !== null && !this.finals.has(0)) await this.d.sender.delete(this.target, this.draftId);
+      if (this.draftId !== null && !this.finals.has(0)) await this.deps.sender.delete(this.target, this.draftId);
       if (!this.finals.has(0)) await this.ledger.recordFinal(0, null, finalContent('', ev), { last: true });
       return;
     }
@@ -164,7 +164,7 @@ export class TurnRenderer {
       if (this.finals.has(i)) continue;
       let id: number | null = null;
       if (i === 0 && this.draftId !== null) id = await this.replaceDraft(this.draftId, chunk);
-      id ??= await this.d.sender.sendFormatted(i === 0 ? this.firstTarget() : this.target, chunk);
+      id ??= await this.deps.sender.sendFormatted(i === 0 ? this.firstTarget() : this.target, chunk);
       await this.ledger.recordFinal(i, id === null ? null : String(id), finalContent(chunk, ev), { last: i === chunks.length - 1 });
     }
   }
@@ -172,10 +172,13 @@ export class TurnRenderer {
   /** Edits the draft into the first final chunk; null if it is gone (or the edit failed: then it is deleted). */
   private async replaceDraft(draftId: number, chunk: string): Promise<number | null> {
     try {
-      return (await this.d.sender.edit(this.target, draftId, chunk, { formatted: true })) === 'ok' ? draftId : null;
+      return (await this.deps.sender.edit(this.target, draftId, chunk, { formatted: true })) === 'ok' ? draftId : null;
     } catch (err) {
-      this.d.log.warn({ error: describeError(err, this.d.token), turnId: this.turnId }, 'telegram: could not edit the draft into the answer; sending it anew');
-      await this.d.sender.delete(this.target, draftId);
+      this.deps.log.warn(
+        { error: describeError(err, this.deps.token), turnId: this.turnId },
+        'telegram: could not edit the draft into the answer; sending it anew',
+      );
+      await this.deps.sender.delete(this.target, draftId);
       return null;
     }
   }

@@ -48,44 +48,44 @@ function pause(ms: number, signals: Array<AbortSignal | undefined>, reason: unkn
  * envelope without an error code) is returned at once. Each retry logs one line naming the method,
  * host and cause (`ECONNREFUSED 127.0.0.1`, `timeout api.telegram.org`). Stop cancels it all.
  */
-export function boundedRetry(o: RetryPolicyOptions): Transformer {
+export function boundedRetry(options: RetryPolicyOptions): Transformer {
   return (async (prev: Parameters<Transformer>[0], method: string, payload: unknown, signal?: AbortSignal) => {
     // grammY may hand over its abort-controller shim's signal: only native signals can be combined.
-    const callSignal = signal instanceof AbortSignal ? AbortSignal.any([signal, o.stop]) : (signal ?? o.stop);
+    const callSignal = signal instanceof AbortSignal ? AbortSignal.any([signal, options.stop]) : (signal ?? options.stop);
     for (let attempt = 1; ; attempt++) {
       let res: { ok: boolean; error_code?: unknown; parameters?: { retry_after?: unknown } } | undefined;
       let netErr: unknown;
       try {
         res = (await prev(method as never, payload as never, callSignal as never)) as typeof res;
       } catch (err) {
-        if (!(err instanceof HttpError) || callSignal.aborted || o.stop.aborted) throw err;
+        if (!(err instanceof HttpError) || callSignal.aborted || options.stop.aborted) throw err;
         netErr = err;
       }
       if (res?.ok) return res;
       const code = typeof res?.error_code === 'number' ? res.error_code : undefined;
       const after = typeof res?.parameters?.retry_after === 'number' ? res.parameters.retry_after * 1000 : undefined;
-      const retriable = netErr !== undefined || (code !== undefined && code >= 500) || (after !== undefined && after <= o.maxRetryAfterMs);
-      if (!retriable || attempt > o.maxAttempts) {
+      const retriable = netErr !== undefined || (code !== undefined && code >= 500) || (after !== undefined && after <= options.maxRetryAfterMs);
+      if (!retriable || attempt > options.maxAttempts) {
         if (netErr !== undefined) throw netErr;
         return res;
       }
-      const delay = after ?? backoffDelay(attempt, o.baseDelayMs, o.maxDelayMs);
+      const delay = after ?? backoffDelay(attempt, options.baseDelayMs, options.maxDelayMs);
       const net = netErr !== undefined ? networkCause(netErr) : undefined;
       const cause = net ? net.cause : code !== undefined ? `HTTP ${code}` : 'error';
-      o.log.warn(
+      options.log.warn(
         {
           event: 'telegram_api_retry',
           method,
-          host: o.host,
+          host: options.host,
           cause,
           attempt,
-          maxAttempts: o.maxAttempts,
+          maxAttempts: options.maxAttempts,
           retryInMs: delay,
-          ...(netErr !== undefined ? { error: describeError(netErr, o.token) } : {}),
+          ...(netErr !== undefined ? { error: describeError(netErr, options.token) } : {}),
         },
-        `telegram: ${method} failed (${cause} ${o.host}); retry ${attempt} of ${o.maxAttempts} in ${delay} ms`,
+        `telegram: ${method} failed (${cause} ${options.host}); retry ${attempt} of ${options.maxAttempts} in ${delay} ms`,
       );
-      await pause(delay, [signal, o.stop], netErr ?? new Error(`${method}: stopped while waiting to retry`));
+      await pause(delay, [signal, options.stop], netErr ?? new Error(`${method}: stopped while waiting to retry`));
     }
   }) as Transformer;
 }

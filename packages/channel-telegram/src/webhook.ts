@@ -27,15 +27,15 @@ export interface WebhookRouteOptions {
  * anything else happens), validates the update, stores it and answers 200 at once — the turn runs
  * afterwards. A failure to store answers 503, so Telegram delivers the update again.
  */
-export function webhookRoute(o: WebhookRouteOptions) {
+export function webhookRoute(options: WebhookRouteOptions) {
   return async (app: FastifyInstance): Promise<void> => {
     app.route({
       method: 'POST',
-      url: o.path,
+      url: options.path,
       // Checked before the body is parsed: an unauthenticated request gets 401 whatever it carries.
       onRequest: async (req, reply) => {
-        if (secretMatches(req.headers['x-telegram-bot-api-secret-token'], o.secret)) return;
-        o.log.warn({ event: 'telegram_webhook_unauthorized' }, 'telegram: webhook request with a missing or wrong secret token');
+        if (secretMatches(req.headers['x-telegram-bot-api-secret-token'], options.secret)) return;
+        options.log.warn({ event: 'telegram_webhook_unauthorized' }, 'telegram: webhook request with a missing or wrong secret token');
         await reply.code(401).send({ code: 'unauthorized', message: 'The secret token is missing or wrong.' });
       },
       handler: async (req, reply) => {
@@ -47,11 +47,11 @@ export function webhookRoute(o: WebhookRouteOptions) {
             .join('; ');
           return reply.code(400).send({ code: 'bad_update', message: `Not a valid Telegram update: ${where}` });
         }
-        if (!o.ready()) return reply.code(503).send({ code: 'starting', message: 'The bot is starting; deliver the update again shortly.' });
+        if (!options.ready()) return reply.code(503).send({ code: 'starting', message: 'The bot is starting; deliver the update again shortly.' });
         try {
-          await o.handle(parsed.data);
+          await options.handle(parsed.data);
         } catch (err) {
-          o.log.error(
+          options.log.error(
             { event: 'telegram_webhook_store_failed', updateId: parsed.data.update_id, error: err instanceof Error ? err.message : String(err) },
             'telegram: could not store a webhook update',
           );

@@ -59,8 +59,8 @@ export class CallbackClient {
   /** The path the signature covers: the callback URL's path as fetch sends it, without the query. */
   private readonly path: string;
 
-  constructor(private readonly o: CallbackClientOptions) {
-    const u = new URL(o.url);
+  constructor(private readonly options: CallbackClientOptions) {
+    const u = new URL(options.url);
     this.target = `${u.origin}${u.pathname}`;
     this.path = u.pathname;
   }
@@ -68,7 +68,7 @@ export class CallbackClient {
   /** Delivers one callback; resolves when the platform answered 2xx or every attempt failed. */
   async deliver(payload: WebhookCallback): Promise<DeliveryOutcome> {
     const body = JSON.stringify(payload);
-    const log = this.o.log.child({ callback: payload.type, deliveryId: payload.id, target: this.target });
+    const log = this.options.log.child({ callback: payload.type, deliveryId: payload.id, target: this.target });
     let attempts = 0;
     for (;;) {
       if (this.stopping.signal.aborted) return this.failed(log, attempts, 'the channel stopped before the callback was delivered');
@@ -80,8 +80,8 @@ export class CallbackClient {
         log.debug({ status: r.status, attempts }, 'callback delivered');
         return { ok: true, status: r.status, attempts, messageId: r.messageId };
       }
-      if (!r.retryable || attempts > this.o.retries) return this.failed(log, attempts, r.error);
-      const backoff = Math.min(this.o.retryDelayMs * 2 ** (attempts - 1), MAX_RETRY_DELAY_MS);
+      if (!r.retryable || attempts > this.options.retries) return this.failed(log, attempts, r.error);
+      const backoff = Math.min(this.options.retryDelayMs * 2 ** (attempts - 1), MAX_RETRY_DELAY_MS);
       const delay = Math.min(Math.max(backoff, r.retryAfterMs ?? 0), MAX_RETRY_DELAY_MS);
       log.warn({ attempt: attempts, error: r.error, retryInMs: delay }, 'callback failed; retrying');
       await this.sleep(delay);
@@ -98,18 +98,18 @@ export class CallbackClient {
   private async attempt(body: string, deliveryId: string): Promise<Attempt> {
     const ts = Math.floor(Date.now() / 1000);
     try {
-      const res = await fetch(this.o.url, {
+      const res = await fetch(this.options.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
           'user-agent': 'switchboard-webhook/1',
           'x-switchboard-delivery': deliveryId,
           [TIMESTAMP_HEADER]: String(ts),
-          [SIGNATURE_HEADER]: signatureHeader(this.o.secret, ts, { method: 'POST', path: this.path, body }),
+          [SIGNATURE_HEADER]: signatureHeader(this.options.secret, ts, { method: 'POST', path: this.path, body }),
         },
         body,
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.o.timeoutMs),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, messageId: await readMessageId(res).catch(() => null) };
       await res.body?.cancel().catch(() => undefined);
@@ -117,7 +117,7 @@ export class CallbackClient {
       return { ok: false, retryable: retryableStatus(res.status), error: `HTTP ${res.status}`, ...(after !== undefined ? { retryAfterMs: after } : {}) };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
-      const error = e.name === 'TimeoutError' ? `no answer within ${this.o.timeoutMs} ms` : `network error: ${e.cause?.code ?? e.message}`;
+      const error = e.name === 'TimeoutError' ? `no answer within ${this.options.timeoutMs} ms` : `network error: ${e.cause?.code ?? e.message}`;
       return { ok: false, retryable: true, error };
     }
   }

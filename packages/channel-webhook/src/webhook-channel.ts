@@ -40,29 +40,35 @@ export class WebhookChannel implements Channel {
   private stopped = false;
   private stopping: Promise<void> | null = null;
 
-  constructor(private readonly o: WebhookChannelOptions) {
-    this.account = o.account;
-    this.id = `webhook:${o.account}`;
-    this.required = o.required;
+  constructor(private readonly options: WebhookChannelOptions) {
+    this.account = options.account;
+    this.id = `webhook:${options.account}`;
+    this.required = options.required;
     this.client = new CallbackClient({
-      url: o.callbackUrl,
-      secret: o.secret,
-      retries: o.callbackRetries,
-      retryDelayMs: o.callbackRetryDelayMs,
-      timeoutMs: o.callbackTimeoutMs,
-      log: o.log.child({ channel: this.id }),
+      url: options.callbackUrl,
+      secret: options.secret,
+      retries: options.callbackRetries,
+      retryDelayMs: options.callbackRetryDelayMs,
+      timeoutMs: options.callbackTimeoutMs,
+      log: options.log.child({ channel: this.id }),
     });
   }
 
   async start(ctx: ChannelContext): Promise<void> {
     this.ctx = ctx;
     await ctx.http.register(
-      webhookRoutes({ account: this.account, secret: this.o.secret, replayWindowMs: this.o.replayWindowMs, maxBodyBytes: this.o.maxBodyBytes, ctx }),
+      webhookRoutes({
+        account: this.account,
+        secret: this.options.secret,
+        replayWindowMs: this.options.replayWindowMs,
+        maxBodyBytes: this.options.maxBodyBytes,
+        ctx,
+      }),
     );
   }
 
   private get log(): ChannelFactoryDeps['log'] {
-    return this.ctx?.log ?? this.o.log;
+    return this.ctx?.log ?? this.options.log;
   }
 
   /** Queues a callback behind the conversation's earlier ones; resolves with its outcome. Never rejects. */

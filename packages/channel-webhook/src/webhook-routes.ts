@@ -29,15 +29,20 @@ type Refusal = { status: number; code: string; message: string; field?: string }
 type Verified = { mac: string; expiresAt: number };
 
 /** Verifies the signature over the request's timestamp, method, path and raw body. Synchronous, so a caller can claim the MAC before any await. */
-function verified(o: WebhookRouteOptions, req: FastifyRequest): Verified | Refusal {
+function verified(options: WebhookRouteOptions, req: FastifyRequest): Verified | Refusal {
   const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   const signed = { method: req.method, path: pathOf(req.raw.url ?? req.url), body: raw };
-  const verdict = verifyRequest(o.secret, { timestamp: req.headers[TIMESTAMP_HEADER], signature: req.headers[SIGNATURE_HEADER] }, signed, o.replayWindowMs);
+  const verdict = verifyRequest(
+    options.secret,
+    { timestamp: req.headers[TIMESTAMP_HEADER], signature: req.headers[SIGNATURE_HEADER] },
+    signed,
+    options.replayWindowMs,
+  );
   if (!verdict.ok) {
-    req.log.warn({ channel: `webhook:${o.account}`, reason: verdict.message }, 'webhook request refused: bad signature or timestamp');
+    req.log.warn({ channel: `webhook:${options.account}`, reason: verdict.message }, 'webhook request refused: bad signature or timestamp');
     return { status: 401, code: verdict.code, message: verdict.message };
   }
-  return { mac: verdict.mac, expiresAt: verdict.timestampMs + o.replayWindowMs };
+  return { mac: verdict.mac, expiresAt: verdict.timestampMs + options.replayWindowMs };
 }
 
 /** Parses a verified request's JSON body with `schema`. */
@@ -91,13 +96,13 @@ const APPROVAL_STATUS: Record<ApprovalAnswer['outcome'], number> = { decided: 20
  * The account's inbound routes: messages and approval decisions. The plugin is encapsulated, so
  * its raw-body parser and error handler apply to these routes only.
  */
-export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
+export function webhookRoutes(options: WebhookRouteOptions): FastifyPluginAsync {
   return async (app: FastifyInstance) => {
     // The signature covers the exact bytes sent, so the body is kept raw and parsed only once verified.
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: o.maxBodyBytes }, (_req, body, done) => done(null, body));
+    app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.maxBodyBytes }, (_req, body, done) => done(null, body));
     app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
-      if (err.statusCode === 413) return sendError(reply, 413, 'payload_too_large', `The body is larger than ${o.maxBodyBytes} bytes.`);
+      if (err.statusCode === 413) return sendError(reply, 413, 'payload_too_large', `The body is larger than ${options.maxBodyBytes} bytes.`);
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return sendError(reply, err.statusCode, 'bad_request', err.message);
       if (isSwbError(err, SwbErrorCode.ShuttingDown)) return sendError(reply.header('retry-after', '5'), 503, 'shutting_down', err.message);
       req.log.error({ err }, 'webhook request failed');
@@ -108,8 +113,8 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
     const messages = new ReplayMemory<Promise<MessageAnswer>>();
     const decisions = new ReplayMemory<true>();
 
-    app.post(webhookPath(o.account), async (req, reply) => {
-      const v = verified(o, req);
+    app.post(webhookPath(options.account), async (req, reply) => {
+      const v = verified(options, req);
       if (isRefusal(v)) return refuse(reply, v);
       const earlier = messages.get(v.mac);
       if (earlier) {
@@ -119,8 +124,8 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
       }
       const p = parsed(req, inboundMessageSchema);
       if (isRefusal(p)) return refuse(reply, p);
-      const answer = o.ctx.inbox
-        .accept(toInbound(o.account, p.data))
+      const answer = options.ctx.inbox
+        .accept(toInbound(options.account, p.data))
         .then((res: AcceptResult): MessageAnswer => ({ accepted: true, gate: res.gate ?? 'admitted', duplicate: res.duplicate, turnId: res.turnId }));
       messages.set(v.mac, answer, v.expiresAt);
       try {
@@ -131,8 +136,8 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
       }
     });
 
-    app.post<{ Params: { id: string } }>(`${webhookPath(o.account)}/approvals/:id`, async (req, reply) => {
-      const v = verified(o, req);
+    app.post<{ Params: { id: string } }>(`${webhookPath(options.account)}/approvals/:id`, async (req, reply) => {
+      const v = verified(options, req);
       if (isRefusal(v)) return refuse(reply, v);
       if (decisions.get(v.mac)) {
         return sendError(reply, 409, 'replayed', 'This signed decision was already received (a replay); sign each decision with a fresh timestamp.');
@@ -143,9 +148,9 @@ export function webhookRoutes(o: WebhookRouteOptions): FastifyPluginAsync {
       // Claimed before the first await, so two copies arriving together cannot both act.
       decisions.set(v.mac, true, v.expiresAt);
       try {
-        const who = await o.ctx.people.principalFor(`webhook:${d.data.senderId}`);
+        const who = await options.ctx.people.principalFor(`webhook:${d.data.senderId}`);
         if (!who) return sendError(reply, 403, 'forbidden', `Sender ${d.data.senderId} is not a known person on this gateway.`);
-        const r = await o.ctx.approvals.decide(req.params.id, d.data.decision, d.data.always ?? false, { principalId: who.principalId });
+        const r = await options.ctx.approvals.decide(req.params.id, d.data.decision, d.data.always ?? false, { principalId: who.principalId });
         return reply.code(APPROVAL_STATUS[r.outcome]).send({ approvalId: req.params.id, ...r });
       } catch (err) {
         // Nothing was decided: the platform's retry of the same request may run.

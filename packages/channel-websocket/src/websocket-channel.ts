@@ -102,16 +102,16 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
   readonly authenticatedServer: WebSocketServer;
   readonly unauthenticatedServer: WebSocketServer;
 
-  constructor(private readonly o: WebsocketAccountOptions) {
-    this.account = o.account;
-    this.id = `websocket:${o.account}`;
-    this.required = o.required;
-    this.path = websocketPath(o.account);
-    this.origins = new Set(o.allowedOrigins.map(normalizeOrigin));
-    this.upgrades = o.upgrades;
-    this.authenticatedServer = new WebSocketServer({ noServer: true, maxPayload: o.maxPayload });
-    this.unauthenticatedServer = new WebSocketServer({ noServer: true, maxPayload: Math.min(MAX_PREAUTH_BYTES, o.maxPayload) });
-    this.caps = new UnauthenticatedCaps({ account: o.account, perAddress: o.maxUnauthenticatedPerAddress, total: o.maxUnauthenticated });
+  constructor(private readonly options: WebsocketAccountOptions) {
+    this.account = options.account;
+    this.id = `websocket:${options.account}`;
+    this.required = options.required;
+    this.path = websocketPath(options.account);
+    this.origins = new Set(options.allowedOrigins.map(normalizeOrigin));
+    this.upgrades = options.upgrades;
+    this.authenticatedServer = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
+    this.unauthenticatedServer = new WebSocketServer({ noServer: true, maxPayload: Math.min(MAX_PREAUTH_BYTES, options.maxPayload) });
+    this.caps = new UnauthenticatedCaps({ account: options.account, perAddress: options.maxUnauthenticatedPerAddress, total: options.maxUnauthenticated });
   }
 
   async start(ctx: ChannelContext): Promise<void> {
@@ -196,7 +196,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       this.attach(conn, auth);
       this.send(conn, { type: 'hello_ok', principalId: auth.principalId, cursor: 0 });
     } else {
-      helloTimer = setTimeout(() => socket.close(1008, 'hello timeout'), this.o.helloTimeoutMs);
+      helloTimer = setTimeout(() => socket.close(1008, 'hello timeout'), this.options.helloTimeoutMs);
     }
     socket.on('message', (data: RawData, isBinary: boolean) => {
       // One frame at a time per connection: answers come in the order the frames were sent, a
