@@ -56,6 +56,10 @@ describe('npm test', () => {
     const good = await npmTest(ok.dir, ok.env);
     expect(good.out).toContain('all steps passed');
     expect(good.code, good.out).toBe(0);
+    // The lint step (Biome, then the dependency check) runs first, over the real tree.
+    expect(good.out.indexOf('=== lint ===')).toBeGreaterThanOrEqual(0);
+    expect(good.out.indexOf('=== lint ===')).toBeLessThan(good.out.indexOf('=== vitest ==='));
+    expect(good.out).toContain('check-deps: every package.json matches its imports');
     const leaky = scratch(`expect(1).toBe(1);`, { egress: true });
     const bad = await npmTest(leaky.dir, leaky.env);
     expect(bad.code, bad.out).not.toBe(0);
