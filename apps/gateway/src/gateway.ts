@@ -7,6 +7,7 @@ import { buildAgents, prepareWorkspaces } from './wiring/agents.js';
 import { openChannels, startChannels } from './wiring/channels.js';
 import { buildDomain } from './wiring/domain.js';
 import { buildHttp } from './wiring/http.js';
+import { buildModels } from './wiring/models.js';
 import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/lifecycle.js';
 import { listen, publishCredentials, writeEndpointFile } from './wiring/publish.js';
 import { openDataDir, openStorage } from './wiring/storage.js';
@@ -48,6 +49,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const registry = buildRegistry(cfg, log, mcp, channels.list);
   const workspaces = await prepareWorkspaces(cfg, storage, log);
   const agents = buildAgents(cfg, registry, workspaces.directories, log);
+  const models = buildModels(cfg, log);
   const flag = new StopFlag();
   const domain = await buildDomain({
     cfg,
@@ -60,10 +62,11 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     registry,
     workspaces: workspaces.directories,
     agents,
+    models,
     channels,
     accepting: flag.accepting,
   });
-  const http = await buildHttp({ cfg, log, storage, registry, agents, channels, domain, stopping: flag.stopping });
+  const http = await buildHttp({ cfg, log, storage, registry, agents, models, channels, domain, stopping: flag.stopping });
   await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting });
 
   const endpoint = await listen(http.app, cfg.gateway, instance);

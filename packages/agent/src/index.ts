@@ -9,3 +9,4 @@ export * from './query.js';
 export * from './real-path.js';
 export * from './safe-regex.js';
 export * from './regex-worker.js';
+export * from './model-spec.js';

@@ -4,6 +4,7 @@ import {
   type AnyTool,
   type CanUseTool,
   type ModelClient,
+  type ModelSpecLookup,
   type PathFilter,
   type QueryParams,
   type QueryResult,
@@ -41,6 +42,8 @@ export interface EngineOptions {
   modelName: string;
   fallbackModel?: string;
   maxTokens: number;
+  /** The limits and prices of a model by name (total: unknown names get a generic default). */
+  modelSpec: ModelSpecLookup;
   retry: RetryPolicy;
   toolTimeoutMs: number;
   toolTimeouts?: Readonly<Record<string, number>>;

@@ -1,6 +1,6 @@
 import { openSqliteStorage } from '@switchboard/store';
 import { ScriptedModel, type Step } from '@switchboard/testkit';
-import type { AnyTool, ToolContext } from '@switchboard/agent';
+import { type AnyTool, type ToolContext, defaultModelSpec } from '@switchboard/agent';
 import { pino } from 'pino';
 import { z } from 'zod';
 import type {
@@ -198,6 +198,7 @@ export function harness(opts: {
     model,
     modelName: 'test-model',
     maxTokens: 256,
+    modelSpec: defaultModelSpec,
     retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
     toolTimeoutMs: 10_000,
     maxContinuations: 0,

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AccessEvents, ApprovalBroker, CapabilityRegistry, Channel, PolicyService, Storage, TurnEngine } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuthLimiter } from '../auth-limiter.js';
+import type { ResolvedModel } from '../config-models.js';
 import type { BoundaryService } from '@switchboard/core';
 
 /** What the control API's route modules work with. */
@@ -21,6 +22,8 @@ export interface ControlApiDeps {
   access: AccessEvents;
   /** Each configured agent's tools (by name), from its profile. */
   agentTools: Readonly<Record<string, readonly string[]>>;
+  /** The effective `models.<name>` values and the `max_tokens` calls ask for (read-only). */
+  models: { list: readonly ResolvedModel[]; maxTokens: number };
 }
 
 /** A control-API route module: registers its routes on the /api/v1 scope. */

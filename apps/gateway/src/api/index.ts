@@ -9,6 +9,7 @@ import { capabilityRoutes } from './capabilities.js';
 import { deadLetterRoutes } from './dead-letters.js';
 import { sendError, type ControlApiDeps, type RouteModule } from './deps.js';
 import { modeRoutes } from './modes.js';
+import { modelRoutes } from './models.js';
 import { principalRoutes } from './principals.js';
 import { ruleRoutes } from './rules.js';
 import { sessionAdminRoutes } from './session-admin.js';
@@ -38,6 +39,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   tokenRoutes,
   ruleRoutes,
   capabilityRoutes,
+  modelRoutes,
   auditRoutes,
   deadLetterRoutes,
 ];

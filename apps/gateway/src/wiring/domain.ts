@@ -19,6 +19,7 @@ import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
 import { livePolicySettings } from '../policy-settings.js';
 import type { Agents } from './agents.js';
+import type { Models } from './models.js';
 import type { OpenedChannels } from './channels.js';
 import { type QueueMode, queueModeResolver } from './queue-mode.js';
 
@@ -37,6 +38,8 @@ export interface DomainInputs {
   registry: CapabilityRegistry;
   workspaces: WorkspaceDirectories;
   agents: Agents;
+  /** The resolved `models.<name>` specs and the capped `max_tokens`. */
+  models: Models;
   channels: OpenedChannels;
   /** False once the gateway is shutting down (the router then refuses new messages). */
   accepting(): boolean;
@@ -132,7 +135,8 @@ function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; p
     model: modelClient(cfg),
     modelName: cfg.model.name,
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
-    maxTokens: cfg.model.maxTokens,
+    maxTokens: inputs.models.maxTokens,
+    modelSpec: inputs.models.lookup,
     retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
     toolTimeoutMs: cfg.limits.toolTimeout,
     toolTimeouts: cfg.limits.toolTimeouts,

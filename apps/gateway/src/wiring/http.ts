@@ -14,6 +14,7 @@ import { TokenExpiry } from '../token-expiry.js';
 import type { Agents } from './agents.js';
 import type { OpenedChannels } from './channels.js';
 import type { Domain } from './domain.js';
+import type { Models } from './models.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -37,6 +38,7 @@ export interface HttpInputs {
   storage: Storage;
   registry: CapabilityRegistry;
   agents: Agents;
+  models: Models;
   channels: OpenedChannels;
   domain: Domain;
   /** True once the gateway is shutting down: every request then gets 503 `shutting_down`. */
@@ -84,6 +86,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     clientAddress,
     access,
     agentTools: inputs.agents.toolNames,
+    models: { list: inputs.models.list, maxTokens: inputs.models.maxTokens },
   });
   return { app, limiter, clientAddress, access, tokenExpiry };
 }
