@@ -33,7 +33,7 @@ export interface ModelSpec {
   price: ModelPrice;
 }
 
-/** The spec of a model by name; total: an unknown name gets the generic default. */
+/** The spec of a model by name; total: an unknown name gets the generic default. The gateway's lookup returns one frozen object per name. */
 export type ModelSpecLookup = (name: string) => ModelSpec;
 
 /** A model's spec without its name, as the defaults table holds it. */
