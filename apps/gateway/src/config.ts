@@ -78,8 +78,10 @@ export const configSchema = z.strictObject({
       baseUrl: z.union([z.url(), z.literal('')]).default(''),
       apiKey: z.string().default(''),
       maxTokens: z.number().int().min(1).max(128_000).default(4096),
+      /** The raised `max_tokens` a tool call cut at `maxTokens` is retried with, once (not above `maxTokens`: no retry). */
+      maxOutputTokens: z.number().int().min(1).max(128_000).default(64_000),
     })
-    .default({ name: 'claude-sonnet-4-5', baseUrl: '', apiKey: '', maxTokens: 4096 }),
+    .default({ name: 'claude-sonnet-4-5', baseUrl: '', apiKey: '', maxTokens: 4096, maxOutputTokens: 64_000 }),
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
   permissions: z
     .strictObject({

@@ -41,6 +41,8 @@ export interface EngineOptions {
   modelName: string;
   fallbackModel?: string;
   maxTokens: number;
+  /** The raised cap a tool call cut by `max_tokens` is retried with, once (unset: no retry). */
+  maxOutputTokens?: number;
   retry: RetryPolicy;
   toolTimeoutMs: number;
   toolTimeouts?: Readonly<Record<string, number>>;
@@ -393,6 +395,7 @@ export class TurnEngine {
       modelName: options.modelName,
       ...(options.fallbackModel ? { fallbackModel: options.fallbackModel } : {}),
       maxTokens: options.maxTokens,
+      ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
       system: agent.system,
       messages: start.messages,
       tools: policy.tools,

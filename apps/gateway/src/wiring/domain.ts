@@ -133,6 +133,7 @@ function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; p
     modelName: cfg.model.name,
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
     maxTokens: cfg.model.maxTokens,
+    maxOutputTokens: cfg.model.maxOutputTokens,
     retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
     toolTimeoutMs: cfg.limits.toolTimeout,
     toolTimeouts: cfg.limits.toolTimeouts,
