@@ -34,6 +34,14 @@ describe('output-token recovery: a tool_use cut by max_tokens', () => {
     // The cut call sits in the history once, with an empty input (the partial JSON is never sent back).
     const assistant = requests[2]!.body.messages?.at(-2);
     expect(assistant?.content).toEqual([{ type: 'tool_use', id: 'toolu_big', name: 'write_file', input: {} }]);
+
+    // The session's transcript kept the pair: the next turn's request carries it (the fake rejects an unpaired tool_use).
+    const after = fake.requests.length;
+    expect((await chat(ws, 'otr-after', 'next please')).end).toMatchObject({ type: 'final', text: 'echo: next please' });
+    const history = fake.requests[after]!.body.messages ?? [];
+    const blocks = history.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
+    expect(blocks.filter((b) => b.type === 'tool_use' && b.id === 'toolu_big')).toHaveLength(1);
+    expect(blocks.filter((b) => b.type === 'tool_result' && b.tool_use_id === 'toolu_big' && b.is_error === true)).toHaveLength(1);
   });
 
   it('a retry that fits runs the tool with the whole input', async () => {
