@@ -215,7 +215,9 @@ export class AnthropicModelClient implements ModelClient {
         throw new ModelError('truncated', 'The model stream ended before the message was complete.', { streamedText });
       }
       const content: AssistantBlock[] = [];
-      for (const index of [...blocks.keys()].sort((a, b) => a - b)) {
+      const indices = [...blocks.keys()].sort((a, b) => a - b);
+      let cutToolUseId: string | undefined;
+      for (const index of indices) {
         const b = blocks.get(index)!;
         if (b.kind === 'text') {
           if (b.text.length > 0) content.push({ type: 'text', text: b.text });
@@ -225,13 +227,15 @@ export class AnthropicModelClient implements ModelClient {
             try {
               input = JSON.parse(b.json);
             } catch (err) {
-              throw new ModelError('truncated', 'The model sent tool input that is not valid JSON.', { streamedText, cause: err });
+              // The output limit cut the last block's input: returned (input {}) for the loop to recover.
+              if (stopReason === 'max_tokens' && index === indices.at(-1)) cutToolUseId = b.id;
+              else throw new ModelError('truncated', 'The model sent tool input that is not valid JSON.', { streamedText, cause: err });
             }
           }
           content.push({ type: 'tool_use', id: b.id, name: b.name, input });
         }
       }
-      return { message: { role: 'assistant', content }, stopReason, usage, model };
+      return { message: { role: 'assistant', content }, stopReason, usage, model, ...(cutToolUseId !== undefined ? { cutToolUseId } : {}) };
     } catch (err) {
       if (stalled && !signal.aborted) {
         throw new ModelError('stalled', 'The model stream stalled and was aborted.', { streamedText, cause: err });

@@ -23,11 +23,16 @@ export interface ModelResponse {
   stopReason: string;
   usage: Usage;
   model: string;
+  /**
+   * Set when the reply stopped at `max_tokens` inside its last block, a tool_use whose input was
+   * cut (not valid JSON): that block's id. The block is in `message` with `input: {}`.
+   */
+  cutToolUseId?: string;
 }
 
 /**
  * One streamed model call. Contract: yields text deltas as they arrive and returns the complete
- * message; every failure is thrown as a `ModelError` (classified, with a message safe to show);
+ * message (a tool_use cut by `max_tokens` is returned, marked by `cutToolUseId`); every failure is thrown as a `ModelError` (classified, with a message safe to show);
  * aborting `signal` stops the stream and throws `ModelError('aborted')`.
  */
 export interface ModelClient {

@@ -1,7 +1,8 @@
 import type { AgentEvent, QueryResult } from './events.js';
 import { type Message, type SystemBlock, type ToolResultBlock, toolUses } from './messages.js';
-import { abortableSleep, callModelWithRetries, type ModelCallSettings, modelRoute, type RetryPolicy, type Sleep } from './model-call.js';
+import { abortableSleep, type ModelCallSettings, modelRoute, type RetryPolicy, type Sleep } from './model-call.js';
 import type { ModelClient, ModelResponse } from './model.js';
+import { callModelWithOutputRecovery, finalOutputCap, settleReplyToolUses } from './output-recovery.js';
 import { appendContinuation, appendToolResults, injectSteered } from './steering.js';
 import { settleToolUses } from './tool-batch.js';
 import { toolSpec } from './tool-exec.js';
@@ -51,6 +52,8 @@ export interface QueryParams {
   /** Used for the rest of the turn once `modelName`'s retry budget is spent. */
   fallbackModel?: string;
   maxTokens: number;
+  /** The cap a reply cut by `max_tokens` inside a tool call is retried with, once (default `maxTokens`: no retry). */
+  maxOutputTokens?: number;
   system: SystemBlock[];
   /** The conversation so far. If it ends with an assistant message holding tool_use blocks, those calls are settled first (resume). */
   messages: Message[];
@@ -117,9 +120,10 @@ function openToolUses(messages: readonly Message[]) {
  * a last `terminal` event, except when a hook throws — then the generator throws).
  *
  * Each round: stop if aborted or out of model calls; inject steered messages
- * ({@link injectSteered}); call the model ({@link callModelWithRetries}); on a reply without tool
- * uses, continue a cut reply or complete ({@link afterFinalReply}); else settle its tool uses
- * ({@link settleToolUses}) and ask `shouldStop`.
+ * ({@link injectSteered}); call the model ({@link callModelWithOutputRecovery}: a tool call cut by
+ * `max_tokens` is retried once at `maxOutputTokens`); on a reply without tool uses, continue a cut
+ * reply or complete ({@link afterFinalReply}); else settle its tool uses ({@link settleReplyToolUses}:
+ * a call still cut gets an is_error result asking for smaller parts) and ask `shouldStop`.
  */
 export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, QueryResult, void> {
   const messages: Message[] = [...params.messages];
@@ -143,7 +147,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Qu
 
     let response: ModelResponse;
     try {
-      response = yield* callModelWithRetries(messages, route, modelCall);
+      response = yield* callModelWithOutputRecovery(messages, route, modelCall, params.maxOutputTokens);
     } catch (err) {
       return yield* endTurn(modelFailureResult(err, params.signal));
     }
@@ -161,7 +165,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Qu
       yield { type: 'user_message', message: appendContinuation(messages) };
       continue;
     }
-    const results = yield* settleToolUses(uses, tools);
+    const results = yield* settleReplyToolUses(uses, response.cutToolUseId, tools, finalOutputCap(params.maxTokens, params.maxOutputTokens));
     if (!results) return yield* endTurn(stoppedResult());
     appendToolResults(messages, results);
     const stop = params.shouldStop?.();

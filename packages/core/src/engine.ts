@@ -44,6 +44,8 @@ export interface EngineOptions {
   maxTokens: number;
   /** The limits and prices of a model by name (total: unknown names get a generic default). */
   modelSpec: ModelSpecLookup;
+  /** The raised cap a tool call cut by `max_tokens` is retried with, once (unset: no retry). */
+  maxOutputTokens?: number;
   retry: RetryPolicy;
   toolTimeoutMs: number;
   toolTimeouts?: Readonly<Record<string, number>>;
@@ -396,6 +398,7 @@ export class TurnEngine {
       modelName: options.modelName,
       ...(options.fallbackModel ? { fallbackModel: options.fallbackModel } : {}),
       maxTokens: options.maxTokens,
+      ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
       system: agent.system,
       messages: start.messages,
       tools: policy.tools,

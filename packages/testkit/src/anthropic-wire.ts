@@ -65,8 +65,9 @@ export function estimateTokens(value: unknown): number {
  * empty `input_json_delta` and then `min(JSON_CHUNKS, length)` pieces of its JSON input.
  * Example, `{ text: 'Hello world' }`: 1 message_start, 2 content_block_start, 3 ping,
  * 4–6 text_delta (`Hell`, `o wo`, `rld`), 7 content_block_stop, 8 message_delta, 9 message_stop.
+ * `partialJson` (block index → text) replaces a tool_use's input JSON: a reply cut at max_tokens.
  */
-export function buildStreamEvents(message: WireMessage): SseEvent[] {
+export function buildStreamEvents(message: WireMessage, partialJson?: ReadonlyMap<number, string>): SseEvent[] {
   const events: SseEvent[] = [];
   const startUsage = { ...message.usage, output_tokens: Math.min(1, message.usage.output_tokens) };
   events.push({
@@ -82,7 +83,10 @@ export function buildStreamEvents(message: WireMessage): SseEvent[] {
     const deltas =
       block.type === 'text'
         ? splitChunks(block.text, TEXT_CHUNKS).map((text) => ({ type: 'text_delta', text }))
-        : ['', ...splitChunks(JSON.stringify(block.input), JSON_CHUNKS)].map((partial_json) => ({ type: 'input_json_delta', partial_json }));
+        : ['', ...splitChunks(partialJson?.get(index) ?? JSON.stringify(block.input), JSON_CHUNKS)].map((partial_json) => ({
+            type: 'input_json_delta',
+            partial_json,
+          }));
     for (const delta of deltas) events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } });
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   });

@@ -98,6 +98,15 @@ export interface ScriptedResponse {
   destroyAfterEvents?: number;
   /** Before anything is written (no headers), wait for `fake.release()`. */
   hold?: boolean;
+  /**
+   * Enforce the request's `max_tokens` like the API: when the content is longer than
+   * `max_tokens × 4` characters (text, and each tool_use's input JSON, counted in order), it is
+   * cut there — a text block is shortened, a tool_use's input is streamed as a partial
+   * `input_json_delta` (not valid JSON; the non-streaming body gets `input: {}`), later blocks
+   * are dropped — and the reply ends with stop_reason `max_tokens` and `output_tokens` =
+   * `max_tokens`. Content that fits is sent unchanged.
+   */
+  cutAtMaxTokens?: boolean;
 }
 
 /** Picks a response for a request; `undefined` means "no opinion" (fall through). */

@@ -6,6 +6,7 @@ import type { FakeAnthropicOptions, RecordedBody, RecordedRequest, ResponseHandl
 import { appendLine, appendRunLog, canarySeenPath } from './run-log.js';
 import { buildScriptedMessage, echoResponse } from './scripted-message.js';
 import { listenLoopback } from './loopback.js';
+import { cutAtMaxTokens } from './max-tokens-cut.js';
 
 /** A loopback fake of the Anthropic Messages API; point the SDK's `baseURL` at `url`. */
 export interface FakeAnthropic {
@@ -234,7 +235,8 @@ class FakeAnthropicServer implements FakeAnthropic {
       const e = r.error;
       return this.sendError(res, e.status, e.type, e.message, rec.id, e.headers, e.details);
     }
-    const message = this.buildMessage(rec, r);
+    const built = this.buildMessage(rec, r);
+    const { message, partialJson } = r.cutAtMaxTokens ? cutAtMaxTokens(built, rec.body.max_tokens ?? 0) : { message: built, partialJson: undefined };
     const headers = { ...(r.headers ?? {}), 'request-id': rec.id };
     if (rec.body.stream !== true) {
       if (r.streamError) {
@@ -253,7 +255,7 @@ class FakeAnthropicServer implements FakeAnthropic {
       }
       return this.sendJson(res, 200, message, rec.id, r.headers);
     }
-    const events = buildStreamEvents(message);
+    const events = buildStreamEvents(message, partialJson);
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     res.flushHeaders();
     const after = r.streamError?.afterEvents ?? r.stallAfterEvents ?? r.endAfterEvents ?? r.holdAfterEvents ?? r.destroyAfterEvents;

@@ -3,9 +3,10 @@ import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, t
 /**
  * One scripted model answer: content (streamed as text deltas, then returned), or an error to
  * throw. `hold` keeps the call open after its deltas until it settles — or the call's signal
- * aborts, which throws `ModelError('aborted')` like the real client.
+ * aborts, which throws `ModelError('aborted')` like the real client. `cutToolUseId` marks the
+ * last tool_use as cut by `max_tokens` (give `stopReason: 'max_tokens'` too), as the real client does.
  */
-export type Step = { content: AssistantBlock[]; stopReason?: string; hold?: Promise<unknown> } | { error: ModelError };
+export type Step = { content: AssistantBlock[]; stopReason?: string; hold?: Promise<unknown>; cutToolUseId?: string } | { error: ModelError };
 
 /**
  * An in-memory ModelClient for unit tests of the loop and the engine (the end-to-end tests use
@@ -45,6 +46,7 @@ export class ScriptedModel implements ModelClient {
       stopReason: step.stopReason ?? (hasTool ? 'tool_use' : 'end_turn'),
       usage: { inputTokens: 1, outputTokens: 1, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
       model: req.model,
+      ...(step.cutToolUseId !== undefined ? { cutToolUseId: step.cutToolUseId } : {}),
     };
   }
 }
