@@ -42,10 +42,11 @@ export interface EngineOptions {
   modelName: string;
   fallbackModel?: string;
   maxTokens: number;
-  /** The limits and prices of a model by name (total: unknown names get a generic default). */
+  /**
+   * The limits and prices of a model by name (total: unknown names get a generic default). A tool
+   * call cut at `maxTokens` is retried once with the primary model's `maxOutputTokens`.
+   */
   modelSpec: ModelSpecLookup;
-  /** The raised cap a tool call cut by `max_tokens` is retried with, once (unset: no retry). */
-  maxOutputTokens?: number;
   retry: RetryPolicy;
   toolTimeoutMs: number;
   toolTimeouts?: Readonly<Record<string, number>>;
@@ -398,7 +399,8 @@ export class TurnEngine {
       modelName: options.modelName,
       ...(options.fallbackModel ? { fallbackModel: options.fallbackModel } : {}),
       maxTokens: options.maxTokens,
-      ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
+      // A tool call cut at maxTokens is retried once with the model's own output maximum.
+      maxOutputTokens: options.modelSpec(options.modelName).maxOutputTokens,
       system: agent.system,
       messages: start.messages,
       tools: policy.tools,

@@ -137,8 +137,6 @@ function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; p
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
     maxTokens: inputs.models.maxTokens,
     modelSpec: inputs.models.lookup,
-    // A tool call cut at maxTokens is retried once with the model's own output maximum.
-    maxOutputTokens: inputs.models.lookup(cfg.model.name).maxOutputTokens,
     retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
     toolTimeoutMs: cfg.limits.toolTimeout,
     toolTimeouts: cfg.limits.toolTimeouts,
