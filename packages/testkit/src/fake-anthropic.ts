@@ -242,9 +242,11 @@ class FakeAnthropicServer implements FakeAnthropic {
       return this.sendError(res, e.status, e.type, e.message, rec.id, e.headers, e.details);
     }
     const message = this.buildMessage(rec, r, cache);
-    // The answer starts: what this request wrote is readable from now on.
-    if (!(rec.body.stream !== true && r.streamError)) cache.commit();
-    rec.usage = message.usage;
+    if (!(rec.body.stream !== true && r.streamError)) {
+      // The answer starts (not an HTTP error): what this request wrote is readable from now on.
+      cache.commit();
+      rec.usage = message.usage;
+    }
     const headers = { ...(r.headers ?? {}), 'request-id': rec.id };
     if (rec.body.stream !== true) {
       if (r.streamError) {

@@ -197,6 +197,9 @@ describe('fake Anthropic: prompt cache accounting', () => {
     fake.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
     expect((await post(body)).status).toBe(529);
     expect(fake.requests.at(-1)!.usage).toBeUndefined();
+    fake.enqueue({ streamError: { afterEvents: 0, type: 'overloaded_error' } }); // non-streaming: an HTTP 529
+    expect((await post(body)).status).toBe(529);
+    expect(fake.requests.at(-1)!.usage).toBeUndefined();
     const res = await fetch(`${fake.url}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
