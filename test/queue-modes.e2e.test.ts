@@ -79,7 +79,9 @@ describe('queue modes', () => {
     await ws.next((f) => f.type === 'session_reset');
     ws.send({ type: 'message', clientId: 'n2', text: 'who am I?' });
     await ws.next((f) => isEnd(f) && f.clientId === 'n2');
-    expect((fake.requests.at(-1)!.body as Body).messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'who am I?' }] }]);
+    expect((fake.requests.at(-1)!.body as Body).messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'who am I?', cache_control: { type: 'ephemeral' } }] },
+    ]);
     ws.close();
   });
 });

@@ -23,7 +23,8 @@ describe('chatting over WebSocket', () => {
     // The model saw the channel text as user content, never in the system prompt.
     const req = fake.requests.at(-1)!.body as { system: Array<{ text: string }>; messages: Array<{ role: string; content: unknown }> };
     expect(JSON.stringify(req.system)).not.toContain('hello');
-    expect(req.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hello' }] }]);
+    // The last block carries the rolling prompt-cache breakpoint.
+    expect(req.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hello', cache_control: { type: 'ephemeral' } }] }]);
     ws.close();
 
     const sessions = await api(gw, 'GET', '/api/v1/sessions', { token: operatorToken });

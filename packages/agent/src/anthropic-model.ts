@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { buildMessagesRequest } from './anthropic-request.js';
 import { ModelError } from './errors.js';
 import type { AssistantBlock } from './messages.js';
 import type { ModelClient, ModelRequest, ModelResponse, ModelStreamEvent } from './model.js';
@@ -146,17 +147,7 @@ export class AnthropicModelClient implements ModelClient {
     let streamedText = false;
     try {
       arm();
-      const stream = await this.client.messages.create(
-        {
-          model: req.model,
-          max_tokens: req.maxTokens,
-          system: req.system,
-          messages: req.messages as Anthropic.MessageParam[],
-          ...(req.tools.length > 0 ? { tools: req.tools as Anthropic.Tool[] } : {}),
-          stream: true,
-        },
-        { signal: local.signal },
-      );
+      const stream = await this.client.messages.create(buildMessagesRequest(req), { signal: local.signal });
       arm();
       const blocks = new Map<number, PendingBlock>();
       let stopReason: string | null = null;
@@ -200,9 +191,13 @@ export class AnthropicModelClient implements ModelClient {
           }
           case 'message_delta':
             stopReason = ev.delta.stop_reason ?? stopReason;
+            // Cumulative counters; the cache ones may be absent or null (then message_start's stand).
             if (ev.usage?.output_tokens !== undefined && ev.usage.output_tokens !== null) {
               usage.outputTokens = ev.usage.output_tokens;
             }
+            if (typeof ev.usage?.input_tokens === 'number') usage.inputTokens = ev.usage.input_tokens;
+            if (typeof ev.usage?.cache_creation_input_tokens === 'number') usage.cacheCreationInputTokens = ev.usage.cache_creation_input_tokens;
+            if (typeof ev.usage?.cache_read_input_tokens === 'number') usage.cacheReadInputTokens = ev.usage.cache_read_input_tokens;
             break;
           case 'message_stop':
             sawStop = true;

@@ -4,6 +4,7 @@ export * from './tool.js';
 export * from './events.js';
 export * from './model.js';
 export * from './anthropic-model.js';
+export * from './anthropic-request.js';
 export * from './tool-exec.js';
 export * from './query.js';
 export * from './real-path.js';

@@ -1,7 +1,9 @@
 /**
  * Request validation for the fake Messages API: the checks the real API makes that catch
- * gateway bugs (missing fields, role order, empty text, tool_use/tool_result pairing, tool names).
+ * gateway bugs (missing fields, role order, empty text, tool_use/tool_result pairing, tool names,
+ * the `cache_control` rules of `anthropic-cache-rules.ts`).
  */
+import { checkCacheControl } from './anthropic-cache-rules.js';
 
 /** A validation failure, answered as 400 `invalid_request_error`. */
 export interface ValidationFailure {
@@ -167,5 +169,5 @@ export function validateMessagesRequest(body: unknown): ValidationFailure | unde
       return { message: `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row` };
     }
   }
-  return checkSystem(body.system) ?? checkTools(body.tools) ?? checkPairing(messages);
+  return checkSystem(body.system) ?? checkTools(body.tools) ?? checkPairing(messages) ?? checkCacheControl(body);
 }

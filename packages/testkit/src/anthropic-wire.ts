@@ -3,12 +3,17 @@
 /** A `stop_reason` the API can return. */
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
 
-/** The usage object; the fake sends the four basic counters. */
+/**
+ * The usage object: the four counters, and the split of the cache writes by TTL.
+ * `input_tokens` counts only the tokens after the last cache breakpoint; the request's whole
+ * input is `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`.
+ */
 export interface WireUsage {
   input_tokens: number;
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
 }
 
 /** A response content block. */
@@ -58,8 +63,8 @@ export function estimateTokens(value: unknown): number {
  * The SSE events for `message`, in the order the real API writes them:
  * `message_start` (content [], stop_reason null) · per block `content_block_start`, deltas,
  * `content_block_stop` · `ping` right after the first `content_block_start` (after
- * `message_start` when there are no blocks) · `message_delta` (stop_reason, cumulative
- * output_tokens) · `message_stop`.
+ * `message_start` when there are no blocks) · `message_delta` (stop_reason, the cumulative
+ * usage counters) · `message_stop`.
  *
  * A text block yields `min(TEXT_CHUNKS, length)` `text_delta`s; a tool_use block yields one
  * empty `input_json_delta` and then `min(JSON_CHUNKS, length)` pieces of its JSON input.
@@ -95,7 +100,12 @@ export function buildStreamEvents(message: WireMessage, partialJson?: ReadonlyMa
     data: {
       type: 'message_delta',
       delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence },
-      usage: { output_tokens: message.usage.output_tokens },
+      usage: {
+        input_tokens: message.usage.input_tokens,
+        cache_creation_input_tokens: message.usage.cache_creation_input_tokens,
+        cache_read_input_tokens: message.usage.cache_read_input_tokens,
+        output_tokens: message.usage.output_tokens,
+      },
     },
   });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });

@@ -38,6 +38,8 @@ export interface RecordedRequest {
   rawBody: string;
   /** Whether the key (x-api-key or Bearer) was accepted: equal to `apiKey`, or non-empty by default. */
   apiKeyMatched: boolean;
+  /** The usage the fake answered a `/v1/messages` request with (set once the answer is built; absent for errors). */
+  usage?: WireUsage;
 }
 
 /** A tool call the scripted model makes. `id` defaults to `toolu_test_N`. */
@@ -122,4 +124,12 @@ export interface FakeAnthropicOptions {
   canarySeenPath?: string;
   /** Source tag for run-log lines (default `fake-anthropic:<port>`). */
   logSource?: string;
+  /**
+   * The minimum cacheable prefix in tokens, by model name; models not listed get
+   * `defaultMinCacheTokens` (4,096 for Haiku 4.5 / Opus 4.5, else 1,024). A breakpoint with a
+   * shorter prefix silently caches nothing, as the API does.
+   */
+  minCacheTokens?: Readonly<Record<string, number>>;
+  /** The prompt cache's clock in milliseconds (default `Date.now`): tests move it to expire entries. */
+  now?: () => number;
 }

@@ -7,6 +7,7 @@ import { appendLine, appendRunLog, canarySeenPath } from './run-log.js';
 import { buildScriptedMessage, echoResponse } from './scripted-message.js';
 import { listenLoopback } from './loopback.js';
 import { cutAtMaxTokens } from './max-tokens-cut.js';
+import { type CacheAccount, defaultMinCacheTokens, PromptCache } from './fake-prompt-cache.js';
 
 /** A loopback fake of the Anthropic Messages API; point the SDK's `baseURL` at `url`. */
 export interface FakeAnthropic {
@@ -65,8 +66,14 @@ class FakeAnthropicServer implements FakeAnthropic {
   private closing = false;
   private source = 'fake-anthropic';
   readonly server: Server;
+  private readonly cache: PromptCache;
 
   constructor(private readonly opts: FakeAnthropicOptions) {
+    const minimums = opts.minCacheTokens;
+    this.cache = new PromptCache({
+      minTokens: (model) => (minimums && Object.hasOwn(minimums, model) ? minimums[model]! : defaultMinCacheTokens(model)),
+      ...(opts.now ? { now: opts.now } : {}),
+    });
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
         appendRunLog(this.source, `internal error: ${err instanceof Error ? err.message : String(err)}`);
@@ -211,7 +218,7 @@ class FakeAnthropicServer implements FakeAnthropic {
       return this.sendJson(res, 200, { input_tokens: estimateTokens({ s: body.system, m: body.messages, t: body.tools }) }, id);
     }
     const scripted = this.handler?.(rec) ?? this.queue.shift() ?? this.defaultFn(rec);
-    await this.respond(rec, scripted, gate, res);
+    await this.respond(rec, scripted, gate, res, this.cache.account(parsed as Record<string, unknown>));
   }
 
   /** Waits at a hold point until released or the client goes away; returns false if it went away. */
@@ -224,7 +231,7 @@ class FakeAnthropicServer implements FakeAnthropic {
     return !res.destroyed && !this.closing;
   }
 
-  private async respond(rec: RecordedRequest, r: ScriptedResponse, firstGate: Deferred, res: ServerResponse): Promise<void> {
+  private async respond(rec: RecordedRequest, r: ScriptedResponse, firstGate: Deferred, res: ServerResponse, cache: CacheAccount): Promise<void> {
     const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
     let gate = firstGate;
     if (r.hold) {
@@ -235,8 +242,13 @@ class FakeAnthropicServer implements FakeAnthropic {
       const e = r.error;
       return this.sendError(res, e.status, e.type, e.message, rec.id, e.headers, e.details);
     }
-    const built = this.buildMessage(rec, r);
+    const built = this.buildMessage(rec, r, cache);
     const { message, partialJson } = r.cutAtMaxTokens ? cutAtMaxTokens(built, rec.body.max_tokens ?? 0) : { message: built, partialJson: undefined };
+    if (!(rec.body.stream !== true && r.streamError)) {
+      // The answer starts (not an HTTP error): what this request wrote is readable from now on.
+      cache.commit();
+      rec.usage = message.usage;
+    }
     const headers = { ...(r.headers ?? {}), 'request-id': rec.id };
     if (rec.body.stream !== true) {
       if (r.streamError) {
@@ -281,12 +293,17 @@ class FakeAnthropicServer implements FakeAnthropic {
     }
   }
 
-  private buildMessage(rec: RecordedRequest, r: ScriptedResponse): WireMessage {
-    return buildScriptedMessage(rec, r, {
-      messageId: () => `msg_test_${++this.msgSeq}`,
-      toolUseId: () => `toolu_test_${++this.toolSeq}`,
-      fallback: this.defaultFn,
-    });
+  private buildMessage(rec: RecordedRequest, r: ScriptedResponse, cache: CacheAccount): WireMessage {
+    return buildScriptedMessage(
+      rec,
+      r,
+      {
+        messageId: () => `msg_test_${++this.msgSeq}`,
+        toolUseId: () => `toolu_test_${++this.toolSeq}`,
+        fallback: this.defaultFn,
+      },
+      cache.usage,
+    );
   }
 
   private sendJson(res: ServerResponse, status: number, body: unknown, id: string, extra?: Record<string, string>): void {

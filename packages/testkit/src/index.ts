@@ -1,3 +1,4 @@
+export * from './anthropic-cache-rules.js';
 export * from './anthropic-validate.js';
 export * from './anthropic-wire.js';
 export * from './canaries.js';
@@ -6,6 +7,7 @@ export * from './child-output.js';
 export * from './deep-merge.js';
 export * from './fake-anthropic-types.js';
 export * from './fake-anthropic.js';
+export * from './fake-prompt-cache.js';
 export * from './gateway-client.js';
 export * from './gateway-config.js';
 export * from './gateway-harness.js';

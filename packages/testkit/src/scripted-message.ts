@@ -1,5 +1,6 @@
 import { estimateTokens, type WireBlock, type WireMessage } from './anthropic-wire.js';
 import type { RecordedRequest, ScriptedResponse } from './fake-anthropic-types.js';
+import type { CacheUsage } from './fake-prompt-cache.js';
 
 /** The default answer: text `echo: <text of the last user text block>`. */
 export function echoResponse(req: RecordedRequest): ScriptedResponse {
@@ -26,9 +27,10 @@ export interface MessageIds {
 /**
  * The assistant Message a scripted response stands for: a text block (omitted when empty and
  * tool calls follow), then one tool_use block per tool call; stop_reason `tool_use` when there
- * are tool calls, else `end_turn`, unless `stopReason` says otherwise; estimated usage.
+ * are tool calls, else `end_turn`, unless `stopReason` says otherwise; estimated usage, with the
+ * cache reads and writes of `cache` (taken out of `input_tokens`); `r.usage` overrides any counter.
  */
-export function buildScriptedMessage(rec: RecordedRequest, r: ScriptedResponse, ids: MessageIds): WireMessage {
+export function buildScriptedMessage(rec: RecordedRequest, r: ScriptedResponse, ids: MessageIds, cache?: CacheUsage): WireMessage {
   let { text, toolUses } = r;
   if (text === undefined && toolUses === undefined) {
     const d = ids.fallback(rec);
@@ -38,11 +40,16 @@ export function buildScriptedMessage(rec: RecordedRequest, r: ScriptedResponse, 
   const content: WireBlock[] = [];
   if (text !== undefined && !(text === '' && toolUses && toolUses.length > 0)) content.push({ type: 'text', text });
   for (const t of toolUses ?? []) content.push({ type: 'tool_use', id: t.id ?? ids.toolUseId(), name: t.name, input: t.input });
+  const total = estimateTokens({ s: rec.body.system, m: rec.body.messages, t: rec.body.tools });
+  const read = cache?.read ?? 0;
+  const write5m = cache?.write5m ?? 0;
+  const write1h = cache?.write1h ?? 0;
   const usage = {
-    input_tokens: estimateTokens({ s: rec.body.system, m: rec.body.messages, t: rec.body.tools }),
+    input_tokens: Math.max(0, total - read - write5m - write1h),
     output_tokens: estimateTokens(content),
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: write5m + write1h,
+    cache_read_input_tokens: read,
+    cache_creation: { ephemeral_5m_input_tokens: write5m, ephemeral_1h_input_tokens: write1h },
     ...(r.usage ?? {}),
   };
   return {
