@@ -23,6 +23,7 @@ import { TurnFinishes } from './turn-finishes.js';
 import { TurnJournal } from './turn-journal.js';
 import { countUsage, DurabilityRule, emptyUsage, entryOf, logLoopEvent } from './turn-loop.js';
 import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
+import { usageRecordOf } from './usage.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -440,10 +441,30 @@ export class TurnEngine {
         logLoopEvent(ev, log);
       }
       countUsage(active.usage, ev);
+      if (ev.type === 'usage') await this.recordUsage(active, ev);
       if (ev.type !== 'terminal') active.queue.push(ev);
       step = await loop.next();
     }
     return step.value;
+  }
+
+  /** One model call's usage row, written as the call completes (not with the turn's end: a crash must not lose it). */
+  private async recordUsage(active: ActiveTurn, ev: Extract<AgentEvent, { type: 'usage' }>): Promise<void> {
+    const { message } = active;
+    try {
+      await this.options.storage.usage.record(
+        usageRecordOf(ev, this.options.modelSpec(ev.model).price, {
+          turnId: active.turn.id,
+          sessionId: active.session.id,
+          principalId: active.run.principalId,
+          agentId: active.agent.id,
+          channel: `${message.channel}:${message.account}`,
+        }),
+      );
+    } catch (err) {
+      // The turn's summed usage is still stored with its end; the answer is not lost for a bookkeeping failure.
+      active.log.error({ err, model: ev.model }, 'could not record model usage');
+    }
   }
 
   /** Step 5: how the loop ended becomes the turn's end — or its suspension for shutdown. */

@@ -2,6 +2,7 @@ import type { AcceptResult, ConversationRef, DeliveryRecord, InboundMessage, Led
 import type { SessionKey } from './session-key.js';
 import type { AskSource } from '@switchboard/agent';
 import type { DeadLetter, DeadLetterInput } from './dead-letters.js';
+import type { NewUsageRecord, UsageFilter, UsageRecord, UsageReport } from './usage.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -467,6 +468,13 @@ export interface Storage {
      */
     updateDetail(id: number, detail: unknown): Promise<boolean>;
     list(filter?: { action?: string; actor?: string; since?: Date; limit?: number; offset?: number }): Promise<AuditEntry[]>;
+  };
+  /** One row per completed model call (see `NewUsageRecord`); budgets and reports read these. */
+  usage: {
+    /** Writes one call's row at once (on its own, not with the turn's end: a crash must not lose it). */
+    record(r: NewUsageRecord): Promise<UsageRecord>;
+    /** Sums the rows `filter` matches: totals and a per-UTC-day series. */
+    report(filter?: UsageFilter): Promise<UsageReport>;
   };
   close(): void;
 }

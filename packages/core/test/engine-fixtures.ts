@@ -43,7 +43,7 @@ const READS = new Set([
 ]);
 
 /**
- * Wraps a storage so every write call is recorded as `repo.method` in order — one entry per
+ * Wraps a storage so every write call but usage rows is recorded as `repo.method` in order — one entry per
  * transaction, since each write method is one transaction (or one autocommitted statement).
  */
 export function countWrites(storage: Storage): { storage: Storage; writes: string[] } {
@@ -51,7 +51,8 @@ export function countWrites(storage: Storage): { storage: Storage; writes: strin
   const wrapped = new Proxy(storage, {
     get(target, repoName, receiver) {
       const repo: unknown = Reflect.get(target, repoName, receiver);
-      if (typeof repoName !== 'string' || typeof repo !== 'object' || repo === null) return repo;
+      // Usage rows (one autocommitted insert per model call) are not turn writes: the usage tests count them.
+      if (typeof repoName !== 'string' || typeof repo !== 'object' || repo === null || repoName === 'usage') return repo;
       return new Proxy(repo, {
         get(r, method, rr) {
           const fn: unknown = Reflect.get(r, method, rr);
@@ -180,6 +181,8 @@ export function harness(opts: {
   policy?: (ctx: TurnPolicyContext, base: TurnPolicy) => TurnPolicy;
   /** Whether the channel marks the final part `last` (stored with the turn's end; default true). */
   markLast?: boolean;
+  /** The model specs (limits and prices); default: the built-in defaults. */
+  modelSpec?: EngineOptions['modelSpec'];
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
@@ -198,7 +201,7 @@ export function harness(opts: {
     model,
     modelName: 'test-model',
     maxTokens: 256,
-    modelSpec: defaultModelSpec,
+    modelSpec: opts.modelSpec ?? defaultModelSpec,
     retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
     toolTimeoutMs: 10_000,
     maxContinuations: 0,

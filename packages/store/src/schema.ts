@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnySQLiteColumn, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { type AnySQLiteColumn, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // The source of truth for `migrations/` (drizzle-kit generate). Timestamps are integer epoch ms,
 // JSON columns are text; the repositories map rows to the core types themselves.
@@ -265,4 +265,34 @@ export const policyOverrides = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.channelId, t.field] })],
+);
+
+/** One row per completed model call: who, where, which model, tokens by kind and cost (usage reports and budgets read these). */
+export const usage = sqliteTable(
+  'usage',
+  {
+    id: text('id').primaryKey(),
+    createdAt: integer('created_at').notNull(),
+    // No foreign keys: usage rows outlive the turns, sessions and principals they count.
+    turnId: text('turn_id').notNull(),
+    sessionId: text('session_id').notNull(),
+    principalId: text('principal_id'),
+    agentId: text('agent_id').notNull(),
+    /** `<type>:<account>`. */
+    channel: text('channel').notNull(),
+    model: text('model').notNull(),
+    inputTokens: integer('input_tokens').notNull(),
+    outputTokens: integer('output_tokens').notNull(),
+    cacheReadInputTokens: integer('cache_read_input_tokens').notNull(),
+    cacheCreationInputTokens: integer('cache_creation_input_tokens').notNull(),
+    /** input + cache read + cache write tokens: the request's size. */
+    contextTokens: integer('context_tokens').notNull(),
+    costUsd: real('cost_usd').notNull(),
+  },
+  (t) => [
+    index('usage_created_idx').on(t.createdAt),
+    index('usage_principal_idx').on(t.principalId, t.createdAt),
+    index('usage_agent_idx').on(t.agentId, t.createdAt),
+    index('usage_turn_idx').on(t.turnId),
+  ],
 );

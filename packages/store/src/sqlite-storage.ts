@@ -12,6 +12,7 @@ import { governanceRepos } from './governance-repo.js';
 import { principalRepo, tokenRepo } from './principal-repo.js';
 import { sessionOps, sessionRepo } from './session-repo.js';
 import { turnRepo } from './turn-repo.js';
+import { usageRepo } from './usage-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -82,6 +83,7 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     deadLetters: deadLetterRepo(db),
     ...governanceRepos(db),
     ...boundaryRepos(db),
+    usage: usageRepo(db),
     close() {
       if (db.open) db.close();
     },

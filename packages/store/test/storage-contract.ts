@@ -7,6 +7,7 @@ import { identityContract } from './contract/identity-contract.js';
 import { pairingContract } from './contract/pairing-contract.js';
 import { sessionContract } from './contract/session-contract.js';
 import { turnContract } from './contract/turn-contract.js';
+import { usageContract } from './contract/usage-contract.js';
 
 /**
  * The behaviour every {@link Storage} implementation must show. Each test gets a fresh, empty
@@ -34,5 +35,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('approvals, rules and audit', () => governanceContract(store));
     describe('control-API changes (principals, identities, sessions)', () => adminContract(store));
     describe('pairing requests and held messages', () => pairingContract(store));
+    describe('usage rows (one per model call)', () => usageContract(store));
   });
 }

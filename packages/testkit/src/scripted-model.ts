@@ -1,12 +1,21 @@
-import { type AssistantBlock, type ModelClient, ModelError, type ModelRequest, type ModelResponse, type ModelStreamEvent } from '@switchboard/agent';
+import {
+  type AssistantBlock,
+  type ModelClient,
+  ModelError,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+  type Usage,
+} from '@switchboard/agent';
 
 /**
  * One scripted model answer: content (streamed as text deltas, then returned), or an error to
  * throw. `hold` keeps the call open after its deltas until it settles — or the call's signal
  * aborts, which throws `ModelError('aborted')` like the real client. `cutToolUseId` marks the
  * last tool_use as cut by `max_tokens` (give `stopReason: 'max_tokens'` too), as the real client does.
+ * `usage` is what the answer reports (default: one input and one output token).
  */
-export type Step = { content: AssistantBlock[]; stopReason?: string; hold?: Promise<unknown>; cutToolUseId?: string } | { error: ModelError };
+export type Step = { content: AssistantBlock[]; stopReason?: string; hold?: Promise<unknown>; cutToolUseId?: string; usage?: Usage } | { error: ModelError };
 
 /**
  * An in-memory ModelClient for unit tests of the loop and the engine (the end-to-end tests use
@@ -44,7 +53,7 @@ export class ScriptedModel implements ModelClient {
     return {
       message: { role: 'assistant', content: step.content },
       stopReason: step.stopReason ?? (hasTool ? 'tool_use' : 'end_turn'),
-      usage: { inputTokens: 1, outputTokens: 1, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
+      usage: step.usage ?? { inputTokens: 1, outputTokens: 1, cacheCreationInputTokens: 0, cacheReadInputTokens: 0 },
       model: req.model,
       ...(step.cutToolUseId !== undefined ? { cutToolUseId: step.cutToolUseId } : {}),
     };

@@ -16,6 +16,7 @@ import { sessionAdminRoutes } from './session-admin.js';
 import { sessionRoutes } from './sessions.js';
 import { statsRoutes } from './stats.js';
 import { tokenRoutes } from './tokens.js';
+import { usageRoutes } from './usage.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -42,6 +43,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   modelRoutes,
   auditRoutes,
   deadLetterRoutes,
+  usageRoutes,
 ];
 
 async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { Storage, UsageTotals } from '@switchboard/core';
+
+interface UsageRow {
+  id: string;
+  created_at: number;
+  turn_id: string;
+  session_id: string;
+  principal_id: string | null;
+  agent_id: string;
+  channel: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+  context_tokens: number;
+  cost_usd: number;
+}
+
+interface SumRow {
+  day: string;
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  cost: number;
+  calls: number;
+}
+
+interface FilterParams {
+  principal: string | null;
+  agent: string | null;
+  channel: string | null;
+  model: string | null;
+  from: number | null;
+  before: number | null;
+}
+
+const zero = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, calls: 0 });
+
+// Rounded to a billionth of a dollar: sums of float costs must not show drift in the last digits.
+const roundUsd = (usd: number): number => Math.round(usd * 1e9) / 1e9;
+
+const totalsOf = (r: SumRow): UsageTotals => ({
+  inputTokens: r.input,
+  outputTokens: r.output,
+  cacheReadInputTokens: r.cache_read,
+  cacheCreationInputTokens: r.cache_write,
+  costUsd: roundUsd(r.cost),
+  calls: r.calls,
+});
+
+/** The usage table (one row per completed model call) over one SQLite handle. */
+export function usageRepo(db: Database): Storage['usage'] {
+  const insert = db.prepare<[UsageRow]>(
+    `INSERT INTO usage (id, created_at, turn_id, session_id, principal_id, agent_id, channel, model, input_tokens, output_tokens,
+       cache_read_input_tokens, cache_creation_input_tokens, context_tokens, cost_usd)
+     VALUES (@id, @created_at, @turn_id, @session_id, @principal_id, @agent_id, @channel, @model, @input_tokens, @output_tokens,
+       @cache_read_input_tokens, @cache_creation_input_tokens, @context_tokens, @cost_usd)`,
+  );
+  const perDay = db.prepare<[FilterParams], SumRow>(
+    `SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day, sum(input_tokens) AS input, sum(output_tokens) AS output,
+       sum(cache_read_input_tokens) AS cache_read, sum(cache_creation_input_tokens) AS cache_write, sum(cost_usd) AS cost, count(*) AS calls
+     FROM usage
+     WHERE (@principal IS NULL OR principal_id = @principal) AND (@agent IS NULL OR agent_id = @agent)
+       AND (@channel IS NULL OR channel = @channel) AND (@model IS NULL OR model = @model)
+       AND (@from IS NULL OR created_at >= @from) AND (@before IS NULL OR created_at < @before)
+     GROUP BY day ORDER BY day`,
+  );
+
+  return {
+    async record(r) {
+      const row: UsageRow = {
+        id: randomUUID(),
+        created_at: Date.now(),
+        turn_id: r.turnId,
+        session_id: r.sessionId,
+        principal_id: r.principalId,
+        agent_id: r.agentId,
+        channel: r.channel,
+        model: r.model,
+        input_tokens: r.inputTokens,
+        output_tokens: r.outputTokens,
+        cache_read_input_tokens: r.cacheReadInputTokens,
+        cache_creation_input_tokens: r.cacheCreationInputTokens,
+        context_tokens: r.inputTokens + r.cacheReadInputTokens + r.cacheCreationInputTokens,
+        cost_usd: r.costUsd,
+      };
+      insert.run(row);
+      return { ...r, id: row.id, createdAt: new Date(row.created_at), contextTokens: row.context_tokens };
+    },
+    async report(filter = {}) {
+      const rows = perDay.all({
+        principal: filter.principalId ?? null,
+        agent: filter.agentId ?? null,
+        channel: filter.channel ?? null,
+        model: filter.model ?? null,
+        from: filter.from ? filter.from.getTime() : null,
+        before: filter.before ? filter.before.getTime() : null,
+      });
+      const days = rows.map((r) => ({ day: r.day, ...totalsOf(r) }));
+      const totals = zero();
+      let cost = 0;
+      for (const r of rows) {
+        totals.inputTokens += r.input;
+        totals.outputTokens += r.output;
+        totals.cacheReadInputTokens += r.cache_read;
+        totals.cacheCreationInputTokens += r.cache_write;
+        totals.calls += r.calls;
+        cost += r.cost;
+      }
+      totals.costUsd = roundUsd(cost);
+      return { totals, days };
+    },
+  };
+}
