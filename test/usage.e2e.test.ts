@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { api } from '@switchboard/testkit';
-import { chat, useGateway } from './helpers.js';
+import { chat, collectTurn, useGateway } from './helpers.js';
 
 const env = useGateway({ client: true });
 
@@ -9,8 +9,15 @@ describe('GET /api/v1/usage', () => {
     const { gw, ws, fake } = env;
     const token = gw.credentials().operatorToken;
     const before = fake.requests.length;
-    fake.enqueue({ toolUses: [{ name: 'list_files', input: {}, id: 'toolu_usage_list' }] }, { text: 'Listed.' });
-    const first = await chat(ws, 'u1', 'list my files');
+    fake.enqueue({ toolUses: [{ name: 'list_files', input: {}, id: 'toolu_usage_list' }] }, { hold: true, text: 'Listed.' });
+    ws.send({ type: 'message', clientId: 'u1', text: 'list my files' });
+    // Mid-turn, while the second model call is held: the first call's row is already there.
+    await fake.waitForHeld(1);
+    const mid = await api(gw, 'GET', '/api/v1/usage', { token });
+    expect(mid.status, JSON.stringify(mid.json)).toBe(200);
+    expect(mid.json.totals).toMatchObject({ calls: 1, inputTokens: fake.requests[before]!.usage!.input_tokens });
+    fake.release();
+    const first = await collectTurn(ws, 'u1');
     expect(first.end).toMatchObject({ type: 'final', text: 'Listed.' });
     const second = await chat(ws, 'u2', 'and say hello');
     expect(second.end.type).toBe('final');
