@@ -2,7 +2,17 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
+import {
+  ROLE_MODE_CEILING,
+  SwbError,
+  SwbErrorCode,
+  TOOL_GROUPS,
+  checkRuleText,
+  duration,
+  hooksConfigSchema,
+  isTimeZone,
+  scrubSecretValues,
+} from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { modelsSchema } from './config-models.js';
@@ -40,6 +50,8 @@ const agent = z.strictObject({
   queueMode: z.enum(['followup', 'steer']).default('followup'),
   /** `per-person`: each person (and each room) has its own workspace; `shared`: one `shared/` directory for everyone. */
   workspace: z.strictObject({ mode: z.enum(['per-person', 'shared']).default('per-person') }).prefault({}),
+  /** The IANA time zone of the date and time stamped into each turn (`Current time: …`). */
+  timezone: z.string().refine(isTimeZone, 'expected an IANA time zone such as "UTC" or "Europe/Berlin"').default('UTC'),
 });
 
 export const configSchema = z.strictObject({

@@ -23,6 +23,7 @@ import { TurnFinishes } from './turn-finishes.js';
 import { TurnJournal } from './turn-journal.js';
 import { countUsage, DurabilityRule, emptyUsage, entryOf, logLoopEvent } from './turn-loop.js';
 import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
+import { turnStamp } from './turn-stamp.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -33,6 +34,8 @@ export interface AgentRuntime {
   tools: AnyTool[];
   maxTurns: number;
   workspace: string;
+  /** The IANA time zone of the date and time stamped into each turn's user entry (default `UTC`). */
+  timezone?: string;
 }
 
 export interface EngineOptions {
@@ -66,6 +69,8 @@ export interface EngineOptions {
    * before the turn's end is rendered. Not called for a turn suspended by shutdown.
    */
   cancelApprovals?(turnId: string, reason: string): Promise<unknown>;
+  /** The clock of the date and time stamped into each turn's user entry (default: the system clock). */
+  now?: () => Date;
 }
 
 export interface TurnPolicyContext {
@@ -365,7 +370,8 @@ export class TurnEngine {
     const { turn, message, journal, resumed } = active;
     const stored = await this.transcripts.get(active.session.id);
     if (!stored.some((e) => e.turnId === turn.id && e.kind === 'user')) {
-      journal.add([{ kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: message.text }] } }]);
+      const stamp = turnStamp(this.options.now?.() ?? new Date(), active.agent.timezone ?? 'UTC');
+      journal.add([{ kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: message.text }], stamp } }]);
     }
     active.log.info({ resumed }, 'turn started');
     if (resumed) active.queue.push({ type: 'attempt_reset', reason: 'resumed after restart' });

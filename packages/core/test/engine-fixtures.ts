@@ -171,6 +171,11 @@ export interface Harness {
   send(dedupeKey: string, text: string, principalId?: string): Promise<{ turnId: string; sessionId: string }>;
 }
 
+/** The harness engine's default clock: a fixed instant. */
+export const TEST_NOW = new Date('2026-12-01T21:23:45Z');
+/** The text block the harness engine stamps into each turn's user entry (at {@link TEST_NOW}, UTC). */
+export const TEST_STAMP = { type: 'text', text: 'Current time: 2026-12-01 21:23 UTC (Tuesday)' } as const;
+
 /** An engine over SQLite `:memory:`, a scripted model and a recording channel. */
 export function harness(opts: {
   steps?: Step[];
@@ -180,6 +185,10 @@ export function harness(opts: {
   policy?: (ctx: TurnPolicyContext, base: TurnPolicy) => TurnPolicy;
   /** Whether the channel marks the final part `last` (stored with the turn's end; default true). */
   markLast?: boolean;
+  /** The engine's clock (default: always {@link TEST_NOW}). */
+  now?: () => Date;
+  /** The agent's time zone (default: unset, so UTC). */
+  timezone?: string;
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
@@ -203,7 +212,15 @@ export function harness(opts: {
     toolTimeoutMs: 10_000,
     maxContinuations: 0,
     queueMode: () => opts.queueMode ?? 'followup',
-    agent: (id) => ({ id, system: [{ type: 'text', text: 'You are a test.' }], tools: opts.tools ?? [], maxTurns: 8, workspace: '/nonexistent' }),
+    agent: (id) => ({
+      id,
+      system: [{ type: 'text', text: 'You are a test.' }],
+      tools: opts.tools ?? [],
+      maxTurns: 8,
+      workspace: '/nonexistent',
+      ...(opts.timezone ? { timezone: opts.timezone } : {}),
+    }),
+    now: opts.now ?? (() => TEST_NOW),
     channel: (id) => (id === channel.id ? channel : undefined),
     policy: async (ctx) => {
       const base: TurnPolicy = {
