@@ -2,22 +2,13 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import {
-  ROLE_MODE_CEILING,
-  SwbError,
-  SwbErrorCode,
-  TOOL_GROUPS,
-  checkRuleText,
-  duration,
-  hooksConfigSchema,
-  isTimeZone,
-  scrubSecretValues,
-} from '@switchboard/core';
+import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { modelsSchema } from './config-models.js';
 import { parseProxyRange } from './client-address.js';
 import { TOOL_PROFILES } from '@switchboard/core';
+import { isTimeZone } from '@switchboard/core';
 
 const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
 const permissionMode = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
