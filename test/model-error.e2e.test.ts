@@ -24,7 +24,8 @@ describe('a model error', () => {
     expect(next.end).toMatchObject({ type: 'final', text: 'echo: try again' });
     const msgs = (fake.requests.at(-1)!.body as { messages: Array<{ role: string; content: Array<{ text: string }> }> }).messages;
     expect(msgs).toHaveLength(1);
-    expect(msgs[0]!.content.map((c) => c.text)).toEqual(['will this fail?', 'try again']);
+    // Each turn's date-and-time stamp (see docs/context.md) comes before its text.
+    expect(msgs[0]!.content.map((c) => (c.text.startsWith('Current time: ') ? 'stamp' : c.text))).toEqual(['stamp', 'will this fail?', 'stamp', 'try again']);
     ws.close();
   });
 });

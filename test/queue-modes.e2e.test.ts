@@ -6,6 +6,9 @@ const env = useGateway();
 
 type Body = { messages: Array<{ role: string; content: Array<{ type: string; text?: string; tool_use_id?: string }> }> };
 
+/** A block's text, with the turn's date-and-time stamp (see docs/context.md) shown as `stamp`. */
+const shown = (c: { type: string; text?: string }) => (c.text?.startsWith('Current time: ') ? 'stamp' : (c.text ?? c.type));
+
 async function client(name: string): Promise<WsClient> {
   const r = await runCli(['token', 'create', '--kind', 'client', '--principal', name], { gateway: env.gw });
   const secret = JSON.parse(r.stdout).secret as string;
@@ -35,7 +38,7 @@ describe('queue modes', () => {
     expect(ends[0]!.cursor).toBeLessThan(ends[1]!.cursor);
     // Each later turn's request carries the history before it.
     const last = fake.requests.at(-1)!.body as Body;
-    expect(last.messages.map((m) => m.content.map((c) => c.text).join('|'))).toEqual(['first', 'answer one', 'second', 'echo: second', 'third']);
+    expect(last.messages.map((m) => m.content.map(shown).join('|'))).toEqual(['stamp|first', 'answer one', 'stamp|second', 'echo: second', 'stamp|third']);
     ws.close();
   });
 
@@ -64,8 +67,9 @@ describe('queue modes', () => {
     // inside the steered turn, and no answer of its own.
     ws.send({ type: 'message', clientId: 's3', text: 'thanks' });
     await collectTurn(ws, 's3');
-    const history = (fake.requests.at(-1)!.body as Body).messages.map((m) => m.content.map((c) => c.text ?? c.type).join('|'));
-    expect(history).toEqual(['list my files', 'tool_use', 'tool_result|and also count them', 'Listed, and noted your extra request.', 'thanks']);
+    const history = (fake.requests.at(-1)!.body as Body).messages.map((m) => m.content.map(shown).join('|'));
+    // A steered message carries no stamp of its own: it joins the turn that has one.
+    expect(history).toEqual(['stamp|list my files', 'tool_use', 'tool_result|and also count them', 'Listed, and noted your extra request.', 'stamp|thanks']);
     expect(ws.frames.filter((f) => isEnd(f) && f.clientId === 's2')).toHaveLength(1);
     ws.close();
   });
@@ -80,7 +84,14 @@ describe('queue modes', () => {
     ws.send({ type: 'message', clientId: 'n2', text: 'who am I?' });
     await ws.next((f) => isEnd(f) && f.clientId === 'n2');
     expect((fake.requests.at(-1)!.body as Body).messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'who am I?', cache_control: { type: 'ephemeral' } }] },
+      // The date and time the turn started come first (see docs/context.md), then the text.
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: expect.stringMatching(/^Current time: /) },
+          { type: 'text', text: 'who am I?', cache_control: { type: 'ephemeral' } },
+        ],
+      },
     ]);
     ws.close();
   });

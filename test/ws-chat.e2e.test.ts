@@ -24,7 +24,16 @@ describe('chatting over WebSocket', () => {
     const req = fake.requests.at(-1)!.body as { system: Array<{ text: string }>; messages: Array<{ role: string; content: unknown }> };
     expect(JSON.stringify(req.system)).not.toContain('hello');
     // The last block carries the rolling prompt-cache breakpoint.
-    expect(req.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hello', cache_control: { type: 'ephemeral' } }] }]);
+    // The date and time the turn started come first, then the text (see docs/context.md).
+    expect(req.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: expect.stringMatching(/^Current time: \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(\w+day\)$/) },
+          { type: 'text', text: 'hello', cache_control: { type: 'ephemeral' } },
+        ],
+      },
+    ]);
     ws.close();
 
     const sessions = await api(gw, 'GET', '/api/v1/sessions', { token: operatorToken });

@@ -8,6 +8,7 @@ import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { modelsSchema } from './config-models.js';
 import { parseProxyRange } from './client-address.js';
 import { TOOL_PROFILES } from '@switchboard/core';
+import { isTimeZone } from '@switchboard/core';
 
 const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
 const permissionMode = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
@@ -40,6 +41,8 @@ const agent = z.strictObject({
   queueMode: z.enum(['followup', 'steer']).default('followup'),
   /** `per-person`: each person (and each room) has its own workspace; `shared`: one `shared/` directory for everyone. */
   workspace: z.strictObject({ mode: z.enum(['per-person', 'shared']).default('per-person') }).prefault({}),
+  /** The IANA time zone of the date and time stamped into each turn (`Current time: …`). */
+  timezone: z.string().refine(isTimeZone, 'expected an IANA time zone such as "UTC" or "Europe/Berlin"').default('UTC'),
 });
 
 export const configSchema = z.strictObject({

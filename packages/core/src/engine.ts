@@ -24,6 +24,7 @@ import { TurnJournal } from './turn-journal.js';
 import { countUsage, DurabilityRule, emptyUsage, entryOf, logLoopEvent } from './turn-loop.js';
 import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
 import { usageRecordOf } from './usage.js';
+import { turnStamp } from './turn-stamp.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -34,6 +35,8 @@ export interface AgentRuntime {
   tools: AnyTool[];
   maxTurns: number;
   workspace: string;
+  /** The IANA time zone of the date and time stamped into each turn's user entry (default `UTC`). */
+  timezone?: string;
 }
 
 export interface EngineOptions {
@@ -67,6 +70,8 @@ export interface EngineOptions {
    * before the turn's end is rendered. Not called for a turn suspended by shutdown.
    */
   cancelApprovals?(turnId: string, reason: string): Promise<unknown>;
+  /** The clock of the date and time stamped into each turn's user entry (default: the system clock). */
+  now?: () => Date;
 }
 
 export interface TurnPolicyContext {
@@ -366,7 +371,8 @@ export class TurnEngine {
     const { turn, message, journal, resumed } = active;
     const stored = await this.transcripts.get(active.session.id);
     if (!stored.some((e) => e.turnId === turn.id && e.kind === 'user')) {
-      journal.add([{ kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: message.text }] } }]);
+      const stamp = turnStamp(this.options.now?.() ?? new Date(), active.agent.timezone ?? 'UTC');
+      journal.add([{ kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: message.text }], stamp } }]);
     }
     active.log.info({ resumed }, 'turn started');
     if (resumed) active.queue.push({ type: 'attempt_reset', reason: 'resumed after restart' });
@@ -441,30 +447,29 @@ export class TurnEngine {
         logLoopEvent(ev, log);
       }
       countUsage(active.usage, ev);
-      if (ev.type === 'usage') await this.recordUsage(active, ev);
+      if (ev.type === 'usage') this.recordUsage(active, ev);
       if (ev.type !== 'terminal') active.queue.push(ev);
       step = await loop.next();
     }
     return step.value;
   }
 
-  /** One model call's usage row, written as the call completes (not with the turn's end: a crash must not lose it). */
-  private async recordUsage(active: ActiveTurn, ev: Extract<AgentEvent, { type: 'usage' }>): Promise<void> {
+  /**
+   * One model call's usage row, as the call completes. It rides the turn's journal: stored with
+   * the turn's next write (the flush before a tool call is checked or run, or the end), so a
+   * completed call is durable before the turn acts on it and costs no write of its own.
+   */
+  private recordUsage(active: ActiveTurn, ev: Extract<AgentEvent, { type: 'usage' }>): void {
     const { message } = active;
-    try {
-      await this.options.storage.usage.record(
-        usageRecordOf(ev, this.options.modelSpec(ev.model).price, {
-          turnId: active.turn.id,
-          sessionId: active.session.id,
-          principalId: active.run.principalId,
-          agentId: active.agent.id,
-          channel: `${message.channel}:${message.account}`,
-        }),
-      );
-    } catch (err) {
-      // The turn's summed usage is still stored with its end; the answer is not lost for a bookkeeping failure.
-      active.log.error({ err, model: ev.model }, 'could not record model usage');
-    }
+    active.journal.addCall(
+      usageRecordOf(ev, this.options.modelSpec(ev.model).price, {
+        turnId: active.turn.id,
+        sessionId: active.session.id,
+        principalId: active.run.principalId,
+        agentId: active.agent.id,
+        channel: `${message.channel}:${message.account}`,
+      }),
+    );
   }
 
   /** Step 5: how the loop ended becomes the turn's end — or its suspension for shutdown. */

@@ -80,6 +80,7 @@ export {
   turnText,
   type UserPayload,
 } from './transcript.js';
+export { isTimeZone, turnStamp } from './turn-stamp.js';
 export {
   type AgentRuntime,
   countUsage,

@@ -116,6 +116,8 @@ export interface TurnFinish {
   usage?: TurnUsage;
   /** Entries of the turn not stored yet, appended in the same transaction. */
   entries?: readonly NewEntry[];
+  /** Usage rows of model calls not stored yet (see `NewUsageRecord`), in the same transaction. */
+  calls?: readonly NewUsageRecord[];
   /**
    * The turn's last final part, recorded in the delivery ledger in the same transaction
    * (idempotent on turn, part and kind, as `deliveries.record`): see `TurnFinishes`.
@@ -363,11 +365,17 @@ export interface Storage {
     /** The oldest queued turn of a session. */
     nextQueued(sessionId: string): Promise<Turn | null>;
     /**
-     * Marks the turn running and appends `entries` (its user entry, and whatever else must be
-     * durable before the turn goes on) — one transaction. Returns the turn and the entries as
-     * stored (numbered after the session's last seq).
+     * Marks the turn running, appends `entries` (its user entry, and whatever else must be
+     * durable before the turn goes on) and records `calls` (usage rows of completed model calls)
+     * — one transaction. Returns the turn and the entries as stored (numbered after the
+     * session's last seq).
      */
-    begin(turnId: string, entries: readonly NewEntry[]): Promise<TurnWrite>;
+    begin(turnId: string, entries: readonly NewEntry[], calls?: readonly NewUsageRecord[]): Promise<TurnWrite>;
+    /**
+     * For a begun turn: appends `entries` to its session and records `calls` — one transaction.
+     * Returns the entries as stored.
+     */
+    append(turnId: string, entries: readonly NewEntry[], calls?: readonly NewUsageRecord[]): Promise<Entry[]>;
     /**
      * Ends (or suspends) a turn in one transaction: appends `entries` (what the turn has not stored
      * yet), sets the state, reason, error and usage, and records `delivery` (the last final part)

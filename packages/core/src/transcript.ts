@@ -3,7 +3,13 @@ import type { NewEntry } from './storage.js';
 
 /** Payloads of transcript entries, by kind. */
 export interface UserPayload {
+  /** What the person sent (only their text: displays and hooks read this). */
   content: UserBlock[];
+  /**
+   * When the turn started (see `turnStamp`), stored with the entry: the model sees it as a text
+   * block before `content`. Absent on older entries and on messages steered into a running turn.
+   */
+  stamp?: string;
 }
 export interface AssistantPayload {
   content: AssistantBlock[];
@@ -62,9 +68,12 @@ export function rebuildMessages(entries: readonly NewEntry[]): Rebuilt {
 
   for (const e of entries) {
     switch (e.kind) {
-      case 'user':
-        pendingText.push(...(e.payload as UserPayload).content);
+      case 'user': {
+        const p = e.payload as UserPayload;
+        if (typeof p.stamp === 'string' && p.stamp.length > 0) pendingText.push({ type: 'text', text: p.stamp });
+        pendingText.push(...p.content);
         break;
+      }
       case 'tool_start': {
         const p = e.payload as ToolStartPayload;
         started.set(p.toolUseId, p);

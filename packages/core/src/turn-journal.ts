@@ -1,4 +1,5 @@
 import type { NewEntry, Storage, TurnFinish, TurnWrite } from './storage.js';
+import type { NewUsageRecord } from './usage.js';
 import type { TranscriptCache } from './transcript-cache.js';
 
 /**
@@ -14,6 +15,8 @@ import type { TranscriptCache } from './transcript-cache.js';
  */
 export class TurnJournal {
   private readonly waiting: NewEntry[] = [];
+  /** Usage rows of completed model calls not stored yet: they go with the next flush or the finish. */
+  private readonly calls: NewUsageRecord[] = [];
   private begun: boolean;
 
   /**
@@ -35,6 +38,20 @@ export class TurnJournal {
     this.waiting.push(...entries);
   }
 
+  /**
+   * Adds a completed model call's usage row. It is stored with the next write of the turn — the
+   * flush before anything a restart depends on (a tool call's check or run), or the end — so it
+   * is durable before the turn can act on it, at no write of its own.
+   */
+  addCall(call: NewUsageRecord): void {
+    this.calls.push(call);
+  }
+
+  /** Usage rows added and not written yet (a budget check adds these to the stored ones). */
+  get pendingCalls(): readonly NewUsageRecord[] {
+    return this.calls;
+  }
+
   /** Entries added and not written yet. */
   get pending(): readonly NewEntry[] {
     return this.waiting;
@@ -45,23 +62,27 @@ export class TurnJournal {
    * both are. The entries leave the queue only once stored.
    */
   async flush(): Promise<void> {
-    if (this.begun && this.waiting.length === 0) return;
+    if (this.begun && this.waiting.length === 0 && this.calls.length === 0) return;
     const entries = [...this.waiting];
+    const calls = [...this.calls];
     if (this.begun) {
-      await this.transcripts.append(this.sessionId, entries);
+      this.transcripts.mirror(this.sessionId, await this.storage.turns.append(this.turnId, entries, calls));
     } else {
-      const written = await this.storage.turns.begin(this.turnId, entries);
+      const written = await this.storage.turns.begin(this.turnId, entries, calls);
       this.begun = true;
       this.transcripts.mirror(this.sessionId, written.entries);
     }
     this.waiting.splice(0, entries.length);
+    this.calls.splice(0, calls.length);
   }
 
   /** Writes the waiting entries and the turn's end (or suspension), and the ledger row of `end.delivery`, in one transaction. */
-  async finish(end: Omit<TurnFinish, 'entries'>): Promise<TurnWrite> {
+  async finish(end: Omit<TurnFinish, 'entries' | 'calls'>): Promise<TurnWrite> {
     const entries = [...this.waiting];
-    const written = await this.storage.turns.finish(this.turnId, { ...end, entries });
+    const calls = [...this.calls];
+    const written = await this.storage.turns.finish(this.turnId, { ...end, entries, calls });
     this.waiting.splice(0, entries.length);
+    this.calls.splice(0, calls.length);
     this.begun = true;
     this.transcripts.mirror(this.sessionId, written.entries);
     return written;

@@ -43,7 +43,7 @@ const READS = new Set([
 ]);
 
 /**
- * Wraps a storage so every write call but usage rows is recorded as `repo.method` in order — one entry per
+ * Wraps a storage so every write call is recorded as `repo.method` in order — one entry per
  * transaction, since each write method is one transaction (or one autocommitted statement).
  */
 export function countWrites(storage: Storage): { storage: Storage; writes: string[] } {
@@ -51,8 +51,7 @@ export function countWrites(storage: Storage): { storage: Storage; writes: strin
   const wrapped = new Proxy(storage, {
     get(target, repoName, receiver) {
       const repo: unknown = Reflect.get(target, repoName, receiver);
-      // Usage rows (one autocommitted insert per model call) are not turn writes: the usage tests count them.
-      if (typeof repoName !== 'string' || typeof repo !== 'object' || repo === null || repoName === 'usage') return repo;
+      if (typeof repoName !== 'string' || typeof repo !== 'object' || repo === null) return repo;
       return new Proxy(repo, {
         get(r, method, rr) {
           const fn: unknown = Reflect.get(r, method, rr);
@@ -172,6 +171,11 @@ export interface Harness {
   send(dedupeKey: string, text: string, principalId?: string): Promise<{ turnId: string; sessionId: string }>;
 }
 
+/** The harness engine's default clock: a fixed instant. */
+export const TEST_NOW = new Date('2026-12-01T21:23:45Z');
+/** The text block the harness engine stamps into each turn's user entry (at {@link TEST_NOW}, UTC). */
+export const TEST_STAMP = { type: 'text', text: 'Current time: 2026-12-01 21:23 UTC (Tuesday)' } as const;
+
 /** An engine over SQLite `:memory:`, a scripted model and a recording channel. */
 export function harness(opts: {
   steps?: Step[];
@@ -183,6 +187,10 @@ export function harness(opts: {
   markLast?: boolean;
   /** The model specs (limits and prices); default: the built-in defaults. */
   modelSpec?: EngineOptions['modelSpec'];
+  /** The engine's clock (default: always {@link TEST_NOW}). */
+  now?: () => Date;
+  /** The agent's time zone (default: unset, so UTC). */
+  timezone?: string;
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
@@ -206,7 +214,15 @@ export function harness(opts: {
     toolTimeoutMs: 10_000,
     maxContinuations: 0,
     queueMode: () => opts.queueMode ?? 'followup',
-    agent: (id) => ({ id, system: [{ type: 'text', text: 'You are a test.' }], tools: opts.tools ?? [], maxTurns: 8, workspace: '/nonexistent' }),
+    agent: (id) => ({
+      id,
+      system: [{ type: 'text', text: 'You are a test.' }],
+      tools: opts.tools ?? [],
+      maxTurns: 8,
+      workspace: '/nonexistent',
+      ...(opts.timezone ? { timezone: opts.timezone } : {}),
+    }),
+    now: opts.now ?? (() => TEST_NOW),
     channel: (id) => (id === channel.id ? channel : undefined),
     policy: async (ctx) => {
       const base: TurnPolicy = {

@@ -27,17 +27,17 @@ describe('usageCost', () => {
 });
 
 describe('TurnEngine: one usage row per model call', () => {
-  it('writes each call its row as the call completes (before the tool runs, before the turn ends) with its origin and its cost', async () => {
+  it('stores each call its row with the turn’s next write (before the tool runs, with the end), with its origin and its cost, at no write of its own', async () => {
     const raw = openSqliteStorage({ file: ':memory:' });
     const order: string[] = [];
-    const record = raw.usage.record.bind(raw.usage);
-    raw.usage.record = async (r) => {
-      order.push(`usage:${r.model}`);
-      return record(r);
+    const begin = raw.turns.begin.bind(raw.turns);
+    raw.turns.begin = async (turnId, entries, calls) => {
+      order.push(`turns.begin:${calls?.length ?? 0} calls`);
+      return begin(turnId, entries, calls);
     };
     const finish = raw.turns.finish.bind(raw.turns);
     raw.turns.finish = async (turnId, end) => {
-      order.push('turns.finish');
+      order.push(`turns.finish:${end.calls?.length ?? 0} calls`);
       return finish(turnId, end);
     };
     const seenByTool: number[] = [];
@@ -59,8 +59,11 @@ describe('TurnEngine: one usage row per model call', () => {
     const { turnId, sessionId } = await h.send('m1', 'read a.txt', 'p7');
     await settled(h);
 
+    // The first call's row is stored before the tool runs (with the assistant's tool call), the
+    // second with the end: no usage write of its own.
     expect(seenByTool).toEqual([1]);
-    expect(order).toEqual(['usage:test-model', 'usage:test-model', 'turns.finish']);
+    expect(order).toEqual(['turns.begin:1 calls', 'turns.finish:1 calls']);
+    expect(h.writes).not.toContain('usage.record');
     const rows = raw.db.prepare('SELECT * FROM usage ORDER BY created_at, rowid').all() as Array<Record<string, unknown>>;
     expect(rows).toHaveLength(2);
     const price = spec('test-model').price;
@@ -95,14 +98,12 @@ describe('TurnEngine: one usage row per model call', () => {
     });
   });
 
-  it('a failing usage insert is logged and the turn still answers', async () => {
-    const raw = openSqliteStorage({ file: ':memory:' });
-    raw.usage.record = async () => {
-      throw new Error('disk full');
-    };
-    const h = harness({ raw, steps: [say('still here')] });
+  it('a text turn is still two writes: its one call rides the finish', async () => {
+    const h = harness({ steps: [say('still here')] });
     const { turnId } = await h.send('m1', 'hi');
     await settled(h);
-    expect(await raw.turns.get(turnId)).toMatchObject({ state: 'completed', usage: { inputTokens: 1, outputTokens: 1 } });
+    expect(h.writes).toEqual(['turns.accept', 'turns.finish']);
+    expect(await h.raw.turns.get(turnId)).toMatchObject({ state: 'completed', usage: { inputTokens: 1, outputTokens: 1 } });
+    expect((await h.raw.usage.report()).totals).toMatchObject({ inputTokens: 1, outputTokens: 1, calls: 1 });
   });
 });

@@ -1,7 +1,7 @@
 import { openSqliteStorage } from '@switchboard/store';
 import { describe, expect, it } from 'vitest';
 import type { TurnEvent } from '../src/index.js';
-import { RecordingChannel, gate, harness, message, say, testTool } from './engine-fixtures.js';
+import { RecordingChannel, TEST_STAMP, gate, harness, message, say, testTool } from './engine-fixtures.js';
 
 const kinds = (events: TurnEvent[]) => events.map((e) => e.type);
 /** Waits until every lane is idle (the safety cap is not a timing assertion). */
@@ -61,9 +61,9 @@ describe('TurnEngine: a text turn', () => {
     const second = await h.send('m2', 'second');
     await settled(h);
     expect(h.model.requests[1]?.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'first' }] },
+      { role: 'user', content: [TEST_STAMP, { type: 'text', text: 'first' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'one' }] },
-      { role: 'user', content: [{ type: 'text', text: 'second' }] },
+      { role: 'user', content: [TEST_STAMP, { type: 'text', text: 'second' }] },
     ]);
     expect((await h.raw.sessions.load(second.sessionId)).map((e) => [e.seq, e.turnId])).toEqual([
       [1, first.turnId],
@@ -83,6 +83,36 @@ describe('TurnEngine: a text turn', () => {
     expect(await h.raw.turns.get(turnId)).toMatchObject({ state: 'failed', reason: 'model_error' });
     expect((await h.raw.sessions.load(sessionId)).map((e) => e.kind)).toEqual(['user']);
     expect(h.writes).toEqual(['turns.accept', 'turns.finish']);
+  });
+});
+
+describe('TurnEngine: the date and time of a turn', () => {
+  it('is stamped into the user entry when the turn starts, before the text, stored, and never recomputed', async () => {
+    let clock = new Date('2026-12-01T23:59:10Z');
+    const h = harness({ steps: [say('one'), say('two')], now: () => clock, timezone: 'Europe/Berlin' });
+    const first = await h.send('m1', 'first');
+    await settled(h);
+    const stamp1 = { type: 'text', text: 'Current time: 2026-12-02 00:59 Europe/Berlin (Wednesday)' };
+    expect(h.model.requests[0]?.messages).toEqual([{ role: 'user', content: [stamp1, { type: 'text', text: 'first' }] }]);
+    const stored = await h.raw.sessions.load(first.sessionId);
+    expect(stored[0]).toMatchObject({ kind: 'user', payload: { content: [{ type: 'text', text: 'first' }], stamp: stamp1.text } });
+
+    clock = new Date('2026-12-03T08:00:00Z');
+    await h.send('m2', 'second');
+    await settled(h);
+    const [earlier, answer, latest] = h.model.requests[1]!.messages;
+    // The first turn's message is sent again exactly as before (a stable prefix for the cache).
+    expect(JSON.stringify(earlier)).toBe(JSON.stringify(h.model.requests[0]!.messages[0]));
+    expect(answer).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'one' }] });
+    expect(latest).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Current time: 2026-12-03 09:00 Europe/Berlin (Thursday)' },
+        { type: 'text', text: 'second' },
+      ],
+    });
+    // The channel's answer carries only the assistant's text.
+    expect(RecordingChannel.end(await h.channel.nth(2))?.text).toBe('two');
   });
 });
 
@@ -136,7 +166,7 @@ describe('TurnEngine: a tool turn', () => {
     await settled(h);
     expect(seen).toEqual([{ kinds: ['user', 'assistant', 'tool_start'], state: 'running' }]);
     expect((await h.raw.sessions.loadTurn(turnId)).map((e) => e.kind)).toEqual(['user', 'assistant', 'tool_start', 'tool_result', 'assistant']);
-    expect(h.writes).toEqual(['turns.accept', 'turns.begin', 'sessions.append', 'sessions.append', 'turns.finish']);
+    expect(h.writes).toEqual(['turns.accept', 'turns.begin', 'turns.append', 'turns.append', 'turns.finish']);
   });
 });
 
@@ -255,13 +285,14 @@ describe('TurnEngine: steer, abort, shutdown', () => {
     expect((await raw.sessions.load(sessionId)).map((e) => e.kind)).toEqual(['user']);
     expect(first.writes).toEqual(['turns.accept', 'turns.finish']);
 
-    const h = harness({ raw, steps: [say('finally')] });
+    // A later clock: the resumed turn sends the stamp stored when it started, not a new one.
+    const h = harness({ raw, steps: [say('finally')], now: () => new Date('2030-01-01T00:00:00Z') });
     await h.engine.resumeAll();
     await settled(h);
     const render = await h.channel.nth(1);
     expect(render.meta.resumed).toBe(true);
     expect(RecordingChannel.end(render)).toMatchObject({ state: 'completed', text: 'finally' });
-    expect(h.model.requests[0]?.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'long one' }] }]);
+    expect(h.model.requests[0]?.messages).toEqual([{ role: 'user', content: [TEST_STAMP, { type: 'text', text: 'long one' }] }]);
     expect((await raw.sessions.load(sessionId)).map((e) => e.kind)).toEqual(['user', 'assistant']);
   });
 

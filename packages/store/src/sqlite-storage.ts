@@ -12,7 +12,7 @@ import { governanceRepos } from './governance-repo.js';
 import { principalRepo, tokenRepo } from './principal-repo.js';
 import { sessionOps, sessionRepo } from './session-repo.js';
 import { turnRepo } from './turn-repo.js';
-import { usageRepo } from './usage-repo.js';
+import { usageOps, usageRepo } from './usage-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -72,18 +72,19 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
 
   const ops = sessionOps(db);
   const ledger = deliveryOps(db);
+  const calls = usageOps(db);
   return {
     file: opts.file,
     db,
     principals: principalRepo(db),
     tokens: tokenRepo(db),
     sessions: sessionRepo(db, ops),
-    turns: turnRepo(db, ops, ledger),
+    turns: turnRepo(db, ops, ledger, calls),
     deliveries: deliveryRepo(db, ledger),
     deadLetters: deadLetterRepo(db),
     ...governanceRepos(db),
     ...boundaryRepos(db),
-    usage: usageRepo(db),
+    usage: usageRepo(db, calls),
     close() {
       if (db.open) db.close();
     },

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { AcceptResult, Entry, InboundMessage, LedgerWrite, NewEntry, SessionKey, Storage, TurnFinish, TurnState } from '@switchboard/core';
+import type { AcceptResult, Entry, InboundMessage, LedgerWrite, NewEntry, NewUsageRecord, SessionKey, Storage, TurnFinish, TurnState } from '@switchboard/core';
 import type { DeliveryOps } from './delivery-repo.js';
+import type { UsageOps } from './usage-repo.js';
 import { type InboxRow, type TurnRow, toInboxItem, toTurn } from './rows.js';
 import type { SessionOps } from './session-repo.js';
 
@@ -23,7 +24,7 @@ function duplicateOf(dup: { id: string; turn_id: string | null; session_id: stri
 }
 
 /** The turns repository (inbox, turn state machine) over one SQLite handle. */
-export function turnRepo(db: Database, sessions: SessionOps, deliveries: DeliveryOps): Storage['turns'] {
+export function turnRepo(db: Database, sessions: SessionOps, deliveries: DeliveryOps, usage: UsageOps): Storage['turns'] {
   const insertInbox = db.prepare<[string, string, string, string, string, number]>(
     `INSERT INTO inbox (id, channel, account, dedupe_key, payload, received_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (channel, account, dedupe_key) DO NOTHING`,
@@ -87,9 +88,19 @@ export function turnRepo(db: Database, sessions: SessionOps, deliveries: Deliver
     return row;
   };
 
-  const begin = db.transaction((turnId: string, entries: readonly NewEntry[]): { row: TurnRow; stored: Entry[] } => {
+  const begin = db.transaction((turnId: string, entries: readonly NewEntry[], calls: readonly NewUsageRecord[]): { row: TurnRow; stored: Entry[] } => {
     const row = update(turnId, 'running', null, null);
-    return { row, stored: sessions.append(row.session_id, entries) };
+    const stored = sessions.append(row.session_id, entries);
+    for (const call of calls) usage.record(call);
+    return { row, stored };
+  });
+
+  const appendTx = db.transaction((turnId: string, entries: readonly NewEntry[], calls: readonly NewUsageRecord[]): Entry[] => {
+    const row = byId.get(turnId);
+    if (!row) throw new Error(`unknown turn ${turnId}`);
+    const stored = sessions.append(row.session_id, entries);
+    for (const call of calls) usage.record(call);
+    return stored;
   });
 
   const setStateTx = db.transaction((turnId: string, state: TurnState, reason: string | null, error: string | null, usage: string | null) => {
@@ -100,6 +111,7 @@ export function turnRepo(db: Database, sessions: SessionOps, deliveries: Deliver
   const finish = db.transaction((turnId: string, end: TurnFinish): { row: TurnRow; stored: Entry[]; delivery?: LedgerWrite } => {
     let row = update(turnId, end.state, end.reason ?? null, end.error ?? null);
     const stored = sessions.append(row.session_id, end.entries ?? []);
+    for (const call of end.calls ?? []) usage.record(call);
     if (end.usage) {
       const usage = JSON.stringify(end.usage);
       setUsage.run(usage, turnId);
@@ -134,9 +146,12 @@ export function turnRepo(db: Database, sessions: SessionOps, deliveries: Deliver
       const row = nextQueued.get(sessionId);
       return row ? toTurn(row) : null;
     },
-    async begin(turnId, entries) {
-      const { row, stored } = begin.immediate(turnId, entries);
+    async begin(turnId, entries, calls = []) {
+      const { row, stored } = begin.immediate(turnId, entries, calls);
       return { turn: toTurn(row), entries: stored };
+    },
+    async append(turnId, entries, calls = []) {
+      return appendTx.immediate(turnId, entries, calls);
     },
     async finish(turnId, end) {
       const { row, stored, delivery } = finish.immediate(turnId, end);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import type { Storage, UsageTotals } from '@switchboard/core';
+import type { NewUsageRecord, Storage, UsageRecord, UsageTotals } from '@switchboard/core';
 
 interface UsageRow {
   id: string;
@@ -52,26 +52,21 @@ const totalsOf = (r: SumRow): UsageTotals => ({
   calls: r.calls,
 });
 
-/** The usage table (one row per completed model call) over one SQLite handle. */
-export function usageRepo(db: Database): Storage['usage'] {
+/** The usage table's synchronous insert, for use inside a turn's transactions (its flushes and its end). */
+export interface UsageOps {
+  record(r: NewUsageRecord): UsageRecord;
+}
+
+/** The usage rows' prepared insert over one SQLite handle. */
+export function usageOps(db: Database): UsageOps {
   const insert = db.prepare<[UsageRow]>(
     `INSERT INTO usage (id, created_at, turn_id, session_id, principal_id, agent_id, channel, model, input_tokens, output_tokens,
        cache_read_input_tokens, cache_creation_input_tokens, context_tokens, cost_usd)
      VALUES (@id, @created_at, @turn_id, @session_id, @principal_id, @agent_id, @channel, @model, @input_tokens, @output_tokens,
        @cache_read_input_tokens, @cache_creation_input_tokens, @context_tokens, @cost_usd)`,
   );
-  const perDay = db.prepare<[FilterParams], SumRow>(
-    `SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day, sum(input_tokens) AS input, sum(output_tokens) AS output,
-       sum(cache_read_input_tokens) AS cache_read, sum(cache_creation_input_tokens) AS cache_write, sum(cost_usd) AS cost, count(*) AS calls
-     FROM usage
-     WHERE (@principal IS NULL OR principal_id = @principal) AND (@agent IS NULL OR agent_id = @agent)
-       AND (@channel IS NULL OR channel = @channel) AND (@model IS NULL OR model = @model)
-       AND (@from IS NULL OR created_at >= @from) AND (@before IS NULL OR created_at < @before)
-     GROUP BY day ORDER BY day`,
-  );
-
   return {
-    async record(r) {
+    record(r) {
       const row: UsageRow = {
         id: randomUUID(),
         created_at: Date.now(),
@@ -90,6 +85,25 @@ export function usageRepo(db: Database): Storage['usage'] {
       };
       insert.run(row);
       return { ...r, id: row.id, createdAt: new Date(row.created_at), contextTokens: row.context_tokens };
+    },
+  };
+}
+
+/** The usage table (one row per completed model call) over one SQLite handle. */
+export function usageRepo(db: Database, ops: UsageOps = usageOps(db)): Storage['usage'] {
+  const perDay = db.prepare<[FilterParams], SumRow>(
+    `SELECT strftime('%Y-%m-%d', created_at / 1000, 'unixepoch') AS day, sum(input_tokens) AS input, sum(output_tokens) AS output,
+       sum(cache_read_input_tokens) AS cache_read, sum(cache_creation_input_tokens) AS cache_write, sum(cost_usd) AS cost, count(*) AS calls
+     FROM usage
+     WHERE (@principal IS NULL OR principal_id = @principal) AND (@agent IS NULL OR agent_id = @agent)
+       AND (@channel IS NULL OR channel = @channel) AND (@model IS NULL OR model = @model)
+       AND (@from IS NULL OR created_at >= @from) AND (@before IS NULL OR created_at < @before)
+     GROUP BY day ORDER BY day`,
+  );
+
+  return {
+    async record(r) {
+      return ops.record(r);
     },
     async report(filter = {}) {
       const rows = perDay.all({

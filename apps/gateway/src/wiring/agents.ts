@@ -66,6 +66,7 @@ export function buildAgents(cfg: Readonly<Config>, registry: CapabilityRegistry,
       system: [{ type: 'text', text: agent.systemPrompt }],
       tools: registry.toolsFor(agent.tools.profile),
       maxTurns: agent.maxTurns,
+      timezone: agent.timezone,
       // Each turn works in its person's or room's directory (PolicyService); this one is never created.
       workspace: workspaces.none(id),
     });

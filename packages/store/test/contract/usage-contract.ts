@@ -1,6 +1,6 @@
 import type { NewUsageRecord } from '@switchboard/core';
 import { expect, it } from 'vitest';
-import type { StorageRef } from './fixtures.js';
+import { queueTurn, type StorageRef } from './fixtures.js';
 
 const call = (over: Partial<NewUsageRecord> = {}): NewUsageRecord => ({
   turnId: 't1',
@@ -21,6 +21,23 @@ const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCr
 
 /** Usage rows: one per model call, summed by filter into totals and a per-UTC-day series. */
 export function usageContract(store: StorageRef): void {
+  it('a turn stores its calls with its begin, its appends and its end, and rolls them back with them', async () => {
+    const s = store();
+    const { turnId, sessionId } = await queueTurn(s, 'u1');
+    const mine = (n: number) => call({ turnId, sessionId, inputTokens: n });
+    await s.turns.begin(turnId, [{ kind: 'user', turnId, payload: {} }], [mine(1)]);
+    const appended = await s.turns.append(turnId, [{ kind: 'assistant', turnId, payload: {} }], [mine(2)]);
+    expect(appended.map((e) => e.kind)).toEqual(['assistant']);
+    await s.turns.finish(turnId, { state: 'completed', calls: [mine(4)] });
+    expect((await s.usage.report()).totals).toMatchObject({ inputTokens: 7, calls: 3 });
+    // A write that fails stores neither its entries nor its calls.
+    const bad = { kind: null, turnId, payload: {} } as unknown as { kind: 'user'; turnId: string; payload: unknown };
+    const other = await queueTurn(s, 'u2');
+    await expect(s.turns.finish(other.turnId, { state: 'completed', entries: [bad], calls: [mine(100)] })).rejects.toThrow();
+    await expect(s.turns.append('missing', [], [mine(100)])).rejects.toThrow(/unknown turn/);
+    expect((await s.usage.report()).totals).toMatchObject({ inputTokens: 7, calls: 3 });
+  });
+
   it('records a call with its context size and answers nothing counted for an empty table', async () => {
     const s = store();
     expect(await s.usage.report()).toEqual({ totals: ZERO, days: [] });
