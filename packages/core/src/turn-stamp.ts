@@ -21,7 +21,21 @@ export function isTimeZone(zone: string): boolean {
  */
 export function turnStamp(at: Date, timeZone: string): string {
   const parts = new Map(
-    new Intl.DateTimeFormat('en-US', {
+    formatterFor(timeZone)
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.get(type) ?? '';
+  return `Current time: ${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${timeZone} (${part('weekday')})`;
+}
+
+/** One formatter per zone (building one costs more than formatting; zones come from the config, so few). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
       timeZone,
       year: 'numeric',
       month: '2-digit',
@@ -30,10 +44,8 @@ export function turnStamp(at: Date, timeZone: string): string {
       minute: '2-digit',
       weekday: 'long',
       hourCycle: 'h23',
-    })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.get(type) ?? '';
-  return `Current time: ${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${timeZone} (${part('weekday')})`;
+    });
+    formatters.set(timeZone, formatter);
+  }
+  return formatter;
 }
