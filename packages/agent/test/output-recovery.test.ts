@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type FakeAnthropic, ScriptedModel, type Step, startFakeAnthropic } from '@switchboard/testkit';
-import { AnthropicModelClient, allowAll, type AgentEvent, type AnyTool, ModelError, type QueryParams, type QueryResult, query } from '../src/index.js';
+import { loopParams, runLoop } from './loop-fixture.js';
+import { AnthropicModelClient, type AnyTool, ModelError, type QueryParams } from '../src/index.js';
 import { modelRoute, type ModelCallSettings } from '../src/model-call.js';
 import type { ModelResponse } from '../src/model.js';
 import { callModelWithOutputRecovery, cutToolInputText, finalOutputCap, raisedOutputCap, type OutputRecoveryEvent } from '../src/output-recovery.js';
@@ -121,36 +122,9 @@ describe('the query loop with a tool call cut by max_tokens', () => {
     },
   };
 
-  function params(model: ScriptedModel, extra: Partial<QueryParams> = {}): QueryParams {
-    return {
-      model,
-      modelName: 'm',
-      maxTokens: 100,
-      maxOutputTokens: 300,
-      system: [{ type: 'text', text: 'sys' }],
-      messages: user,
-      tools: [writeFile, readTool],
-      canUseTool: allowAll,
-      signal: new AbortController().signal,
-      maxTurns: 10,
-      toolContext: { sessionId: 's', turnId: 't', agentId: 'a', workspace: '/tmp' },
-      toolTimeoutMs: 5_000,
-      retry: { maxRetries: 4, baseDelayMs: 1, maxDelayMs: 1 },
-      maxContinuations: 3,
-      sleep: async () => {},
-      ...extra,
-    };
-  }
-
-  async function run(p: QueryParams): Promise<{ events: AgentEvent[]; result: QueryResult }> {
-    const events: AgentEvent[] = [];
-    const gen = query(p);
-    for (;;) {
-      const r = await gen.next();
-      if (r.done) return { events, result: r.value };
-      events.push(r.value);
-    }
-  }
+  const params = (model: ScriptedModel, extra: Partial<QueryParams> = {}): QueryParams =>
+    loopParams(model, [writeFile, readTool], { maxOutputTokens: 300, messages: user, retry: { maxRetries: 4, baseDelayMs: 1, maxDelayMs: 1 }, ...extra });
+  const run = runLoop;
 
   it('cut twice: the call does not run, the model gets the "smaller parts" error, and the turn goes on', async () => {
     written.length = 0;

@@ -1,29 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { allowAll, ModelError, query, type AgentEvent, type AnyTool, type QueryParams, type QueryResult } from '../src/index.js';
+import { ModelError, query, type AgentEvent, type AnyTool, type QueryParams, type QueryResult } from '../src/index.js';
 import { ScriptedModel, type Step } from '@switchboard/testkit';
+import { loopParams } from './loop-fixture.js';
 
 // Whole traces of the loop (every event in order, the result, every request the model saw), pinned
 // in a snapshot taken before query() was split into named steps: the split must not change one.
 
 function params(model: ScriptedModel, tools: AnyTool[], extra: Partial<QueryParams> = {}): QueryParams {
-  return {
-    model,
-    modelName: 'primary',
-    maxTokens: 100,
-    system: [{ type: 'text', text: 'sys' }],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-    tools,
-    canUseTool: allowAll,
-    signal: new AbortController().signal,
-    maxTurns: 10,
-    toolContext: { sessionId: 's', turnId: 't', agentId: 'a', workspace: '/tmp' },
-    toolTimeoutMs: 5_000,
-    retry: { maxRetries: 0, baseDelayMs: 100, maxDelayMs: 1_000 },
-    maxContinuations: 2,
-    sleep: async () => {},
-    ...extra,
-  };
+  return loopParams(model, tools, { modelName: 'primary', retry: { maxRetries: 0, baseDelayMs: 100, maxDelayMs: 1_000 }, maxContinuations: 2, ...extra });
 }
 
 async function trace(model: ScriptedModel, p: QueryParams): Promise<{ events: AgentEvent[]; result: QueryResult; requests: unknown[] }> {

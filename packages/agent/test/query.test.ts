@@ -1,37 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { allowAll, ModelError, query, type AgentEvent, type AnyTool, type QueryParams, type QueryResult } from '../src/index.js';
+import { ModelError, type AnyTool } from '../src/index.js';
 import { ScriptedModel, type Step } from '@switchboard/testkit';
+import { loopParams, runLoop } from './loop-fixture.js';
 
-function params(model: ScriptedModel, tools: AnyTool[], extra: Partial<QueryParams> = {}): QueryParams {
-  return {
-    model,
-    modelName: 'm',
-    maxTokens: 100,
-    system: [{ type: 'text', text: 'sys' }],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
-    tools,
-    canUseTool: allowAll,
-    signal: new AbortController().signal,
-    maxTurns: 10,
-    toolContext: { sessionId: 's', turnId: 't', agentId: 'a', workspace: '/tmp' },
-    toolTimeoutMs: 5_000,
-    retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 },
-    maxContinuations: 3,
-    sleep: async () => {},
-    ...extra,
-  };
-}
-
-async function run(p: QueryParams): Promise<{ events: AgentEvent[]; result: QueryResult }> {
-  const events: AgentEvent[] = [];
-  const gen = query(p);
-  for (;;) {
-    const r = await gen.next();
-    if (r.done) return { events, result: r.value };
-    events.push(r.value);
-  }
-}
+const params = loopParams;
+const run = runLoop;
 
 /** A barrier that opens once `n` parties have arrived. */
 function barrier(n: number) {
