@@ -10,53 +10,20 @@ import { mapMessageEvent, parseMessageEvent } from '../src/inbound.js';
 import { handleBlockActions, runSlashCommand, type InteractionDeps } from '../src/interactions.js';
 import { describeSlackError, networkCause, retryAfterMs, slackErrorCode } from '../src/slack-errors.js';
 import { messageOf, slackFaultBoundary } from '../src/slack-faults.js';
+import { hostileThrownValues } from '@switchboard/testkit';
 
 const log = pino({ level: 'silent' });
 const RUNS = { numRuns: 300 };
 
 /** Values that break naive describers: throwing getters, hostile proxies, revoked proxies, cycles (checked in a loop: fast-check itself cannot hold proxies). */
 const HOSTILE: unknown[] = [
-  Object.defineProperty({}, 'code', {
-    get() {
-      throw new Error('boom');
-    },
-  }),
-  Object.defineProperty(new Error('x'), 'message', {
-    get() {
-      throw new Error('boom');
-    },
-  }),
-  new Proxy(
-    {},
-    {
-      get() {
-        throw new Error('trap');
-      },
-      has() {
-        throw new Error('trap');
-      },
-      getPrototypeOf() {
-        throw new Error('trap');
-      },
-    },
-  ),
-  (() => {
-    const r = Proxy.revocable({}, {});
-    r.revoke();
-    return r.proxy;
-  })(),
+  ...hostileThrownValues(),
   (() => {
     const a: Record<string, unknown> = { code: 'slack_webapi_request_error' };
     a.original = a;
     a.cause = a;
     return a;
   })(),
-  { toString: () => ({}), valueOf: () => ({}) },
-  Object.create(null),
-  Symbol('s'),
-  10n,
-  undefined,
-  null,
 ];
 const hostile = fc.constantFrom<unknown>(Object.create(null), Symbol('s'), 10n, undefined, null, { toString: () => ({}) });
 

@@ -1,44 +1,12 @@
 import fc from 'fast-check';
+import { hostileThrownValues } from '@switchboard/testkit';
 import { describe, expect, it } from 'vitest';
 import { describeConfigSource, describeNetworkCause } from '../src/index.js';
 
 const numRuns = Number(process.env.SWB_PROPERTY_RUNS ?? 300);
 
 /** Values fast-check cannot generate (it cannot print proxies): throwing getters, hostile and revoked proxies, cycles. */
-const throwingTrap = () => {
-  throw new Error('trap');
-};
-const HOSTILE: unknown[] = [
-  Object.defineProperty({}, 'code', { get: throwingTrap }),
-  Object.defineProperty(new Error('x'), 'cause', { get: throwingTrap }),
-  Object.defineProperty(new Error('x'), 'name', { get: throwingTrap }),
-  new Error('x', { cause: Object.defineProperty({}, 'message', { get: throwingTrap }) }),
-  new Error('x', { cause: Object.defineProperty({}, 'code', { get: throwingTrap }) }),
-  new Proxy({}, { get: throwingTrap, has: throwingTrap, getPrototypeOf: throwingTrap, ownKeys: throwingTrap }),
-  new Proxy(new Error('x'), { get: throwingTrap, getPrototypeOf: throwingTrap }),
-  new Error('x', { cause: new Proxy({}, { get: throwingTrap, getPrototypeOf: throwingTrap }) }),
-  (() => {
-    const r = Proxy.revocable({}, {});
-    r.revoke();
-    return r.proxy;
-  })(),
-  (() => {
-    const r = Proxy.revocable({}, {});
-    r.revoke();
-    return new Error('x', { cause: r.proxy });
-  })(),
-  (() => {
-    const e = new Error('loop') as Error & { cause: unknown };
-    e.cause = e;
-    return e;
-  })(),
-  { toString: () => ({}), valueOf: () => ({}) },
-  Object.create(null),
-  Symbol('s'),
-  10n,
-  undefined,
-  null,
-];
+const HOSTILE = hostileThrownValues();
 
 /** A Bot API token: `<bot id>:<35 characters>`. */
 const token = fc.tuple(fc.integer({ min: 100_000, max: 9_999_999_999 }), fc.stringMatching(/^[A-Za-z0-9_-]{35}$/)).map(([id, secret]) => `${id}:${secret}`);

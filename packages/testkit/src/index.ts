@@ -34,3 +34,4 @@ export {
   type TimelineEvent,
 } from './fake-channel-records.js';
 export * from './scripted-model.js';
+export { hostileThrownValues } from './hostile-values.js';
