@@ -14,10 +14,11 @@ import type { AskSource } from './tool.js';
 export type LoopEndReason = 'completed' | 'max_turns' | 'aborted' | 'model_error' | 'prompt_too_long';
 
 /**
- * Why a `shouldStop` hook ended a turn: `denial_limit` (too many tool uses denied in a row or in the
- * session) or `hook_stopped` (a hook refused to let the turn go on).
+ * Why a `shouldStop` or `beforeCall` hook ended a turn: `denial_limit` (too many tool uses denied
+ * in a row or in the session), `hook_stopped` (a hook refused to let the turn go on) or
+ * `budget_exceeded` (a token or cost budget is spent).
  */
-export type StopHookReason = 'denial_limit' | 'hook_stopped';
+export type StopHookReason = 'denial_limit' | 'hook_stopped' | 'budget_exceeded';
 
 /** Every reason `query()` can end a turn with: the ones it decides itself and the ones `shouldStop` hands it. */
 export type TerminalReason = LoopEndReason | StopHookReason;

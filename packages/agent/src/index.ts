@@ -11,3 +11,5 @@ export * from './real-path.js';
 export * from './safe-regex.js';
 export * from './regex-worker.js';
 export * from './model-spec.js';
+export * from './shaping.js';
+export * from './token-estimate.js';

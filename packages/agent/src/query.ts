@@ -7,6 +7,7 @@ import { appendContinuation, appendToolResults, injectSteered } from './steering
 import { settleToolUses } from './tool-batch.js';
 import { toolSpec } from './tool-exec.js';
 import type { ToolEnvironment } from './tool-prepare.js';
+import type { BeforeCall, CallInfo, RequestShaper, Shaped } from './shaping.js';
 import type { AfterTool, AnyTool, CanUseTool, ToolContext } from './tool.js';
 import { afterFinalReply, endTurn, maxTurnsResult, modelFailureResult, stoppedResult } from './turn-end.js';
 
@@ -78,6 +79,10 @@ export interface QueryParams {
   afterTool?: AfterTool;
   /** Checked after each batch of tool calls: a result ends the turn (e.g. the denial limit); see {@link ShouldStop}. */
   shouldStop?: ShouldStop;
+  /** Context management before every model call, cheapest first; see {@link RequestShaper}. */
+  shapers?: readonly RequestShaper[];
+  /** Checked before every model call (budgets): a result ends the turn; see {@link BeforeCall}. */
+  beforeCall?: BeforeCall;
   /** Sleeps between retries; replaceable so tests need no real waits. See {@link Sleep}. */
   sleep?: Sleep;
 }
@@ -114,13 +119,47 @@ function openToolUses(messages: readonly Message[]) {
   return last?.role === 'assistant' ? toolUses(last) : [];
 }
 
+/** Runs the shaper chain over the loop's history; replaces the history when a shaper moved the boundary. */
+async function shapeRequest(messages: Message[], shapers: readonly RequestShaper[], info: CallInfo): Promise<Message[]> {
+  let send: Message[] = messages;
+  for (const shaper of shapers) {
+    const shaped: Shaped = await shaper.shape(messages, send, info);
+    if (shaped.history) messages.splice(0, messages.length, ...shaped.history);
+    send = shaped.send;
+  }
+  return send;
+}
+
+/** Asks the chain, in order, for a smaller request after a `prompt_too_long`; null when no shaper has one. */
+async function recoverRequest(
+  messages: Message[],
+  send: Message[],
+  shapers: readonly RequestShaper[],
+  info: CallInfo,
+  attempt: number,
+): Promise<Message[] | null> {
+  for (const shaper of shapers) {
+    const shaped = (await shaper.recover?.(messages, send, { ...info, attempt })) ?? null;
+    if (!shaped) continue;
+    if (shaped.history) messages.splice(0, messages.length, ...shaped.history);
+    return shaped.send;
+  }
+  return null;
+}
+
+/** Whether a thrown value is the API's refusal of a request as too long. */
+function isPromptTooLong(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { kind?: unknown }).kind === 'prompt_too_long';
+}
+
 /**
  * The query loop: model call → tool uses → permission → tool execution → loop, as one async
  * generator every channel consumes. Yields AgentEvents; returns why it stopped (and yields that as
  * a last `terminal` event, except when a hook throws — then the generator throws).
  *
  * Each round: stop if aborted or out of model calls; inject steered messages
- * ({@link injectSteered}); call the model ({@link callModelWithOutputRecovery}: a tool call cut by
+ * ({@link injectSteered}); ask `beforeCall` (budgets); shape the request ({@link RequestShaper}:
+ * a `prompt_too_long` asks the chain for a smaller request and sends that); call the model ({@link callModelWithOutputRecovery}: a tool call cut by
  * `max_tokens` is retried once at `maxOutputTokens`); on a reply without tool uses, continue a cut
  * reply or complete ({@link afterFinalReply}); else settle its tool uses ({@link settleReplyToolUses}:
  * a call still cut gets an is_error result asking for smaller parts) and ask `shouldStop`.
@@ -145,12 +184,24 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Qu
     const steered = injectSteered(messages, params.drainInjected);
     if (steered) yield { type: 'user_message', message: steered };
 
+    const info: CallInfo = { call: calls, model: route.current, signal: params.signal };
+    const refused = params.beforeCall ? await params.beforeCall(info) : null;
+    if (refused) return yield* endTurn(refused);
+    const shapers = params.shapers ?? [];
+    let send = shapers.length > 0 ? await shapeRequest(messages, shapers, info) : messages;
+
     let response: ModelResponse;
-    try {
-      response = yield* callModelWithOutputRecovery(messages, route, modelCall, params.maxOutputTokens);
-    } catch (err) {
-      return yield* endTurn(modelFailureResult(err, params.signal));
+    for (let recoveries = 0; ; recoveries++) {
+      try {
+        response = yield* callModelWithOutputRecovery(send, route, modelCall, params.maxOutputTokens);
+        break;
+      } catch (err) {
+        const smaller = isPromptTooLong(err) && !params.signal.aborted ? await recoverRequest(messages, send, shapers, info, recoveries) : null;
+        if (!smaller) return yield* endTurn(modelFailureResult(err, params.signal));
+        send = smaller;
+      }
     }
+    for (const shaper of shapers) shaper.observe?.(send, response.usage);
     yield { type: 'usage', usage: response.usage, model: response.model };
     const { message } = response;
     // The API rejects empty assistant content, so an empty reply is kept out of the history.
