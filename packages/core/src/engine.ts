@@ -10,12 +10,14 @@ import {
   type QueryResult,
   type RetryPolicy,
   type SystemBlock,
+  toolSpec,
 } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import { AsyncQueue } from './async-queue.js';
 import type { AcceptResult, Channel, InboundMessage, TurnEvent } from './channel.js';
 import type { SessionKey } from './session-key.js';
 import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
+import { contextMeter, meterShaper, TokenEstimators } from './context/meter.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -182,6 +184,8 @@ export class TurnEngine {
   private readonly resumable = new Map<string, Turn[]>();
   private stopping = false;
   private readonly transcripts: TranscriptCache;
+  /** Chars-per-token estimates per model, calibrated by every call of every turn. */
+  private readonly estimators = new TokenEstimators();
   /**
    * The turns whose end waits for their last final part (give it to the channels' delivery
    * ledgers): a delivered text turn stores its end and that part's ledger row in one transaction.
@@ -401,6 +405,8 @@ export class TurnEngine {
   private async runLoop(active: ActiveTurn, policy: TurnPolicy, start: TurnStart): Promise<QueryResult> {
     const { options } = this;
     const { session, turn, agent, run, journal, log } = active;
+    const spec = options.modelSpec(options.modelName);
+    const meter = contextMeter(spec, this.estimators.of(spec.name), agent.system, policy.tools.map(toolSpec));
     const loop = query({
       model: options.model,
       modelName: options.modelName,
@@ -432,6 +438,7 @@ export class TurnEngine {
       retry: options.retry,
       maxContinuations: options.maxContinuations,
       presetResults: start.preset,
+      shapers: [meterShaper(meter)],
     });
     const durability = new DurabilityRule();
     let step = await loop.next();

@@ -81,6 +81,7 @@ export {
   type UserPayload,
 } from './transcript.js';
 export { isTimeZone, turnStamp } from './turn-stamp.js';
+export { contextMeter, meterShaper, TokenEstimators, type ContextMeter } from './context/meter.js';
 export {
   type AgentRuntime,
   countUsage,
