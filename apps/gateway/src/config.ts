@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
+import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
 import { parseProxyRange } from './client-address.js';
 import { TOOL_PROFILES } from '@switchboard/core';
@@ -86,6 +87,8 @@ export const configSchema = z.strictObject({
     .default({ name: 'claude-sonnet-4-5', baseUrl: '', apiKey: '', maxTokens: 4096 }),
   /** Per model (config-models.ts): `models.<name>` limits and prices over the built-in defaults. */
   models: modelsSchema.default({}),
+  /** Context management (config-context.ts): shapers' thresholds, compaction, tool-result budgets. */
+  context: contextSchema,
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
   permissions: z
     .strictObject({
