@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { commandName } from '@switchboard/channel-websocket';
 import { connectWs, type WsClient, type WsFrame } from '@switchboard/testkit';
 import { bearer, chat, useGateway } from './helpers.js';
-import { dbChecksums, fcParams, fuzzRuns, invalidJsonText, validValue, type JsonSchema } from './fuzz-helpers.js';
+import { dbChecksums, fcParams, fuzzRuns, hostileString, invalidJsonText, PROTO_KEYS, validValue, type JsonSchema } from './fuzz-helpers.js';
 
 // Issue 10, acceptance 1 (WebSocket half): random near-valid and hostile frames — each failing
 // validation by construction — to a live, header-authenticated socket. Every text frame is
@@ -47,6 +48,7 @@ const CLIENT_FRAME: JsonSchema = {
       'decision',
     ]),
     frame('mode', { mode: str(1, 32) }, ['mode']),
+    frame('command', { name: { type: 'string', pattern: '^/?[A-Za-z0-9_-]{1,32}$', maxLength: 33 }, args: str(0, 4000) }, ['name']),
   ],
 };
 
@@ -186,6 +188,34 @@ describe('fuzz: WebSocket frames', () => {
           assertUnchanged(() => excerpt(batch));
         },
       ),
+      fcParams(Math.max(10, Math.ceil(TOTAL / 500))),
+    );
+  }, 600_000);
+
+  it('answers valid command frames with hostile names (prototype keys, unknown names) and read-only commands once each, never internal', async () => {
+    // Commands that change the session (new, mode, compact) are not under test here.
+    const MUTATING = new Set(['new', 'mode', 'compact']);
+    const name = fc
+      .oneof(fc.constantFrom(...PROTO_KEYS, 'status', '/stop', 'CONTEXT', 'usage'), fc.stringMatching(/^\/?[A-Za-z0-9_-]{1,32}$/))
+      .filter((n) => !MUTATING.has(commandName(n)));
+    const command = fc.record(
+      { type: fc.constant('command'), name, args: fc.oneof(fc.constant(undefined), hostileString) },
+      { requiredKeys: ['type', 'name'] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { minLength: 10, maxLength: 10 }), async (batch) => {
+        const texts = batch.map((f) => JSON.stringify(f.args !== undefined && f.args.length > 4000 ? { ...f, args: f.args.slice(0, 4000) } : f));
+        const c = await socket();
+        const start = c.frames.length;
+        for (const t of texts) c.sendRaw(t);
+        framesSent += texts.length;
+        const id = await sentinel(c);
+        const answers = c.frames.slice(start).filter((f: WsFrame) => f.turnId !== id);
+        if (answers.some((f) => f.code === 'internal') || answers.length !== batch.length) {
+          throw new Error(`answers ${JSON.stringify(answers).slice(0, 800)} to:\n${excerpt(texts)}`);
+        }
+        assertUnchanged(() => excerpt(texts));
+      }),
       fcParams(Math.max(10, Math.ceil(TOTAL / 500))),
     );
   }, 600_000);

@@ -153,6 +153,7 @@ function channelPeople(deps: ChannelContextDeps, ch: Channel): ChannelPeople {
         running: engine.isRunning(s.id),
       };
     },
+    contextReport: async (conv, principalId) => engine.contextReport(await session(conv, principalId)),
     setMode: async (conv, principalId, mode) => {
       const s = await session(conv, principalId);
       const role = await roleOf(principalId);

@@ -1,5 +1,14 @@
 import type { WebClient } from '@slack/web-api';
-import { MODE_ORDER, type ChannelContext, type ChatCommandResult, type ConversationRef } from '@switchboard/core';
+import {
+  CONTEXT_CONSUMERS,
+  MODE_ORDER,
+  sharePercent,
+  utcMinute,
+  type ChannelContext,
+  type ChatCommandResult,
+  type ContextReport,
+  type ConversationRef,
+} from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalBoard } from './approval-board.js';
 import { approvalDoneMessage, parseApprovalAction, refusalText } from './approvals.js';
@@ -65,10 +74,10 @@ export async function handleBlockActions(deps: InteractionDeps, raw: unknown): P
 export type { SlashCommand } from './interaction-schemas.js';
 
 const usage = (command = '/switchboard', modes: readonly string[] = MODE_ORDER) =>
-  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`.`;
+  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`, \`${command} context\` (how full the context is).`;
 
 /**
- * `/<command> new|status|stop|mode <m>` (e.g. `/switchboard`) for a known person, in a direct message with the app
+ * `/<command> new|status|stop|mode <m>|context` (e.g. `/switchboard`) for a known person, in a direct message with the app
  * (in channels every thread is its own conversation, so the commands would have nothing to act on).
  * The core runner (`ctx.commands`) does the work; this formats its result. Returns the ephemeral answer; never throws.
  */
@@ -118,5 +127,21 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
       return `Mode set to \`${r.mode}\`.`;
     case 'refused':
       return `Mode not changed: ${escapeMrkdwn(r.reason)}`;
+    case 'report':
+      return contextReply(r.report);
   }
+}
+
+/** `/context` in mrkdwn: the size against the window, the last compaction, the consumers that fill the request. */
+function contextReply(c: ContextReport): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  const last = c.lastCompaction;
+  const consumers = c.consumers.filter((x) => x.tokens > 0).map((k) => `${CONTEXT_CONSUMERS.get(k.name) ?? k.name} ${n(k.tokens)}`);
+  return [
+    `*Context* ${n(c.tokens)} of ${n(c.window)} tokens (${sharePercent(c.tokens, c.window)}) · model \`${escapeMrkdwn(c.model)}\``,
+    `Window: ${n(c.contextWindow)} tokens, ${n(c.contextWindow - c.window)} kept for the answer`,
+    last ? `Last compaction: ${utcMinute(last.at)} (${last.trigger}), ${n(last.tokensBefore)} → ${n(last.tokensAfter)} tokens` : 'Last compaction: never',
+    ...(c.clearedResults > 0 ? [`Cleared tool results: ${c.clearedResults}`] : []),
+    `Top consumers: ${consumers.join(' · ')}`,
+  ].join('\n');
 }

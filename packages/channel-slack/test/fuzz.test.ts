@@ -72,6 +72,17 @@ function deps(fail: unknown, failing: boolean): InteractionDeps {
     stopRunning: () => maybe(true),
     sessionStatus: () => maybe({ sessionId: 's', model: 'm', mode: 'default', queueMode: 'followup', entries: 0, pendingApprovals: 0, running: false }),
     setMode: () => maybe({ ok: true, mode: 'plan' }),
+    contextReport: () =>
+      maybe({
+        model: 'm',
+        tokens: 10,
+        contextWindow: 200_000,
+        window: 180_000,
+        messages: 1,
+        clearedResults: 0,
+        lastCompaction: { at: '2026-12-01T21:00:00.000Z', trigger: 'auto', tokensBefore: 9, tokensAfter: 1 },
+        consumers: [{ name: 'history', tokens: 10 }],
+      }),
   } as unknown as ChannelPeople;
   const ctx = {
     people,
@@ -215,7 +226,7 @@ describe('Slack inbound parsers never throw', () => {
       fc.record(
         {
           command: fc.jsonValue(),
-          text: fc.oneof(fc.constantFrom('new', 'stop', 'status', 'mode plan', 'mode'), fc.jsonValue()),
+          text: fc.oneof(fc.constantFrom('new', 'stop', 'status', 'mode plan', 'mode', 'context'), fc.jsonValue()),
           user_id: fc.oneof(fc.constant('U1'), fc.jsonValue()),
           channel_id: fc.oneof(fc.constant('D1'), fc.jsonValue()),
         },

@@ -1,4 +1,12 @@
-import type { ChannelCommands, ChatCommandResult, ConversationRef } from '@switchboard/core';
+import {
+  CONTEXT_CONSUMERS,
+  sharePercent,
+  utcMinute,
+  type ChannelCommands,
+  type ChatCommandResult,
+  type ContextReport,
+  type ConversationRef,
+} from '@switchboard/core';
 
 /** The reply to someone who is not a known principal. */
 export const NOT_PAIRED =
@@ -43,5 +51,23 @@ export function commandReply(r: ChatCommandResult): string {
       return `Mode set to ${r.mode}.`;
     case 'refused':
       return `Mode not changed: ${r.reason}`;
+    case 'report':
+      return contextReply(r.report);
   }
+}
+
+/** `/context` in plain text: the size against the window, the last compaction, the consumers that fill the request. */
+function contextReply(c: ContextReport): string {
+  const n = (v: number) => v.toLocaleString('en-US');
+  const lines = [
+    `Context: ${n(c.tokens)} of ${n(c.window)} tokens (${sharePercent(c.tokens, c.window)}) · model ${c.model}`,
+    `Window: ${n(c.contextWindow)} tokens, ${n(c.contextWindow - c.window)} kept for the answer`,
+    c.lastCompaction
+      ? `Last compaction: ${utcMinute(c.lastCompaction.at)} (${c.lastCompaction.trigger}), ${n(c.lastCompaction.tokensBefore)} → ${n(c.lastCompaction.tokensAfter)} tokens`
+      : 'Last compaction: never',
+  ];
+  if (c.clearedResults > 0) lines.push(`Cleared tool results: ${c.clearedResults}`);
+  lines.push('Top consumers:');
+  for (const k of c.consumers.filter((x) => x.tokens > 0)) lines.push(`  ${CONTEXT_CONSUMERS.get(k.name) ?? k.name}: ${n(k.tokens)}`);
+  return lines.join('\n');
 }

@@ -1,5 +1,11 @@
 import { z } from 'zod';
 
+/** A command frame's `name`: up to 32 letters, digits, `_` or `-`, optionally after one `/`. */
+const COMMAND_NAME = /^\/?[A-Za-z0-9_-]{1,32}$/;
+
+/** The longest `args` of a command frame (a `/compact` instruction fits). */
+export const MAX_COMMAND_ARGS = 4000;
+
 /** Frames a client may send (see docs/protocol.md). */
 export const clientFrame = z.discriminatedUnion('type', [
   z.strictObject({
@@ -28,10 +34,18 @@ export const clientFrame = z.discriminatedUnion('type', [
   }),
   /** Sets the permission mode of your own session (within what your role allows). */
   z.strictObject({ type: z.literal('mode'), mode: z.string().min(1).max(32) }),
+  /** Runs a chat command (`/context`, `/status`, …) in your own session, as the chat channels do. */
+  z.strictObject({
+    type: z.literal('command'),
+    /** The command's name, with or without its slash (`context`, `/context`). */
+    name: z.string().regex(COMMAND_NAME, 'a command name: letters, digits, _ or -, optionally after one /').max(33),
+    /** The text after the command name (`/mode plan` → `plan`). */
+    args: z.string().max(MAX_COMMAND_ARGS).optional(),
+  }),
 ]);
 
 /** The client frame types, for telling an unknown frame from an invalid one. */
-export const CLIENT_FRAME_TYPES: readonly string[] = ['hello', 'message', 'abort', 'queue', 'new_session', 'approve', 'mode'];
+export const CLIENT_FRAME_TYPES: readonly string[] = ['hello', 'message', 'abort', 'queue', 'new_session', 'approve', 'mode', 'command'];
 export type ClientFrame = z.infer<typeof clientFrame>;
 
 /** Frames the server sends. */
@@ -49,7 +63,21 @@ export type ServerFrame =
   | { type: 'attempt_reset'; turnId: string; clientId: string | null }
   | { type: 'tool'; turnId: string; clientId: string | null; phase: 'start' | 'end'; name: string; toolUseId: string; isError?: boolean }
   | { type: 'final'; turnId: string; clientId: string | null; text: string; reason: string; cursor: number; note?: string }
-  | { type: 'error'; code: string; message: string; turnId?: string; clientId?: string | null; text?: string; cursor?: number };
+  | { type: 'error'; code: string; message: string; turnId?: string; clientId?: string | null; text?: string; cursor?: number }
+  | CommandResultFrame;
+
+/**
+ * The answer to a `command` frame that is neither an error nor one of the older frames
+ * (`session_reset`, `mode_ok`): `context`, `usage` and `compacted` for those commands,
+ * `command_result` (with `command`) for the others. `outcome` and the rest are the command's
+ * result as the core runner answers it (see `ChatCommandResult`).
+ */
+export type CommandResultFrame = {
+  type: 'context' | 'usage' | 'compacted' | 'command_result';
+  outcome: string;
+  command?: string;
+  [field: string]: unknown;
+};
 
 /** Largest frame on a connection whose upgrade carried no valid token, for its whole life. */
 export const MAX_PREAUTH_BYTES = 64 * 1024;

@@ -1,4 +1,5 @@
 export * from './account.js';
+export * from './command-frames.js';
 export * from './create-channels.js';
 export * from './frames.js';
 export * from './module.js';

@@ -17,6 +17,7 @@ import { WebSocketServer, type WebSocket, type RawData } from 'ws';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { runCommandFrame } from './command-frames.js';
 import { CLIENT_FRAME_TYPES, clientFrame, MAX_PREAUTH_BYTES, type ServerFrame } from './frames.js';
 import { UnauthenticatedCaps } from './unauthenticated-caps.js';
 import type { UpgradeAdmission, UpgradeRefusal, UpgradeTarget, WebsocketUpgrades } from './upgrades.js';
@@ -321,6 +322,14 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
         const r = await this.ctx!.people.setMode(this.conversation(conn.auth.principalId), conn.auth.principalId, frame.mode);
         if (r.ok) this.send(conn, { type: 'mode_ok', mode: r.mode });
         else this.send(conn, { type: 'error', code: 'mode_refused', message: r.reason });
+        return;
+      }
+      case 'command': {
+        const { principalId, tokenId } = conn.auth;
+        this.send(
+          conn,
+          await runCommandFrame(this.ctx!.commands, frame, { principalId, identity: `ws:${tokenId}`, conversation: this.conversation(principalId) }),
+        );
         return;
       }
       case 'abort': {

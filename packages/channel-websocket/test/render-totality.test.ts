@@ -62,6 +62,7 @@ function fakeContext(opts: { failRecord?: boolean } = {}) {
     updateSession: unused,
     resetSession: unused,
     sessionStatus: unused,
+    contextReport: unused,
     setMode: unused,
     stopRunning: unused,
     abortTurn: unused,

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { AccessListener } from './access-events.js';
 import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
+import type { ContextReport } from './context/context-report.js';
 import type { DeadLetterInput } from './dead-letters.js';
 import type { ChannelDoctor } from './doctor-check.js';
 import type { TurnEndReason, TurnEndState } from './turn-end.js';
@@ -212,6 +213,8 @@ export interface ChannelPeople {
   resetSession(conversation: ConversationRef, principalId: string): Promise<void>;
   /** What `/status` shows: never a secret. */
   sessionStatus(conversation: ConversationRef, principalId: string): Promise<SessionStatus>;
+  /** What `/context` shows for the person's session here: the next request's size, the window, the last compaction, what fills it. */
+  contextReport(conversation: ConversationRef, principalId: string): Promise<ContextReport>;
   /** Changes the person's own session mode, within what their role and broader scopes allow. */
   setMode(conversation: ConversationRef, principalId: string, mode: string): Promise<{ ok: true; mode: string } | { ok: false; reason: string }>;
   /** Aborts the running turn of the conversation's session, if any (`/stop`); false when nothing ran. */

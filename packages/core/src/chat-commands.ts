@@ -1,4 +1,5 @@
 import type { ChannelCommands, ChannelPeople, ConversationRef, SessionStatus } from './channel.js';
+import type { ContextReport } from './context/context-report.js';
 import { MODE_ORDER } from './permissions/modes.js';
 
 /** One chat command as a menu shows it. */
@@ -18,6 +19,12 @@ export interface ChatCommandInput {
   conversation: ConversationRef;
   /** The sender's identity (`telegram:<userId>`, `slack:<team>:<user>`): resolved to a principal here. */
   identity: string;
+  /**
+   * The sender's principal when the channel authenticated the sender itself (WebSocket: the
+   * client token's principal); then `identity` is not resolved. Never a principal id taken from
+   * platform input.
+   */
+  principalId?: string;
 }
 
 /**
@@ -40,7 +47,9 @@ export type ChatCommandResult =
   /** `/mode <m>`: the session's mode is now `mode`. */
   | { command: 'mode'; outcome: 'set'; mode: string }
   /** `/mode <m>` refused (the role or a broader scope does not allow it, or no such mode). */
-  | { command: 'mode'; outcome: 'refused'; reason: string };
+  | { command: 'mode'; outcome: 'refused'; reason: string }
+  /** `/context`: how full the session's next request is, the window, the last compaction and what fills the request. */
+  | { command: 'context'; outcome: 'report'; report: ContextReport };
 
 /** What one command does once the sender is known. */
 type Handler = (people: ChannelPeople, conversation: ConversationRef, principalId: string, args: string) => Promise<ChatCommandResult>;
@@ -82,6 +91,15 @@ const COMMANDS: readonly CommandDef[] = [
       return r.ok ? { command: 'mode', outcome: 'set', mode: r.mode } : { command: 'mode', outcome: 'refused', reason: r.reason };
     },
   },
+  {
+    command: 'context',
+    description: 'Show how full the context is and what fills it',
+    run: async (people, conversation, principalId) => ({
+      command: 'context',
+      outcome: 'report',
+      report: await people.contextReport(conversation, principalId),
+    }),
+  },
 ];
 
 /**
@@ -101,7 +119,7 @@ export class ChatCommands implements ChannelCommands {
 
   async run(input: ChatCommandInput): Promise<ChatCommandResult> {
     const command = input.name.toLowerCase();
-    const who = await this.people.principalFor(input.identity);
+    const who = input.principalId !== undefined ? { principalId: input.principalId } : await this.people.principalFor(input.identity);
     if (!who) return { command, outcome: 'not_paired' };
     const def = this.byName.get(command);
     if (!def) return { command, outcome: 'unknown' };

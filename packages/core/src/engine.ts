@@ -18,6 +18,7 @@ import type { AcceptResult, Channel, InboundMessage, TurnEvent } from './channel
 import type { SessionKey } from './session-key.js';
 import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { contextMeter, meterShaper, TokenEstimators } from './context/meter.js';
+import { contextReport, type ContextReport } from './context/context-report.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -248,6 +249,18 @@ export class TurnEngine {
     if (!r) return false;
     r.controller.abort(new Error('stopped by the user'));
     return true;
+  }
+
+  /**
+   * What `/context` shows for a session: its next request measured with this engine's calibrated
+   * estimator of the primary model, over the session's stored entries and its agent's system
+   * prompt and tools (before the turn policy's per-person pre-filter).
+   */
+  async contextReport(session: Session): Promise<ContextReport> {
+    const agent = this.options.agent(session.agentId);
+    const spec = this.options.modelSpec(this.options.modelName);
+    const entries = await this.transcripts.get(session.id);
+    return contextReport({ entries, system: agent.system, tools: agent.tools.map(toolSpec), spec, estimator: this.estimators.of(spec.name) });
   }
 
   /** How many turns are running now. */

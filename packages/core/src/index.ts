@@ -83,6 +83,19 @@ export {
 export { isTimeZone, turnStamp } from './turn-stamp.js';
 export { contextMeter, meterShaper, TokenEstimators, type ContextMeter } from './context/meter.js';
 export {
+  CONTEXT_CONSUMERS,
+  contextReport,
+  lastCompaction,
+  sharePercent,
+  utcMinute,
+  type ContextConsumer,
+  type ContextConsumerName,
+  type ContextReport,
+  type ContextReportInput,
+  type LastCompaction,
+} from './context/context-report.js';
+export { clearedResultText, clearedToolUses, requestView } from './context/request-view.js';
+export {
   type AgentRuntime,
   countUsage,
   type EngineOptions,

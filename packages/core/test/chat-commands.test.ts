@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { ChatCommands, MODE_ORDER, type ChannelPeople, type ConversationRef, type SessionStatus } from '../src/index.js';
+import { ChatCommands, MODE_ORDER, type ChannelPeople, type ContextReport, type ConversationRef, type SessionStatus } from '../src/index.js';
 
 const conversation: ConversationRef = { channel: 'telegram', account: 'main', id: '42', kind: 'dm' };
 const status: SessionStatus = { sessionId: 's1', model: 'm', mode: 'default', queueMode: 'followup', entries: 3, pendingApprovals: 1, running: true };
+const report: ContextReport = {
+  model: 'm',
+  tokens: 1200,
+  contextWindow: 50_000,
+  window: 45_000,
+  messages: 4,
+  clearedResults: 0,
+  lastCompaction: null,
+  consumers: [{ name: 'history', tokens: 1000 }],
+};
 
 /** People whose one known identity is `telegram:1` (principal p1); every call is logged. */
 function people(over: Partial<ChannelPeople> = {}): ChannelPeople & { calls: string[] } {
@@ -28,6 +38,10 @@ function people(over: Partial<ChannelPeople> = {}): ChannelPeople & { calls: str
       calls.push(`stop ${p}`);
       return true;
     },
+    contextReport: async (c, p) => {
+      calls.push(`context ${c.id} ${p}`);
+      return report;
+    },
     abortTurn: async () => false,
   };
   return Object.assign({ ...base, ...over }, { calls });
@@ -36,9 +50,9 @@ function people(over: Partial<ChannelPeople> = {}): ChannelPeople & { calls: str
 const run = (commands: ChatCommands, name: string, args = '', identity = 'telegram:1') => commands.run({ name, args, conversation, identity });
 
 describe('ChatCommands', () => {
-  it('lists /new, /status, /stop, /mode in menu order and knows them in any case', () => {
+  it('lists /new, /status, /stop, /mode, /context in menu order and knows them in any case', () => {
     const commands = new ChatCommands(people());
-    expect(commands.list.map((c) => c.command)).toEqual(['new', 'status', 'stop', 'mode']);
+    expect(commands.list.map((c) => c.command)).toEqual(['new', 'status', 'stop', 'mode', 'context']);
     expect(commands.list.every((c) => c.description.length > 0)).toBe(true);
     expect(commands.has('new')).toBe(true);
     expect(commands.has('MODE')).toBe(true);
@@ -76,6 +90,15 @@ describe('ChatCommands', () => {
     expect(await run(commands, 'stop')).toEqual({ command: 'stop', outcome: 'idle' });
     expect(await run(commands, 'Frobnicate')).toEqual({ command: 'frobnicate', outcome: 'unknown' });
     expect(await run(commands, 'frobnicate', '', 'telegram:2')).toEqual({ command: 'frobnicate', outcome: 'not_paired' });
+  });
+
+  it('/context answers the report of the sender session; a channel-authenticated principal is not resolved again', async () => {
+    const p = people();
+    const commands = new ChatCommands(p);
+    expect(await run(commands, 'Context')).toEqual({ command: 'context', outcome: 'report', report });
+    const viaToken = await commands.run({ name: 'context', args: '', conversation, identity: 'ws:tok-1', principalId: 'p9' });
+    expect(viaToken).toEqual({ command: 'context', outcome: 'report', report });
+    expect(p.calls).toEqual(['principalFor telegram:1', 'context 42 p1', 'context 42 p9']);
   });
 
   it('rejects when the context does (storage errors are the channel to answer)', async () => {

@@ -1,4 +1,5 @@
-import { type Channel, type ChannelContext, type ChannelPeople, ChatCommands, DeliveryLedger, type DeliveryStore } from '@switchboard/core';
+import { defaultModelSpec, TokenEstimator } from '@switchboard/agent';
+import { type Channel, type ChannelContext, type ChannelPeople, ChatCommands, contextReport, DeliveryLedger, type DeliveryStore } from '@switchboard/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { FakeChannelEnv } from './fake-channel-env.js';
 
@@ -85,6 +86,12 @@ function fakePeople(env: FakeChannelEnv): ChannelPeople {
         pendingApprovals: env.pending.length,
         running: false,
       };
+    },
+    contextReport: async (conversation, principalId) => {
+      env.request('contextReport', conversation, principalId);
+      const s = await env.session(conversation, principalId);
+      const entries = await env.storage.sessions.load(s.id);
+      return contextReport({ entries, system: [], tools: [], spec: defaultModelSpec('fake-model'), estimator: new TokenEstimator() });
     },
     setMode: async (conversation, principalId, mode) => {
       env.request('setMode', conversation, principalId, mode);

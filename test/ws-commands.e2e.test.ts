@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { connectWs, runCli, type WsClient } from '@switchboard/testkit';
+import { bearer, chat, useGateway } from './helpers.js';
+
+// Issue 13 item 5 and acceptance 8 (WebSocket): `{type:"command", name, args?}` runs a chat
+// command as the client token's principal, in that person's own session; `/context` answers a
+// `context` frame, the older commands `command_result` (or the frame their own client frame
+// answers); unknown names, bad shapes and unauthenticated sockets get clear errors.
+
+const env = useGateway({ config: { models: { 'claude-test': { contextWindow: 50_000, outputReserve: 5_000 } } } });
+
+const LONG = Array.from({ length: 375 }, (_, i) => `word${i}`).join(' ');
+
+async function owner(): Promise<WsClient> {
+  const ws = await connectWs(env.gw.wsUrl, { headers: bearer(env.gw.credentials().clientToken) });
+  await ws.next((f) => f.type === 'hello_ok');
+  return ws;
+}
+
+/** Sends one frame and takes the next frame of `type`. */
+async function ask(ws: WsClient, frame: unknown, type: string) {
+  ws.send(frame);
+  return ws.next((f) => f.type === type);
+}
+
+describe('WebSocket command frames', () => {
+  it('context: the report of your own session, the consumers largest first, without a model call', async () => {
+    const { fake, gw } = env;
+    const ws = await owner();
+    const turn = await chat(ws, 'ctx-1', LONG);
+    // The final goes out before the turn's end (its entries) is stored: `/context` reports what is stored.
+    await gw.waitForLog((l) => l.includes('turn finished') && l.includes(String(turn.end.turnId)));
+    const u = fake.requests.at(-1)!.usage!;
+    const counted = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+    const calls = fake.requests.length;
+    const f = await ask(ws, { type: 'command', name: 'context' }, 'context');
+    expect(f).toMatchObject({
+      type: 'context',
+      outcome: 'report',
+      report: { model: 'claude-test', contextWindow: 50_000, window: 45_000, messages: 2, clearedResults: 0, lastCompaction: null },
+    });
+    const report = f.report as { tokens: number; consumers: Array<{ name: string; tokens: number }> };
+    expect(report.tokens).toBeGreaterThan(counted);
+    expect(report.tokens).toBeLessThan(counted * 2);
+    expect(report.consumers.map((c) => c.name).sort()).toEqual(['history', 'summary', 'system', 'tool_results', 'tools']);
+    expect(report.consumers[0]!.name).toBe('history');
+    const counts = report.consumers.map((c) => c.tokens);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(report.consumers.find((c) => c.name === 'summary')!.tokens).toBe(0);
+    expect(fake.requests.length).toBe(calls);
+
+    // Another person's command reports that person's session, not the owner's.
+    const member = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', 'mia', '--role', 'member'], { gateway: gw })).stdout) as {
+      secret: string;
+    };
+    const other = await connectWs(gw.wsUrl, { headers: bearer(member.secret) });
+    await other.next((x) => x.type === 'hello_ok');
+    const theirs = await ask(other, { type: 'command', name: '/CONTEXT' }, 'context');
+    expect(theirs.report).toMatchObject({ messages: 0 });
+    expect(theirs.report.tokens).toBeLessThan(report.tokens);
+    await other.close();
+    await ws.close();
+  });
+
+  it('the chat commands: status, stop and mode answer command_result; new and mode <m> the frames of their own client frames', async () => {
+    const ws = await owner();
+    const status = await ask(ws, { type: 'command', name: 'status' }, 'command_result');
+    expect(status).toMatchObject({ command: 'status', outcome: 'status', status: { model: 'claude-test', running: false } });
+    expect(await ask(ws, { type: 'command', name: 'stop' }, 'command_result')).toEqual({ type: 'command_result', command: 'stop', outcome: 'idle' });
+    const usage = await ask(ws, { type: 'command', name: 'mode' }, 'command_result');
+    expect(usage).toMatchObject({ command: 'mode', outcome: 'usage', modes: expect.arrayContaining(['plan', 'default']) });
+    expect(await ask(ws, { type: 'command', name: 'mode', args: 'plan' }, 'mode_ok')).toEqual({ type: 'mode_ok', mode: 'plan' });
+    const refused = await ask(ws, { type: 'command', name: 'mode', args: 'nonsense' }, 'error');
+    expect(refused).toMatchObject({ code: 'mode_refused', message: expect.stringContaining('unknown mode') });
+    expect((await ask(ws, { type: 'command', name: 'status' }, 'command_result')).status.mode).toBe('plan');
+    expect(await ask(ws, { type: 'command', name: 'new' }, 'session_reset')).toEqual({ type: 'session_reset' });
+    expect((await ask(ws, { type: 'command', name: 'context' }, 'context')).report.messages).toBe(0);
+    await ws.close();
+  });
+
+  it('unknown names and bad shapes get one error frame each and run nothing', async () => {
+    const { fake } = env;
+    const ws = await owner();
+    const calls = fake.requests.length;
+    for (const name of ['frobnicate', '__proto__', 'constructor', '/toString']) {
+      const e = await ask(ws, { type: 'command', name }, 'error');
+      expect(e.code).toBe('unknown_command');
+      expect(e.message).toContain('expected one of new, status, stop, mode, context');
+    }
+    const bad: unknown[] = [
+      { type: 'command' },
+      { type: 'command', name: 7 },
+      { type: 'command', name: '' },
+      { type: 'command', name: 'con text' },
+      { type: 'command', name: '//context' },
+      { type: 'command', name: 'x'.repeat(40) },
+      { type: 'command', name: 'context', args: { text: 'plan' } },
+      { type: 'command', name: 'context', args: 'x'.repeat(4001) },
+      { type: 'command', name: 'context', extra: true },
+      { type: 'command', name: ['context'] },
+    ];
+    for (const frame of bad) {
+      const e = await ask(ws, frame, 'error');
+      expect(e.code, JSON.stringify(frame).slice(0, 80)).toBe('bad_frame');
+      expect(e.message).toMatch(/^Invalid command frame: /);
+    }
+    expect(fake.requests.length).toBe(calls);
+    // Still answering afterwards.
+    expect((await ask(ws, { type: 'command', name: 'stop' }, 'command_result')).outcome).toBe('idle');
+    await ws.close();
+  });
+
+  it('an unauthenticated socket cannot run a command: the frame closes it', async () => {
+    const ws = await connectWs(env.gw.wsUrl);
+    ws.send({ type: 'command', name: 'status' });
+    expect(await ws.waitClose(5_000)).toMatchObject({ code: 1008, reason: 'the first frame must be a hello with a token' });
+    expect(ws.frames).toEqual([]);
+  });
+});
