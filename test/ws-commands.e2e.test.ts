@@ -116,4 +116,18 @@ describe('WebSocket command frames', () => {
     expect(await ws.waitClose(5_000)).toMatchObject({ code: 1008, reason: 'the first frame must be a hello with a token' });
     expect(ws.frames).toEqual([]);
   });
+
+  it('a socket whose token was revoked is closed before its command runs', async () => {
+    const { gw } = env;
+    const made = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', 'rex', '--role', 'member'], { gateway: gw })).stdout) as {
+      secret: string;
+      tokenId: string;
+    };
+    const ws = await connectWs(gw.wsUrl, { headers: bearer(made.secret) });
+    await ws.next((f) => f.type === 'hello_ok');
+    expect((await runCli(['token', 'revoke', made.tokenId], { gateway: gw })).code).toBe(0);
+    ws.send({ type: 'command', name: 'status' });
+    expect(await ws.waitClose(5_000)).toMatchObject({ code: 1008, reason: 'token revoked' });
+    expect(ws.frames.filter((f) => f.type === 'command_result' || f.type === 'error')).toEqual([]);
+  });
 });
