@@ -253,7 +253,8 @@ export interface ChannelApprovals {
  * - Guarantees: `run` resolves the sender, checks, and finishes the state change before it
  *   resolves; every outcome (not paired, refused, unknown) is a {@link ChatCommandResult}.
  * - Must not: send the result's data verbatim where it could carry a secret (it never does today:
- *   `/status` holds settings and counts only).
+ *   `/status` and `/context` hold settings, counts, a model name and times only; the WebSocket
+ *   sends results as frames).
  * - Errors: `run` rejects on storage errors only; the channel answers with its own failure text.
  */
 export interface ChannelCommands {
