@@ -1,6 +1,9 @@
+import Database from 'better-sqlite3';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectWs, runCli, type WsClient } from '@switchboard/testkit';
-import { bearer, chat, useGateway } from './helpers.js';
+import { bearer, chat, personWorkspace, useGateway } from './helpers.js';
 
 // Issue 13 item 5 and acceptance 8 (WebSocket): `{type:"command", name, args?}` runs a chat
 // command as the client token's principal, in that person's own session; `/context` answers a
@@ -75,6 +78,54 @@ describe('WebSocket command frames', () => {
     expect((await ask(ws, { type: 'command', name: 'status' }, 'command_result')).status.mode).toBe('plan');
     expect(await ask(ws, { type: 'command', name: 'new' }, 'session_reset')).toEqual({ type: 'session_reset' });
     expect((await ask(ws, { type: 'command', name: 'context' }, 'context')).report.messages).toBe(0);
+    await ws.close();
+  });
+
+  it('context after a restart: the newest compaction boundary and the results a microcompact marker cleared', async () => {
+    const { fake } = env;
+    let ws = await owner();
+    await ask(ws, { type: 'command', name: 'new' }, 'session_reset');
+    writeFileSync(join(personWorkspace(env.gw), 'big.txt'), 'a line of the notes\n'.repeat(300));
+    fake.enqueue({ toolUses: [{ name: 'read_file', input: { path: 'big.txt' }, id: 'toolu_ctx' }] }, { text: 'Read your notes.' });
+    const turn = await chat(ws, 'ctx-tool', 'read my notes');
+    expect(turn.end).toMatchObject({ type: 'final', text: 'Read your notes.' });
+    await env.gw.waitForLog((l) => l.includes('turn finished') && l.includes(String(turn.end.turnId)));
+    const before = (await ask(ws, { type: 'command', name: 'context' }, 'context')).report;
+    expect(before).toMatchObject({ clearedResults: 0, lastCompaction: null });
+    const results = (r: typeof before) => (r.consumers as Array<{ name: string; tokens: number }>).find((c) => c.name === 'tool_results')!.tokens;
+    expect(results(before)).toBeGreaterThan(0);
+    await ws.close();
+
+    // The entries the compaction and microcompact shapers append (the brief's formats), written
+    // while the gateway is down: after the restart the report is rebuilt from the store.
+    await env.gw.stop();
+    const db = new Database(join(env.gw.dataDir, 'switchboard.db'), { fileMustExist: true });
+    const { principalId } = env.gw.credentials();
+    const session = db.prepare('select id from sessions where principal_id = ? and ended_at is null').get(principalId) as { id: string };
+    const { seq } = db.prepare('select max(seq) as seq from entries where session_id = ?').get(session.id) as { seq: number };
+    const at = Date.parse('2026-12-01T21:05:00Z');
+    const insert = db.prepare('insert into entries (session_id, seq, turn_id, kind, payload, created_at) values (?, ?, null, ?, ?, ?)');
+    const boundary = {
+      summary: 'The person asked for their files.',
+      throughSeq: 0,
+      trigger: 'manual',
+      tokensBefore: 5_000,
+      tokensAfter: 300,
+      model: 'claude-test',
+    };
+    insert.run(session.id, seq + 1, 'compact', JSON.stringify(boundary), at);
+    insert.run(session.id, seq + 2, 'microcompact', JSON.stringify({ cleared: ['toolu_ctx'], tokensBefore: 400, tokensAfter: 80 }), at + 1000);
+    db.close();
+    env.gw = await env.gw.restart();
+
+    ws = await owner();
+    const after = (await ask(ws, { type: 'command', name: 'context' }, 'context')).report;
+    expect(after.lastCompaction).toEqual({ at: '2026-12-01T21:05:00.000Z', trigger: 'manual', tokensBefore: 5_000, tokensAfter: 300 });
+    expect(after.clearedResults).toBe(1);
+    // The 6,000-character result now counts as its one-line placeholder.
+    expect(results(before)).toBeGreaterThan(1_000);
+    expect(results(after)).toBeLessThan(100);
+    expect(after.tokens).toBeLessThan(before.tokens - 1_000);
     await ws.close();
   });
 
