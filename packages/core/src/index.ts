@@ -83,6 +83,14 @@ export {
 export { isTimeZone, turnStamp } from './turn-stamp.js';
 export { contextMeter, meterShaper, TokenEstimators, type ContextMeter } from './context/meter.js';
 export {
+  type CountTokensSettings,
+  DEFAULT_COUNT_MARGIN,
+  ExactCounter,
+  type ExactCounting,
+  nearThreshold,
+  turnCounting,
+} from './context/exact-count.js';
+export {
   type AgentRuntime,
   countUsage,
   type EngineOptions,
