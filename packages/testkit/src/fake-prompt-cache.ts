@@ -108,14 +108,20 @@ function positions(body: Record<string, unknown>, ttlByPath: ReadonlyMap<string,
 }
 
 /**
+ * Tokens of a request's framing after its last block (the opening of the assistant's turn): no
+ * breakpoint covers them, so even a request read whole from the cache has a few `input_tokens`.
+ */
+export const FRAMING_TOKENS = 3;
+
+/**
  * The input tokens of a Messages or count_tokens body as the fake counts them: its whole prompt
  * (tools → system → messages) measured like the cached prefixes — so a request's cache reads
- * and writes never exceed it — with `cache_control` counting nothing, as at the API. The
- * usage of a Messages request adds up to it (`input_tokens` + cache reads + cache writes), and
- * count_tokens answers it for the same prompt.
+ * and writes never exceed it — plus {@link FRAMING_TOKENS}, with `cache_control` counting
+ * nothing, as at the API. The usage of a Messages request adds up to it (`input_tokens` + cache
+ * reads + cache writes), and count_tokens answers it for the same prompt.
  */
 export function requestTokens(body: Record<string, unknown>): number {
-  return Math.max(1, positions(body, new Map()).at(-1)?.tokens ?? 0);
+  return (positions(body, new Map()).at(-1)?.tokens ?? 0) + FRAMING_TOKENS;
 }
 
 /** The fake's memory of cached prefixes; see the file comment for the rules. */
