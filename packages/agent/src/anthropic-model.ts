@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { countTokensRequest, DEFAULT_COUNT_TOKENS_TIMEOUT_MS } from './anthropic-count.js';
 import { buildMessagesRequest } from './anthropic-request.js';
 import { ModelError } from './errors.js';
 import type { AssistantBlock } from './messages.js';
@@ -12,6 +13,8 @@ export interface AnthropicModelOptions {
   requestTimeoutMs: number;
   /** A stream that goes silent this long after its headers is aborted as stalled. */
   streamIdleTimeoutMs: number;
+  /** How long a `countTokens` call may take (default 5 s): it is only a refinement of an estimate. */
+  countTokensTimeoutMs?: number;
 }
 
 /** Parses `retry-after-ms` / `retry-after` (seconds or an HTTP date) into milliseconds. */
@@ -118,6 +121,7 @@ export class AnthropicModelClient implements ModelClient {
   private readonly client: Anthropic;
   private readonly idleMs: number;
   private readonly endpoint: ModelEndpoint;
+  private readonly countTimeoutMs: number;
 
   constructor(opts: AnthropicModelOptions) {
     this.client = new Anthropic({
@@ -128,6 +132,23 @@ export class AnthropicModelClient implements ModelClient {
     });
     this.idleMs = opts.streamIdleTimeoutMs;
     this.endpoint = modelEndpoint(opts.baseUrl);
+    this.countTimeoutMs = opts.countTokensTimeoutMs ?? DEFAULT_COUNT_TOKENS_TIMEOUT_MS;
+  }
+
+  /** `POST /v1/messages/count_tokens` for the request {@link stream} would send (see {@link countTokensRequest}). */
+  async countTokens(req: ModelRequest, signal: AbortSignal): Promise<number> {
+    if (signal.aborted) throw new ModelError('aborted', 'The model call was aborted.');
+    try {
+      const counted = await this.client.messages.countTokens(countTokensRequest(req), { signal, timeout: this.countTimeoutMs });
+      const tokens: unknown = counted?.input_tokens;
+      if (typeof tokens !== 'number' || !Number.isInteger(tokens) || tokens < 0) {
+        throw new ModelError('server', 'The model API answered a token count without a valid input_tokens.');
+      }
+      return tokens;
+    } catch (err) {
+      if (signal.aborted) throw new ModelError('aborted', 'The model call was aborted.');
+      throw classify(err, false, this.endpoint);
+    }
   }
 
   async *stream(req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamEvent, ModelResponse, void> {

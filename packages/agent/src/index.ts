@@ -5,6 +5,7 @@ export * from './events.js';
 export * from './model.js';
 export * from './anthropic-model.js';
 export * from './anthropic-request.js';
+export * from './anthropic-count.js';
 export * from './tool-exec.js';
 export * from './query.js';
 export * from './real-path.js';

@@ -37,4 +37,11 @@ export interface ModelResponse {
  */
 export interface ModelClient {
   stream(req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamEvent, ModelResponse, void>;
+  /**
+   * Optional: the input tokens the API counts for `req` (system prompt, tools and messages; the
+   * request is not sent to the model, nothing is billed). Contract: resolves with a non-negative
+   * integer; every failure (a timeout included) is thrown as a `ModelError`, classified like a
+   * call's; aborting `signal` throws `ModelError('aborted')`. A client without it has no exact count.
+   */
+  countTokens?(req: ModelRequest, signal: AbortSignal): Promise<number>;
 }

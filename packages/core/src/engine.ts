@@ -19,6 +19,7 @@ import type { SessionKey } from './session-key.js';
 import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { contextMeter, meterShaper, TokenEstimators } from './context/meter.js';
 import { contextReport, type ContextReport } from './context/context-report.js';
+import { type CountTokensSettings, turnCounting } from './context/exact-count.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -75,6 +76,8 @@ export interface EngineOptions {
   cancelApprovals?(turnId: string, reason: string): Promise<unknown>;
   /** The clock of the date and time stamped into each turn's user entry (default: the system clock). */
   now?: () => Date;
+  /** Exact token counts near the shapers' thresholds (`context.countTokens`; default on, margin 0.1). */
+  countTokens?: CountTokensSettings;
 }
 
 export interface TurnPolicyContext {
@@ -419,7 +422,8 @@ export class TurnEngine {
     const { options } = this;
     const { session, turn, agent, run, journal, log } = active;
     const spec = options.modelSpec(options.modelName);
-    const meter = contextMeter(spec, this.estimators.of(spec.name), agent.system, policy.tools.map(toolSpec));
+    const counting = turnCounting(options.countTokens, options.model, options.modelName, options.maxTokens, (fields, msg) => log.debug(fields, msg));
+    const meter = contextMeter(spec, this.estimators.of(spec.name), agent.system, policy.tools.map(toolSpec), counting);
     const loop = query({
       model: options.model,
       modelName: options.modelName,

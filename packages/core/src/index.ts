@@ -96,6 +96,14 @@ export {
 } from './context/context-report.js';
 export { clearedResultText, clearedToolUses, requestView } from './context/request-view.js';
 export {
+  type CountTokensSettings,
+  DEFAULT_COUNT_MARGIN,
+  ExactCounter,
+  type ExactCounting,
+  nearThreshold,
+  turnCounting,
+} from './context/exact-count.js';
+export {
   type AgentRuntime,
   countUsage,
   type EngineOptions,

@@ -40,6 +40,8 @@ export interface RecordedRequest {
   apiKeyMatched: boolean;
   /** The usage the fake answered a `/v1/messages` request with (set once the answer is built; absent for errors). */
   usage?: WireUsage;
+  /** The `input_tokens` the fake answered a `/v1/messages/count_tokens` request with (absent for errors). */
+  countedTokens?: number;
 }
 
 /** A tool call the scripted model makes. `id` defaults to `toolu_test_N`. */
@@ -110,6 +112,21 @@ export interface ScriptedResponse {
    */
   cutAtMaxTokens?: boolean;
 }
+
+/**
+ * One scripted `count_tokens` answer: an HTTP `error`, a `stall` (nothing is written until the
+ * client goes away or the fake closes: a timeout), or a count (`inputTokens`; default the
+ * fake's own count, `requestTokens` of the body, which equals the input counters of the usage a
+ * Messages request with the same prompt is answered with).
+ */
+export interface ScriptedCount {
+  inputTokens?: number;
+  error?: ScriptedHttpError;
+  stall?: boolean;
+}
+
+/** Picks a count_tokens answer for a (valid) request; `undefined` means the fake's own count. */
+export type CountTokensHandler = (req: RecordedRequest) => ScriptedCount | undefined;
 
 /** Picks a response for a request; `undefined` means "no opinion" (fall through). */
 export type ResponseHandler = (req: RecordedRequest) => ScriptedResponse | undefined;

@@ -1,13 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { buildStreamEvents, defaultErrorMessage, encodeSse, errorBody, estimateTokens, statusForErrorType, type WireMessage } from './anthropic-wire.js';
+import { buildStreamEvents, defaultErrorMessage, encodeSse, errorBody, statusForErrorType, type WireMessage } from './anthropic-wire.js';
 import { validateMessagesRequest } from './anthropic-validate.js';
+import { validateCountTokensRequest } from './anthropic-validate-count.js';
 import { CANARY_ANTHROPIC_KEY } from './canaries.js';
-import type { FakeAnthropicOptions, RecordedBody, RecordedRequest, ResponseHandler, ScriptedResponse } from './fake-anthropic-types.js';
+import type {
+  CountTokensHandler,
+  FakeAnthropicOptions,
+  RecordedBody,
+  RecordedRequest,
+  ResponseHandler,
+  ScriptedCount,
+  ScriptedResponse,
+} from './fake-anthropic-types.js';
 import { appendLine, appendRunLog, canarySeenPath } from './run-log.js';
 import { buildScriptedMessage, echoResponse } from './scripted-message.js';
 import { listenLoopback } from './loopback.js';
 import { cutAtMaxTokens } from './max-tokens-cut.js';
-import { type CacheAccount, defaultMinCacheTokens, PromptCache } from './fake-prompt-cache.js';
+import { type CacheAccount, defaultMinCacheTokens, PromptCache, requestTokens } from './fake-prompt-cache.js';
 
 /** A loopback fake of the Anthropic Messages API; point the SDK's `baseURL` at `url`. */
 export interface FakeAnthropic {
@@ -26,6 +35,10 @@ export interface FakeAnthropic {
   setDefault(fn: (req: RecordedRequest) => ScriptedResponse): void;
   /** A handler consulted before the queue; its `undefined` falls through. `undefined` clears it. */
   setHandler(fn: ResponseHandler | undefined): void;
+  /** The `POST /v1/messages/count_tokens` requests among `requests` (answered or refused), in arrival order. */
+  readonly countTokensRequests: RecordedRequest[];
+  /** Scripts the count_tokens answers (they never consume the Messages queue); `undefined` restores the fake's own count. */
+  setCountTokensHandler(fn: CountTokensHandler | undefined): void;
   /** Resolves with `requests` once at least `n` requests were received; rejects after `timeoutMs`. */
   waitForRequests(n: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Resolves once at least `n` responses are waiting at a hold point. */
@@ -49,6 +62,7 @@ function deferred(): Deferred {
 
 const MAX_BODY = 32 * 1024 * 1024;
 const SECRET_HEADERS = new Set(['x-api-key', 'authorization']);
+const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
 
 class FakeAnthropicServer implements FakeAnthropic {
   readonly requests: RecordedRequest[] = [];
@@ -57,6 +71,7 @@ class FakeAnthropicServer implements FakeAnthropic {
   held = 0;
   private readonly queue: ScriptedResponse[] = [];
   private handler: ResponseHandler | undefined;
+  private countHandler: CountTokensHandler | undefined;
   private defaultFn: (req: RecordedRequest) => ScriptedResponse = echoResponse;
   private gate = deferred();
   private readonly listeners = new Set<() => void>();
@@ -103,6 +118,14 @@ class FakeAnthropicServer implements FakeAnthropic {
 
   setHandler(fn: ResponseHandler | undefined): void {
     this.handler = fn;
+  }
+
+  get countTokensRequests(): RecordedRequest[] {
+    return this.requests.filter((r) => r.path === COUNT_TOKENS_PATH);
+  }
+
+  setCountTokensHandler(fn: CountTokensHandler | undefined): void {
+    this.countHandler = fn;
   }
 
   waitForRequests(n: number, timeoutMs = 10_000): Promise<RecordedRequest[]> {
@@ -205,20 +228,32 @@ class FakeAnthropicServer implements FakeAnthropic {
         id,
       );
     }
-    if (path !== '/v1/messages' && path !== '/v1/messages/count_tokens') return this.sendError(res, 404, 'not_found_error', 'Not Found', id);
+    if (path !== '/v1/messages' && path !== COUNT_TOKENS_PATH) return this.sendError(res, 404, 'not_found_error', 'Not Found', id);
     if (rec.method !== 'POST') return this.sendError(res, 405, 'invalid_request_error', `Method ${rec.method} not allowed`, id);
     if (!apiKeyMatched) return this.sendError(res, 401, 'authentication_error', 'invalid x-api-key', id);
     if (!req.headers['anthropic-version']) return this.sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required', id);
     if (parseError !== undefined || parsed === undefined) {
       return this.sendError(res, 400, 'invalid_request_error', 'There was an error parsing the body of your request: invalid JSON', id);
     }
-    const invalid = path === '/v1/messages' ? validateMessagesRequest(parsed) : undefined;
+    const invalid = path === COUNT_TOKENS_PATH ? validateCountTokensRequest(parsed) : validateMessagesRequest(parsed);
     if (invalid) return this.sendError(res, 400, 'invalid_request_error', invalid.message, id);
-    if (path === '/v1/messages/count_tokens') {
-      return this.sendJson(res, 200, { input_tokens: estimateTokens({ s: body.system, m: body.messages, t: body.tools }) }, id);
-    }
+    if (path === COUNT_TOKENS_PATH) return this.answerCount(rec, this.countHandler?.(rec) ?? {}, res);
     const scripted = this.handler?.(rec) ?? this.queue.shift() ?? this.defaultFn(rec);
     await this.respond(rec, scripted, gate, res, this.cache.account(parsed as Record<string, unknown>));
+  }
+
+  /** Answers a valid count_tokens request as scripted (see {@link ScriptedCount}). */
+  private async answerCount(rec: RecordedRequest, scripted: ScriptedCount, res: ServerResponse): Promise<void> {
+    if (scripted.error) {
+      const e = scripted.error;
+      return this.sendError(res, e.status, e.type, e.message, rec.id, e.headers, e.details);
+    }
+    if (scripted.stall) {
+      if (!res.closed) await new Promise<void>((resolve) => res.once('close', () => resolve()));
+      return;
+    }
+    rec.countedTokens = scripted.inputTokens ?? requestTokens(rec.body);
+    return this.sendJson(res, 200, { input_tokens: rec.countedTokens }, rec.id);
   }
 
   /** Waits at a hold point until released or the client goes away; returns false if it went away. */

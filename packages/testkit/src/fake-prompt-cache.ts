@@ -12,7 +12,7 @@
  *   breakpoint counts as the first) and takes the longest prefix found;
  * - an entry lives for its TTL (5 minutes or 1 hour) from the start of the request that wrote or
  *   last read it.
- * Tokens are estimated like the rest of the fake: 4 characters of JSON per token.
+ * Tokens are estimated like the rest of the fake: 4 characters of JSON per token (see {@link requestTokens}).
  */
 import { createHash } from 'node:crypto';
 import { cacheMarks, type CacheTtl } from './anthropic-cache-rules.js';
@@ -105,6 +105,23 @@ function positions(body: Record<string, unknown>, ttlByPath: ReadonlyMap<string,
   const last = out.at(-1);
   if (auto && last && !last.ttl) last.ttl = auto;
   return out;
+}
+
+/**
+ * Tokens of a request's framing after its last block (the opening of the assistant's turn): no
+ * breakpoint covers them, so even a request read whole from the cache has a few `input_tokens`.
+ */
+export const FRAMING_TOKENS = 3;
+
+/**
+ * The input tokens of a Messages or count_tokens body as the fake counts them: its whole prompt
+ * (tools → system → messages) measured like the cached prefixes — so a request's cache reads
+ * and writes never exceed it — plus {@link FRAMING_TOKENS}, with `cache_control` counting
+ * nothing, as at the API. The usage of a Messages request adds up to it (`input_tokens` + cache
+ * reads + cache writes), and count_tokens answers it for the same prompt.
+ */
+export function requestTokens(body: Record<string, unknown>): number {
+  return (positions(body, new Map()).at(-1)?.tokens ?? 0) + FRAMING_TOKENS;
 }
 
 /** The fake's memory of cached prefixes; see the file comment for the rules. */

@@ -1,5 +1,6 @@
 export * from './anthropic-cache-rules.js';
 export * from './anthropic-validate.js';
+export * from './anthropic-validate-count.js';
 export * from './anthropic-wire.js';
 export * from './canaries.js';
 export * from './canary-scan.js';
@@ -34,4 +35,5 @@ export {
   type TimelineEvent,
 } from './fake-channel-records.js';
 export * from './scripted-model.js';
+export * from './counting-model.js';
 export { hostileThrownValues } from './hostile-values.js';

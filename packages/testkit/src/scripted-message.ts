@@ -1,6 +1,6 @@
 import { estimateTokens, type WireBlock, type WireMessage } from './anthropic-wire.js';
 import type { RecordedRequest, ScriptedResponse } from './fake-anthropic-types.js';
-import type { CacheUsage } from './fake-prompt-cache.js';
+import { type CacheUsage, requestTokens } from './fake-prompt-cache.js';
 
 /** The default answer: text `echo: <text of the last user text block>`. */
 export function echoResponse(req: RecordedRequest): ScriptedResponse {
@@ -28,7 +28,7 @@ export interface MessageIds {
  * The assistant Message a scripted response stands for: a text block (omitted when empty and
  * tool calls follow), then one tool_use block per tool call; stop_reason `tool_use` when there
  * are tool calls, else `end_turn`, unless `stopReason` says otherwise; estimated usage, with the
- * cache reads and writes of `cache` (taken out of `input_tokens`); `r.usage` overrides any counter.
+ * cache reads and writes of `cache` (taken out of `input_tokens`; the three add up to `requestTokens`); `r.usage` overrides any counter.
  */
 export function buildScriptedMessage(rec: RecordedRequest, r: ScriptedResponse, ids: MessageIds, cache?: CacheUsage): WireMessage {
   let { text, toolUses } = r;
@@ -40,7 +40,8 @@ export function buildScriptedMessage(rec: RecordedRequest, r: ScriptedResponse, 
   const content: WireBlock[] = [];
   if (text !== undefined && !(text === '' && toolUses && toolUses.length > 0)) content.push({ type: 'text', text });
   for (const t of toolUses ?? []) content.push({ type: 'tool_use', id: t.id ?? ids.toolUseId(), name: t.name, input: t.input });
-  const total = estimateTokens({ s: rec.body.system, m: rec.body.messages, t: rec.body.tools });
+  // The three input counters add up to the request's tokens (what count_tokens answers for it).
+  const total = requestTokens(rec.body);
   const read = cache?.read ?? 0;
   const write5m = cache?.write5m ?? 0;
   const write1h = cache?.write1h ?? 0;

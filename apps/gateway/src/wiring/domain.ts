@@ -122,6 +122,7 @@ function modelClient(cfg: Readonly<Config>): ModelClient {
     ...(cfg.model.baseUrl ? { baseUrl: cfg.model.baseUrl } : {}),
     requestTimeoutMs: cfg.limits.modelRequestTimeout,
     streamIdleTimeoutMs: cfg.limits.modelStreamIdleTimeout,
+    countTokensTimeoutMs: cfg.context.countTokens.timeout,
   });
 }
 
@@ -148,6 +149,7 @@ function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; p
     channel: (id) => channels.byId.get(id),
     policy: (ctx) => policy.forTurn(ctx),
     cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
+    countTokens: { enabled: cfg.context.countTokens.enabled, margin: cfg.context.countTokens.margin },
   });
 }
 

@@ -10,6 +10,7 @@ import {
   type ToolSpec,
   type Usage,
 } from '@switchboard/agent';
+import { ExactCounter, type ExactCounting, nearThreshold } from './exact-count.js';
 
 /**
  * How big one turn's requests are, in tokens: the turn's system prompt and tool schemas are fixed,
@@ -47,15 +48,31 @@ export class TokenEstimators {
   }
 }
 
-/** The meter of one turn on `spec`'s model, with its fixed prefix (system prompt and tools). */
-export function contextMeter(spec: ModelSpec, estimator: TokenEstimator, system: readonly SystemBlock[], tools: readonly ToolSpec[]): ContextMeter {
+/**
+ * The meter of one turn on `spec`'s model, with its fixed prefix (system prompt and tools).
+ * With `counting` (and a client that has `countTokens`), `measure` asks for the exact count when
+ * the estimate is within `counting.margin` of the threshold (see {@link ExactCounter}).
+ */
+export function contextMeter(
+  spec: ModelSpec,
+  estimator: TokenEstimator,
+  system: readonly SystemBlock[],
+  tools: readonly ToolSpec[],
+  counting?: ExactCounting,
+): ContextMeter {
   const prefixChars = requestChars(system, tools, []);
   const chars = (messages: readonly Message[]) => prefixChars + messagesChars(messages);
+  const counter = counting ? new ExactCounter(counting, system, tools, estimator) : undefined;
   return {
     contextWindow: spec.contextWindow,
     window: Math.max(1, spec.contextWindow - spec.outputReserve),
     estimate: (messages) => estimator.tokens(chars(messages)),
-    measure: async (messages) => estimator.tokens(chars(messages)),
+    measure: async (messages, threshold, signal) => {
+      const size = chars(messages);
+      const estimate = estimator.tokens(size);
+      if (!counting || !counter?.available || !nearThreshold(estimate, threshold, counting.margin)) return estimate;
+      return (await counter.count(messages, size, signal)) ?? estimate;
+    },
     observe: (sent, usage) => estimator.observe(chars(sent), countedInputTokens(usage)),
   };
 }
