@@ -13,3 +13,5 @@ export * from './regex-worker.js';
 export * from './model-spec.js';
 export * from './shaping.js';
 export * from './token-estimate.js';
+export * from './result-budget.js';
+export * from './context/microcompact.js';

@@ -3,11 +3,14 @@ import {
   type AgentEvent,
   type AnyTool,
   type CanUseTool,
+  DEFAULT_MICROCOMPACT,
+  type MicrocompactSettings,
   type ModelClient,
   type ModelSpecLookup,
   type PathFilter,
   type QueryParams,
   type QueryResult,
+  type ResultBudgets,
   type RetryPolicy,
   type SystemBlock,
   toolSpec,
@@ -18,6 +21,7 @@ import type { AcceptResult, Channel, InboundMessage, TurnEvent } from './channel
 import type { SessionKey } from './session-key.js';
 import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { contextMeter, meterShaper, TokenEstimators } from './context/meter.js';
+import { microcompactForTurn } from './context/microcompact-shaper.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -74,6 +78,10 @@ export interface EngineOptions {
   cancelApprovals?(turnId: string, reason: string): Promise<unknown>;
   /** The clock of the date and time stamped into each turn's user entry (default: the system clock). */
   now?: () => Date;
+  /** The tool-result budget of every turn (default `DEFAULT_RESULT_BUDGETS`). */
+  resultBudgets?: ResultBudgets;
+  /** Microcompact's threshold and kept turns (default `DEFAULT_MICROCOMPACT`). */
+  microcompact?: MicrocompactSettings;
 }
 
 export interface TurnPolicyContext {
@@ -438,7 +446,8 @@ export class TurnEngine {
       retry: options.retry,
       maxContinuations: options.maxContinuations,
       presetResults: start.preset,
-      shapers: [meterShaper(meter)],
+      ...(options.resultBudgets ? { resultBudgets: options.resultBudgets } : {}),
+      shapers: [meterShaper(meter), await microcompactForTurn(journal, meter, options.microcompact ?? DEFAULT_MICROCOMPACT)],
     });
     const durability = new DurabilityRule();
     let step = await loop.next();

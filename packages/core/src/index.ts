@@ -83,6 +83,21 @@ export {
 export { isTimeZone, turnStamp } from './turn-stamp.js';
 export { contextMeter, meterShaper, TokenEstimators, type ContextMeter } from './context/meter.js';
 export {
+  clearedSince,
+  type MicrocompactPayload,
+  microcompactForTurn,
+  microcompactShaper,
+  type MicrocompactShaperOptions,
+} from './context/microcompact-shaper.js';
+export {
+  createReadResultTool,
+  READ_RESULT_DEFAULT_LENGTH,
+  READ_RESULT_MAX_LENGTH,
+  type ReadResultInput,
+  resultPage,
+  storedResult,
+} from './context/read-result.js';
+export {
   type AgentRuntime,
   countUsage,
   type EngineOptions,

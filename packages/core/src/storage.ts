@@ -72,7 +72,7 @@ export interface Session {
   settings: SessionSettings;
 }
 
-export type EntryKind = 'user' | 'assistant' | 'tool_start' | 'tool_result' | 'note';
+export type EntryKind = 'user' | 'assistant' | 'tool_start' | 'tool_result' | 'note' | 'compact' | 'microcompact';
 
 /** One transcript entry. `payload` is the kind's JSON (see docs/storage.md). */
 export interface NewEntry {
