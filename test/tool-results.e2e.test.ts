@@ -124,8 +124,14 @@ describe('acceptance 3: a 200 KB MCP tool result', () => {
     const { fake } = env;
     const gw = await startGateway({ modelUrl: fake.url, config });
     const alice = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-    fake.enqueue({ toolUses: [{ name: 'mcp__fx__big', input: { chars: 20_000 }, id: 'toolu_secret' }] }, { text: 'stored' });
+    fake.enqueue(
+      { toolUses: [{ name: 'mcp__fx__big', input: { chars: 20_000 }, id: 'toolu_secret' }] },
+      { toolUses: [{ name: 'read_result', input: { reference: 'toolu_secret', offset: 15_000 }, id: 'toolu_own' }] },
+      { text: 'stored' },
+    );
     expect((await chat(alice, 's1', 'store a big one')).end).toMatchObject({ type: 'final', text: 'stored' });
+    // Its own session reads it.
+    expect(resultsOf(fake.requests.at(-1)!.body as Body).get('toolu_own')!.content).toContain(pattern(20_000).slice(15_000));
     // A fresh session (the old transcript is kept): the reference is not its own.
     alice.send({ type: 'new_session' });
     await alice.next((f) => f.type === 'session_reset');
@@ -135,6 +141,7 @@ describe('acceptance 3: a 200 KB MCP tool result', () => {
     expect(turn.end).toMatchObject({ type: 'final', text: 'nothing' });
     const stolen = resultsOf(fake.requests.at(-1)!.body as Body).get('toolu_steal')!;
     expect(stolen.is_error).toBe(true);
+    expect(stolen.content).toBe('There is no stored result with reference "toolu_secret" in this session.');
     expect(stolen.content).not.toContain('0123456789');
     bob.close();
     await gw.stop();
