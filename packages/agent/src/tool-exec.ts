@@ -49,7 +49,8 @@ export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, t
       local.signal.addEventListener('abort', () => reject(local.signal.reason), { once: true });
     });
     const out = await Promise.race([tool.call(input, { ...ctx, signal: local.signal }), abortPromise]);
-    const result: ToolResultBlock = { type: 'tool_result', tool_use_id: id, content: typeof out.content === 'string' ? out.content : String(out.content) };
+    if (typeof out?.content !== 'string') throw new Error('it returned no text content');
+    const result: ToolResultBlock = { type: 'tool_result', tool_use_id: id, content: out.content };
     if (out.isError) result.is_error = true;
     return { result };
   } catch (err) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { budgetResults, cutResult, headOf, messageCaps, tailOf, toolResultBudget, type ToolResultBlock } from '../src/index.js';
+import { budgetResults, cutResult, headOf, messageCaps, runTool, tailOf, toolResultBudget, type ToolResultBlock } from '../src/index.js';
 import { settleToolUses } from '../src/tool-batch.js';
 import type { ToolEnvironment } from '../src/tool-prepare.js';
 import type { AnyTool } from '../src/tool.js';
@@ -176,5 +176,14 @@ describe('the aggregate budget over the batches of one message', () => {
     const [first, second] = step.value!;
     expect(first!.content).toBe('p'.repeat(3000));
     expect(second!.content).toMatch(/^s{1000}\n\n\[… 2000 characters omitted from offset 1000/);
+  });
+});
+
+describe('runTool', () => {
+  it('makes a result without text content an is_error result (nothing to budget)', async () => {
+    const tool: AnyTool = { name: 'odd', description: 'odd', input: z.object({}), readOnly: true, concurrencySafe: true, call: async () => ({}) as never };
+    const ctx = { signal: new AbortController().signal, toolUseId: 'u', sessionId: 's', turnId: 't', agentId: 'a', workspace: '/tmp' };
+    const out = await runTool(tool, {}, ctx, 1000);
+    expect(out.result).toEqual({ type: 'tool_result', tool_use_id: 'u', content: 'The tool odd failed: it returned no text content', is_error: true });
   });
 });
