@@ -132,8 +132,3 @@ export function budgetResults(raw: readonly RawResult[], messageRemaining: numbe
     return cut ? { result: { ...r.result, content }, fullContent: r.result.content } : { result: r.result };
   });
 }
-
-/** The characters of a result that count against a message's aggregate budget (what the model sees). */
-export function visibleChars(results: readonly BudgetedResult[]): number {
-  return results.reduce((sum, r) => sum + r.result.content.length, 0);
-}
