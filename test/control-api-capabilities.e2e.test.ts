@@ -78,7 +78,9 @@ describe('capability registry', () => {
     expect(res.json.groups['group:web']).toEqual([]);
     expect(res.json.profiles.minimal).toEqual(['read_file', 'list_files', 'search_files']);
     expect(res.json.profiles.messaging).toEqual([]);
-    expect(res.json.agents.default).toEqual(res.json.profiles.coding);
+    // Every agent that offers tools also offers read_result (it pages stored tool results).
+    expect(res.json.agents.default).toEqual([...res.json.profiles.coding, 'read_result']);
+    expect(byId.get('read_result')).toMatchObject({ kind: 'tool', source: 'builtin', risk: { readOnly: true, destructive: false, concurrencySafe: true } });
     const tools = await api(gw, 'GET', '/api/v1/capabilities?kind=tool', { token: op });
     expect((tools.json.capabilities as any[]).every((c) => c.kind === 'tool')).toBe(true);
     expect((await api(gw, 'GET', '/api/v1/capabilities/edit_file', { token: op })).json.capability.id).toBe('edit_file');
@@ -120,7 +122,7 @@ describe('capability registry', () => {
       body: { scope: { kind: 'principal', id: memberId }, behavior: 'deny', rule: 'group:fs' },
     });
     expect(created.status).toBe(201);
-    expect(await toolsOffered(member)).toEqual([]);
+    expect(names(await toolsOffered(member))).toEqual(['read_result']);
     expect(names(await toolsOffered(owner))).toContain('read_file');
     expect((await api(gw, 'DELETE', `/api/v1/rules/${created.json.rule.id}`, { token: op })).status).toBe(200);
     expect(names(await toolsOffered(member))).toContain('read_file');
@@ -147,16 +149,16 @@ describe('tool profiles and groups in the config', () => {
     expect(echo).toMatchObject({ kind: 'tool', source: 'mcp:fx', groups: ['group:mcp'], risk: { readOnly: false, openWorld: true } }); // readOnlyHint untrusted without trustAnnotations
     const mcp = res.json.groups['group:mcp'] as string[];
     expect(mcp).toContain('mcp__fx__echo');
-    expect(res.json.agents.default).toEqual(['read_file', 'list_files', 'search_files']);
-    expect(res.json.agents.everything).toEqual([...res.json.groups['group:fs'], ...mcp]);
-    expect(res.json.agents.mixed).toEqual(['read_file', 'list_files', 'search_files', ...mcp]);
-    expect(res.json.agents.plain).toEqual(res.json.groups['group:fs']);
+    expect(res.json.agents.default).toEqual(['read_file', 'list_files', 'search_files', 'read_result']);
+    expect(res.json.agents.everything).toEqual([...res.json.groups['group:fs'], ...mcp, 'read_result']);
+    expect(res.json.agents.mixed).toEqual(['read_file', 'list_files', 'search_files', ...mcp, 'read_result']);
+    expect(res.json.agents.plain).toEqual([...res.json.groups['group:fs'], 'read_result']);
 
     const ws = await connectWs(other.wsUrl, { headers: bearer(other.credentials().clientToken) });
     const before = fake.requests.length;
     await chat(ws, 'p1', 'hi');
     // The model client sends tools sorted by name (a byte-stable prompt-cache prefix).
-    expect(names((fake.requests[before]!.body.tools ?? []) as ToolDef[])).toEqual(['list_files', 'read_file', 'search_files']);
+    expect(names((fake.requests[before]!.body.tools ?? []) as ToolDef[])).toEqual(['list_files', 'read_file', 'read_result', 'search_files']);
     await ws.close();
     await other.stop();
   });

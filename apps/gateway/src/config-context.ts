@@ -13,6 +13,26 @@ const countTokensSchema = z
   })
   .prefault({});
 
+/** `context.toolResults`: the tool-result budget (docs/context.md, "Tool-result budget"). */
+const toolResultsSchema = z
+  .strictObject({
+    /** A tool's result budget in characters when it declares none (MCP tools included); absent: `limits.toolResultMaxChars`. */
+    maxChars: z.number().int().min(100).max(10_000_000).optional(),
+    /** The results of one user message together; past it the largest are cut further. */
+    maxMessageChars: z.number().int().min(100).max(100_000_000).default(200_000),
+  })
+  .prefault({});
+
+/** `context.microcompact`: sticky placeholders for old tool results (docs/context.md, "Microcompact"). */
+const microcompactSchema = z
+  .strictObject({
+    /** Fraction of W = contextWindow − outputReserve past which old results are cleared. */
+    threshold: z.number().gt(0).max(1).default(0.5),
+    /** The last K turns whose tool results stay whole. */
+    keepTurns: z.number().int().min(1).max(1000).default(3),
+  })
+  .prefault({});
+
 /**
  * `context`: how the gateway keeps each request inside the model's window (docs/context.md).
  * Every part has its own key below; thresholds are fractions of `W = contextWindow − outputReserve`
@@ -21,8 +41,15 @@ const countTokensSchema = z
 export const contextSchema = z
   .strictObject({
     countTokens: countTokensSchema,
+    toolResults: toolResultsSchema,
+    microcompact: microcompactSchema,
   })
   .prefault({});
 
 /** The `context` section as parsed. */
 export type ContextConfig = z.output<typeof contextSchema>;
+
+/** The resolved tool-result budget: `context.toolResults`, its default per-tool budget from `limits.toolResultMaxChars`. */
+export function toolResultBudgets(context: ContextConfig, limits: { toolResultMaxChars: number }): { maxChars: number; maxMessageChars: number } {
+  return { maxChars: context.toolResults.maxChars ?? limits.toolResultMaxChars, maxMessageChars: context.toolResults.maxMessageChars };
+}

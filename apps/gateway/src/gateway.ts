@@ -46,7 +46,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const { storage, databaseFile } = openStorage(cfg.gateway.dataDir);
   const mcp = await connectMcp(cfg, log);
   const channels = await openChannels(cfg, log);
-  const registry = buildRegistry(cfg, log, mcp, channels.list);
+  const registry = buildRegistry(cfg, log, mcp, channels.list, storage);
   const workspaces = await prepareWorkspaces(cfg, storage, log);
   const agents = buildAgents(cfg, registry, workspaces.directories, log);
   const models = buildModels(cfg, log);

@@ -35,8 +35,8 @@ export type AgentEvent =
   /** A tool call is about to run (persisted: a restart treats it as started). */
   | { type: 'tool_start'; toolUseId: string; name: string; input: unknown; readOnly: boolean }
   /**
-   * A tool call's result (persisted). `result` is what the model sees; `fullContent` is set
-   * when the content was cut to the tool's maxResultChars.
+   * A tool call's result (persisted). `result` is what the model sees; `fullContent` is the
+   * whole result, set when the tool-result budget cut it (see `budgetResults`).
    */
   | { type: 'tool_end'; toolUseId: string; name: string; result: ToolResultBlock; fullContent?: string }
   /** A tool call waits for a decision; `source` says which step asked (see {@link AskSource}). */

@@ -14,3 +14,5 @@ export * from './regex-worker.js';
 export * from './model-spec.js';
 export * from './shaping.js';
 export * from './token-estimate.js';
+export * from './result-budget.js';
+export * from './context/microcompact.js';

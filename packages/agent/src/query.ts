@@ -6,6 +6,7 @@ import { callModelWithOutputRecovery, finalOutputCap, settleReplyToolUses } from
 import { appendContinuation, appendToolResults, injectSteered } from './steering.js';
 import { settleToolUses } from './tool-batch.js';
 import { toolSpec } from './tool-exec.js';
+import type { ResultBudgets } from './result-budget.js';
 import type { ToolEnvironment } from './tool-prepare.js';
 import type { BeforeCall, CallInfo, RequestShaper, Shaped } from './shaping.js';
 import type { AfterTool, AnyTool, CanUseTool, ToolContext } from './tool.js';
@@ -68,6 +69,8 @@ export interface QueryParams {
   toolTimeoutMs: number;
   /** Per-tool overrides of toolTimeoutMs, by tool name. */
   toolTimeouts?: Readonly<Record<string, number>>;
+  /** The tool-result budget (default `DEFAULT_RESULT_BUDGETS`); see {@link ResultBudgets}. */
+  resultBudgets?: ResultBudgets;
   retry: RetryPolicy;
   /** How often a `max_tokens` stop is answered with "continue" before the turn ends cut. */
   maxContinuations: number;
@@ -97,6 +100,7 @@ function toolEnvironment(params: QueryParams): ToolEnvironment {
     toolTimeoutMs: params.toolTimeoutMs,
     ...(params.toolTimeouts ? { toolTimeouts: params.toolTimeouts } : {}),
     ...(params.afterTool ? { afterTool: params.afterTool } : {}),
+    ...(params.resultBudgets ? { resultBudgets: params.resultBudgets } : {}),
   };
 }
 

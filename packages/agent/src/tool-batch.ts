@@ -1,5 +1,6 @@
 import type { AgentEvent } from './events.js';
 import type { ToolResultBlock, ToolUseBlock } from './messages.js';
+import { budgetResults, DEFAULT_RESULT_BUDGETS, toolResultBudget } from './result-budget.js';
 import { runTool, type ToolRunOutcome } from './tool-exec.js';
 import { type PreparedToolUse, prepareToolUse, presetToolUse, type ReadyToolUse, type ToolEnvironment, toolContextFor } from './tool-prepare.js';
 import type { AnyTool } from './tool.js';
@@ -33,29 +34,43 @@ export function toolTimeoutFor(toolName: string, env: Pick<ToolEnvironment, 'too
 }
 
 /**
- * Runs one ready tool use under its timeout ({@link runTool}: a throw, timeout or abort becomes
- * an is_error result, the content is capped at the tool's maxResultChars), then lets
- * `env.afterTool` append its text. Throws only what `afterTool` throws.
+ * Runs the ready uses of one batch at once under their timeouts ({@link runTool}: a throw, timeout
+ * or abort becomes an is_error result), applies the tool-result budget to the batch's results
+ * together ({@link budgetResults}, within `messageRemaining` characters of the user message's
+ * aggregate budget), then lets `env.afterTool` append its text to each. Results in `ready`'s
+ * order. Throws only what `afterTool` throws.
  */
-export async function runReadyToolUse(ready: ReadyToolUse, env: ToolEnvironment): Promise<ToolRunOutcome> {
-  const ctx = toolContextFor(env, ready.use.id);
-  const outcome = await runTool(ready.tool, ready.input, ctx, toolTimeoutFor(ready.tool.name, env));
-  const extra = env.afterTool ? await env.afterTool({ tool: ready.tool, input: ready.input, result: outcome.result, ctx }) : undefined;
-  if (extra) outcome.result = { ...outcome.result, content: `${outcome.result.content}\n\n${extra}` };
-  return outcome;
+export async function runReadyToolUses(ready: readonly ReadyToolUse[], env: ToolEnvironment, messageRemaining: number): Promise<ToolRunOutcome[]> {
+  const raw = await Promise.all(ready.map((call) => runTool(call.tool, call.input, toolContextFor(env, call.use.id), toolTimeoutFor(call.tool.name, env))));
+  const budgets = env.resultBudgets ?? DEFAULT_RESULT_BUDGETS;
+  const budgeted = budgetResults(
+    ready.map((call, i) => ({ result: raw[i]!.result, budget: toolResultBudget(call.tool, budgets) })),
+    messageRemaining,
+  );
+  return Promise.all(
+    ready.map(async (call, i) => {
+      const outcome: ToolRunOutcome = budgeted[i]!;
+      const ctx = toolContextFor(env, call.use.id);
+      const extra = env.afterTool ? await env.afterTool({ tool: call.tool, input: call.input, result: outcome.result, ctx }) : undefined;
+      if (extra) outcome.result = { ...outcome.result, content: `${outcome.result.content}\n\n${extra}` };
+      return outcome;
+    }),
+  );
 }
 
 /**
  * Settles one batch: prepares its uses one after another (preset results first), yields
- * `tool_start` for each use that will run, runs those at once, then yields `tool_end` for every
- * use not settled by a preset, in request order. Returns the batch's results in request order, or
- * null when the signal fired after a preparation or while the batch ran (the turn ends aborted;
- * a batch that ran still reports its `tool_end` events first).
+ * `tool_start` for each use that will run, runs those at once ({@link runReadyToolUses}, within
+ * `messageRemaining` characters of the message's aggregate result budget), then yields `tool_end`
+ * for every use not settled by a preset, in request order. Returns the batch's results in request
+ * order, or null when the signal fired after a preparation or while the batch ran (the turn ends
+ * aborted; a batch that ran still reports its `tool_end` events first).
  */
 export async function* settleBatch(
   batch: readonly ToolUseBlock[],
   env: ToolEnvironment,
   preset?: ReadonlyMap<string, ToolResultBlock>,
+  messageRemaining = (env.resultBudgets ?? DEFAULT_RESULT_BUDGETS).maxMessageChars,
 ): AsyncGenerator<ToolBatchEvent, ToolResultBlock[] | null, void> {
   const prepared: PreparedToolUse[] = [];
   for (const use of batch) {
@@ -71,12 +86,8 @@ export async function* settleBatch(
   for (const call of ready) {
     yield { type: 'tool_start', toolUseId: call.use.id, name: call.use.name, input: call.input, readOnly: call.tool.readOnly };
   }
-  const ran = new Map<PreparedToolUse, ToolRunOutcome>();
-  await Promise.all(
-    ready.map(async (call) => {
-      ran.set(call, await runReadyToolUse(call, env));
-    }),
-  );
+  const outcomes = await runReadyToolUses(ready, env, messageRemaining);
+  const ran = new Map<PreparedToolUse, ToolRunOutcome>(ready.map((call, i) => [call, outcomes[i]!]));
   const results: ToolResultBlock[] = [];
   for (const entry of prepared) {
     const outcome = entry.status === 'settled' ? entry.outcome : ran.get(entry)!;
@@ -98,6 +109,7 @@ export async function* settleBatch(
 /**
  * Settles the tool uses of one reply (or the open ones of a resumed turn), batch by batch
  * ({@link toolBatches}, {@link settleBatch}); `preset` holds results already known by tool_use id.
+ * The batches share the user message's aggregate result budget (`resultBudgets.maxMessageChars`).
  * Returns every result in request order, or null once the signal fires (checked before each batch
  * too). Throws only what `env.afterTool` throws.
  */
@@ -107,11 +119,13 @@ export async function* settleToolUses(
   preset?: ReadonlyMap<string, ToolResultBlock>,
 ): AsyncGenerator<ToolBatchEvent, ToolResultBlock[] | null, void> {
   const results: ToolResultBlock[] = [];
+  let remaining = (env.resultBudgets ?? DEFAULT_RESULT_BUDGETS).maxMessageChars;
   for (const batch of toolBatches(uses, env.tools)) {
     if (env.signal.aborted) return null;
-    const settled = yield* settleBatch(batch, env, preset);
+    const settled = yield* settleBatch(batch, env, preset, remaining);
     if (!settled) return null;
     results.push(...settled);
+    remaining -= settled.reduce((sum, r) => sum + r.content.length, 0);
   }
   return results;
 }

@@ -29,25 +29,10 @@ export interface ToolRunOutcome {
   fullContent?: string;
 }
 
-/** Cuts content to `max` characters with a note saying so. */
-export function capResult(content: string, max: number | undefined): { content: string; cut: boolean } {
-  if (max === undefined || content.length <= max) return { content, cut: false };
-  const note = `\n\n[output cut: showing ${max} of ${content.length} characters; the full result is kept in the session store]`;
-  return { content: content.slice(0, max) + note, cut: true };
-}
-
-/**
- * The tool with `maxResultChars` set to `max` when it sets none itself (e.g. an MCP tool), so
- * that every result the model sees is capped ({@link capResult}); a tool with its own cap is
- * returned unchanged.
- */
-export function withDefaultResultCap<T extends AnyTool>(tool: T, max: number): T {
-  return tool.maxResultChars === undefined ? { ...tool, maxResultChars: max } : tool;
-}
-
 /**
  * Runs one tool call whose permission was already granted. A throw, an abort or a timeout
- * becomes an is_error result; never throws.
+ * becomes an is_error result; never throws. The result is whole: the tool-result budget is
+ * applied to the batch afterwards (`budgetResults`).
  */
 export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, timeoutMs: number): Promise<ToolRunOutcome> {
   const id = ctx.toolUseId;
@@ -64,10 +49,10 @@ export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, t
       local.signal.addEventListener('abort', () => reject(local.signal.reason), { once: true });
     });
     const out = await Promise.race([tool.call(input, { ...ctx, signal: local.signal }), abortPromise]);
-    const { content, cut } = capResult(out.content, tool.maxResultChars);
-    const result: ToolResultBlock = { type: 'tool_result', tool_use_id: id, content };
+    if (typeof out?.content !== 'string') throw new Error('it returned no text content');
+    const result: ToolResultBlock = { type: 'tool_result', tool_use_id: id, content: out.content };
     if (out.isError) result.is_error = true;
-    return cut ? { result, fullContent: out.content } : { result };
+    return { result };
   } catch (err) {
     let message: string;
     if (timedOut) message = `The tool ${tool.name} did not finish within ${timeoutMs} ms and was stopped.`;

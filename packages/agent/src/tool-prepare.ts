@@ -1,4 +1,5 @@
 import type { ToolResultBlock, ToolUseBlock } from './messages.js';
+import type { ResultBudgets } from './result-budget.js';
 import { describeZodError, type ToolRunOutcome } from './tool-exec.js';
 import type { AfterTool, AnyTool, CanUseTool, Decision, ToolContext } from './tool.js';
 
@@ -15,6 +16,8 @@ export interface ToolEnvironment {
   /** Per-tool overrides of `toolTimeoutMs`, by tool name (own properties only). */
   toolTimeouts?: Readonly<Record<string, number>>;
   afterTool?: AfterTool;
+  /** The tool-result budget (default `DEFAULT_RESULT_BUDGETS`); see docs/context.md. */
+  resultBudgets?: ResultBudgets;
 }
 
 /**

@@ -60,8 +60,14 @@ export interface Tool<I = unknown> {
   inputJsonSchema?: Record<string, unknown>;
   readOnly: boolean;
   concurrencySafe: boolean;
-  /** Results longer than this are cut for the model (kept whole in the store). */
+  /**
+   * This tool's result budget in characters: a longer result is cut for the model (head, tail and
+   * a `read_result` reference; kept whole in the store). Absent: the turn's default budget
+   * (`ResultBudgets.maxChars`). See docs/context.md, "Tool-result budget".
+   */
   maxResultChars?: number;
+  /** `'exempt'`: this tool's results are never cut (its output must be bounded by itself, e.g. `read_result`). */
+  resultBudget?: 'exempt';
   validateInput?(input: I, ctx: ToolContext): Promise<{ ok: true } | { ok: false; message: string }>;
   checkPermissions?(input: I, ctx: ToolContext): Promise<PermissionResult>;
   /** What `Tool(content)` rules match against. */

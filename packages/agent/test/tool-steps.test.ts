@@ -170,7 +170,8 @@ describe('settleBatch', () => {
     const e = env([tool('big', { maxResultChars: 3, call: async () => ({ content: 'abcdef' }) })]);
     const { events, value } = await drain(settleBatch([use('1', 'big')], e));
     expect(events[1]).toMatchObject({ type: 'tool_end', fullContent: 'abcdef' });
-    expect(value?.[0]?.content).toMatch(/^abc\n\n\[output cut: showing 3 of 6 characters/);
+    expect(value?.[0]?.content).toMatch(/^abc\n\n\[… 3 characters omitted from offset 3\. The whole result is stored with reference "1"/);
+    expect(value?.[0]?.content).toMatch(/\n\n\[output cut: showing 3 of 6 characters; the full result is kept in the session store\]$/);
   });
 
   it('returns null without running anything when the signal fires during a preparation', async () => {

@@ -3,11 +3,14 @@ import {
   type AgentEvent,
   type AnyTool,
   type CanUseTool,
+  DEFAULT_MICROCOMPACT,
+  type MicrocompactSettings,
   type ModelClient,
   type ModelSpecLookup,
   type PathFilter,
   type QueryParams,
   type QueryResult,
+  type ResultBudgets,
   type RetryPolicy,
   type SystemBlock,
   toolSpec,
@@ -20,6 +23,7 @@ import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { contextMeter, meterShaper, TokenEstimators } from './context/meter.js';
 import { contextReport, type ContextReport } from './context/context-report.js';
 import { type CountTokensSettings, turnCounting } from './context/exact-count.js';
+import { microcompactForTurn } from './context/microcompact-shaper.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -78,6 +82,10 @@ export interface EngineOptions {
   now?: () => Date;
   /** Exact token counts near the shapers' thresholds (`context.countTokens`; default on, margin 0.1). */
   countTokens?: CountTokensSettings;
+  /** The tool-result budget of every turn (default `DEFAULT_RESULT_BUDGETS`). */
+  resultBudgets?: ResultBudgets;
+  /** Microcompact's threshold and kept turns (default `DEFAULT_MICROCOMPACT`). */
+  microcompact?: MicrocompactSettings;
 }
 
 export interface TurnPolicyContext {
@@ -455,7 +463,8 @@ export class TurnEngine {
       retry: options.retry,
       maxContinuations: options.maxContinuations,
       presetResults: start.preset,
-      shapers: [meterShaper(meter)],
+      ...(options.resultBudgets ? { resultBudgets: options.resultBudgets } : {}),
+      shapers: [meterShaper(meter), await microcompactForTurn(journal, meter, options.microcompact ?? DEFAULT_MICROCOMPACT)],
     });
     const durability = new DurabilityRule();
     let step = await loop.next();

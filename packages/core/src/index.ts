@@ -94,7 +94,7 @@ export {
   type ContextReportInput,
   type LastCompaction,
 } from './context/context-report.js';
-export { clearedResultText, clearedToolUses, requestView } from './context/request-view.js';
+export { requestView } from './context/request-view.js';
 export {
   type CountTokensSettings,
   DEFAULT_COUNT_MARGIN,
@@ -103,6 +103,21 @@ export {
   nearThreshold,
   turnCounting,
 } from './context/exact-count.js';
+export {
+  clearedSince,
+  type MicrocompactPayload,
+  microcompactForTurn,
+  microcompactShaper,
+  type MicrocompactShaperOptions,
+} from './context/microcompact-shaper.js';
+export {
+  createReadResultTool,
+  READ_RESULT_DEFAULT_LENGTH,
+  READ_RESULT_MAX_LENGTH,
+  type ReadResultInput,
+  resultPage,
+  storedResult,
+} from './context/read-result.js';
 export {
   type AgentRuntime,
   countUsage,

@@ -1,17 +1,16 @@
-import { defaultModelSpec, messagesChars, requestChars, TokenEstimator, type Message, type SystemBlock, type ToolSpec } from '@switchboard/agent';
+import {
+  clearedPlaceholder,
+  defaultModelSpec,
+  messagesChars,
+  requestChars,
+  TokenEstimator,
+  type Message,
+  type SystemBlock,
+  type ToolSpec,
+} from '@switchboard/agent';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  clearedResultText,
-  clearedToolUses,
-  contextMeter,
-  contextReport,
-  lastCompaction,
-  rebuildMessages,
-  requestView,
-  type Entry,
-  type NewEntry,
-} from '../src/index.js';
+import { clearedSince, contextMeter, contextReport, lastCompaction, rebuildMessages, requestView, type Entry, type NewEntry } from '../src/index.js';
 
 const spec = { ...defaultModelSpec('claude-test'), contextWindow: 50_000, outputReserve: 5_000 };
 const system: SystemBlock[] = [{ type: 'text', text: 'You are a careful assistant. '.repeat(20) }];
@@ -118,15 +117,15 @@ describe('requestView', () => {
       ...session(),
       entry({ kind: 'microcompact', turnId: 't2', payload: { cleared: ['tu1', 42, null], tokensBefore: 2_000, tokensAfter: 300 } }),
     ];
-    expect([...clearedToolUses(entries)]).toEqual(['tu1']);
+    expect([...clearedSince(entries)]).toEqual(['tu1']);
     const view = requestView(entries);
     const results = view.flatMap((m) => m.content).filter((b) => b.type === 'tool_result');
-    expect(results).toEqual([{ type: 'tool_result', tool_use_id: 'tu1', content: clearedResultText('tu1') }]);
+    expect(results).toEqual([{ type: 'tool_result', tool_use_id: 'tu1', content: clearedPlaceholder({ tool_use_id: 'tu1', content: 'x'.repeat(6_000) }) }]);
     // The stored entries are not changed.
     expect((entries[2]!.payload as { result: { content: string } }).result.content).toHaveLength(6_000);
     const r = contextReport({ entries, system, tools, spec, estimator: new TokenEstimator(4) });
     expect(r.clearedResults).toBe(1);
-    expect(byName(r).get('tool_results')).toBe(Math.ceil((clearedResultText('tu1').length + 12) / 4));
+    expect(byName(r).get('tool_results')).toBe(Math.ceil((clearedPlaceholder({ tool_use_id: 'tu1', content: 'x'.repeat(6_000) }).length + 12) / 4));
   });
 
   it('a boundary resets the cleared set; markers after it count again', () => {
@@ -136,8 +135,8 @@ describe('requestView', () => {
       turnId: null,
       payload: { summary: 's', throughSeq: 1, trigger: 'auto', tokensBefore: 1, tokensAfter: 1, model: 'm' },
     });
-    expect([...clearedToolUses([marker(['a']), boundary, marker(['b']), marker(['c', 'b'])])].sort()).toEqual(['b', 'c']);
-    expect(clearedToolUses([marker(['a']), boundary]).size).toBe(0);
+    expect([...clearedSince([marker(['a']), boundary, marker(['b']), marker(['c', 'b'])])].sort()).toEqual(['b', 'c']);
+    expect(clearedSince([marker(['a']), boundary]).size).toBe(0);
   });
 
   it('never throws on hostile marker and boundary payloads, and the report stays finite', () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type AgentRuntime, type CapabilityRegistry, type Storage, WorkspaceDirectories, migrateLegacyWorkspace } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { withReadResult } from './tools.js';
 
 /** The workspace directories, and the move of old single workspaces into the per-person layout. */
 export interface Workspaces {
@@ -64,7 +65,7 @@ export function buildAgents(cfg: Readonly<Config>, registry: CapabilityRegistry,
     runtimes.set(id, {
       id,
       system: [{ type: 'text', text: agent.systemPrompt }],
-      tools: registry.toolsFor(agent.tools.profile),
+      tools: withReadResult(registry.toolsFor(agent.tools.profile), registry),
       maxTurns: agent.maxTurns,
       timezone: agent.timezone,
       // Each turn works in its person's or room's directory (PolicyService); this one is never created.

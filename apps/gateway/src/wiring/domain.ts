@@ -15,6 +15,7 @@ import {
 import type { Logger } from 'pino';
 import { boundarySettings, pairingSettings } from '../boundary-settings.js';
 import { type Config, configSecrets } from '../config.js';
+import { toolResultBudgets } from '../config-context.js';
 import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
 import { livePolicySettings } from '../policy-settings.js';
@@ -141,6 +142,8 @@ function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; p
     retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
     toolTimeoutMs: cfg.limits.toolTimeout,
     toolTimeouts: cfg.limits.toolTimeouts,
+    resultBudgets: toolResultBudgets(cfg.context, cfg.limits),
+    microcompact: cfg.context.microcompact,
     maxContinuations: cfg.limits.maxContinuations,
     transcriptCacheSize: cfg.limits.transcriptCacheSessions,
     transcriptCacheEntries: cfg.limits.transcriptCacheEntries,

@@ -1,9 +1,9 @@
-import type { AnyTool } from '@switchboard/agent';
-import { withDefaultResultCap } from '@switchboard/agent';
-import { CapabilityRegistry, type Channel } from '@switchboard/core';
+import { type AnyTool, READ_RESULT_TOOL } from '@switchboard/agent';
+import { CapabilityRegistry, type Channel, createReadResultTool, type Storage } from '@switchboard/core';
 import { createFileTools } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { toolResultBudgets } from '../config-context.js';
 
 /** The tools of the configured MCP servers that came up, and how to close their clients. */
 export interface McpConnection {
@@ -24,17 +24,29 @@ export async function connectMcp(cfg: Readonly<Config>, log: Logger): Promise<Mc
 }
 
 /**
- * Start-up step: the capability registry over the built-in file tools and the MCP tools. Every
- * tool's results are capped: the file tools by the same limit, any other tool (MCP) by default.
+ * Start-up step: the capability registry over the built-in file tools, the MCP tools and
+ * `read_result` (which pages stored results from `storage`). Every tool's results have a budget:
+ * the file tools declare the default one, any other tool (MCP) gets it from the turn
+ * (`context.toolResults`); `read_result` is exempt (its pages are bounded).
  */
-export function buildRegistry(cfg: Readonly<Config>, log: Logger, mcp: McpConnection, channels: readonly Channel[]): CapabilityRegistry {
-  const resultCap = cfg.limits.toolResultMaxChars;
+export function buildRegistry(cfg: Readonly<Config>, log: Logger, mcp: McpConnection, channels: readonly Channel[], storage: Storage): CapabilityRegistry {
+  const resultCap = toolResultBudgets(cfg.context, cfg.limits).maxChars;
   const fileTools = createFileTools({
     maxResultChars: resultCap,
     regexMaxLength: cfg.limits.regexMaxLength,
     regexDeadlineMs: cfg.limits.regexDeadline,
     onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
   });
-  const tools = [...fileTools, ...mcp.tools].map((tool) => withDefaultResultCap(tool, resultCap));
+  const tools = [...fileTools, ...mcp.tools, createReadResultTool(storage.sessions)];
   return new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
+}
+
+/**
+ * An agent's tools with `read_result` added (from the registry) when it offers any tool: every
+ * agent whose tools can produce a result the budget cuts can page it.
+ */
+export function withReadResult(tools: readonly AnyTool[], registry: CapabilityRegistry): AnyTool[] {
+  const reader = registry.tool(READ_RESULT_TOOL);
+  if (!reader || tools.length === 0 || tools.some((tool) => tool.name === READ_RESULT_TOOL)) return [...tools];
+  return [...tools, reader];
 }

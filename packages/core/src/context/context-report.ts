@@ -1,7 +1,8 @@
 import { messagesChars, requestChars, type Message, type ModelSpec, type SystemBlock, type TokenEstimator, type ToolSpec } from '@switchboard/agent';
 import type { Entry } from '../storage.js';
 import { contextMeter } from './meter.js';
-import { clearedToolUses, requestView } from './request-view.js';
+import { clearedSince } from './microcompact-shaper.js';
+import { requestView } from './request-view.js';
 
 /** What fills a request, as `/context` lists it. */
 export type ContextConsumerName = 'system' | 'tools' | 'tool_results' | 'history' | 'summary';
@@ -112,7 +113,7 @@ export function contextReport(input: ContextReportInput): ContextReport {
     ['history', 0],
     ['summary', 0],
   ]);
-  const clearedIds = clearedToolUses(entries);
+  const clearedIds = clearedSince(entries);
   let cleared = 0;
   for (const message of view) {
     for (const block of message.content) {
