@@ -13,3 +13,4 @@ export * from './regex-worker.js';
 export * from './model-spec.js';
 export * from './shaping.js';
 export * from './token-estimate.js';
+export * from './context/compaction.js';
