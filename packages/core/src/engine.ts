@@ -18,6 +18,9 @@ import type { AcceptResult, Channel, InboundMessage, TurnEvent } from './channel
 import type { SessionKey } from './session-key.js';
 import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { contextMeter, meterShaper, TokenEstimators } from './context/meter.js';
+import { EngineCompaction, type ManualCompactResult } from './context/compaction-engine.js';
+import { type CompactionHooks, type CompactionSettings, DEFAULT_COMPACTION } from './context/compaction-run.js';
+import type { HookTurnFields } from './permissions/hooks.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -74,6 +77,10 @@ export interface EngineOptions {
   cancelApprovals?(turnId: string, reason: string): Promise<unknown>;
   /** The clock of the date and time stamped into each turn's user entry (default: the system clock). */
   now?: () => Date;
+  /** `context.compaction` (default {@link DEFAULT_COMPACTION}); see docs/context.md. */
+  compaction?: CompactionSettings;
+  /** The PreCompact / PostCompact hooks of one compaction (`PolicyService.compactionHooks`). */
+  compactionHooks?: (fields: HookTurnFields, log: Logger) => CompactionHooks;
 }
 
 export interface TurnPolicyContext {
@@ -191,9 +198,46 @@ export class TurnEngine {
    * ledgers): a delivered text turn stores its end and that part's ledger row in one transaction.
    */
   readonly finishes = new TurnFinishes();
+  /** Auto, reactive and manual compaction, with the circuit breaker shared by all turns. */
+  private readonly compaction: EngineCompaction;
 
   constructor(private readonly options: EngineOptions) {
     this.transcripts = new TranscriptCache(options.storage, options.transcriptCacheSize ?? 256, options.transcriptCacheEntries ?? 50_000);
+    this.compaction = new EngineCompaction({
+      settings: options.compaction ?? DEFAULT_COMPACTION,
+      model: options.model,
+      primaryModel: options.modelName,
+      modelSpec: options.modelSpec,
+      estimators: this.estimators,
+      storage: options.storage,
+      transcripts: this.transcripts,
+      log: options.log,
+      ...(options.compactionHooks ? { hooks: options.compactionHooks } : {}),
+    });
+  }
+
+  /**
+   * Compacts a session now (`/compact`, the control API): `busy` while one of its turns runs or
+   * waits in its lane; a turn that arrives meanwhile waits for the compaction, then runs.
+   */
+  async compact(session: Session, request: { instructions?: string; principalId: string | null }): Promise<ManualCompactResult> {
+    if (this.stopping || this.lanes.has(session.id) || this.running.has(session.id)) return { outcome: 'busy' };
+    if ((await this.options.storage.turns.unfinished()).some((t) => t.sessionId === session.id)) return { outcome: 'busy' };
+    // A turn may have been scheduled while the store was asked.
+    if (this.lanes.has(session.id)) return { outcome: 'busy' };
+    const lane: Lane = { again: false, done: Promise.resolve() };
+    this.lanes.set(session.id, lane);
+    const work = this.compaction.manual({ session, agent: this.options.agent(session.agentId), ...request });
+    lane.done = work.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await work;
+    } finally {
+      this.lanes.delete(session.id);
+      if (lane.again) this.kick(session.id);
+    }
   }
 
   /** Durably accepts an inbound message and schedules its turn. */
@@ -438,7 +482,17 @@ export class TurnEngine {
       retry: options.retry,
       maxContinuations: options.maxContinuations,
       presetResults: start.preset,
-      shapers: [meterShaper(meter)],
+      shapers: [
+        meterShaper(meter),
+        this.compaction.shaper({
+          journal,
+          meter,
+          fields: { sessionId: session.id, turnId: turn.id, agentId: agent.id },
+          log,
+          recordCall: (usage, model) => this.recordCall(active, { type: 'usage', usage, model }),
+          notify: (text) => this.notify(active, text),
+        }),
+      ],
     });
     const durability = new DurabilityRule();
     let step = await loop.next();
@@ -477,6 +531,20 @@ export class TurnEngine {
         channel: `${message.channel}:${message.account}`,
       }),
     );
+  }
+
+  /** A model call the loop did not make (a summary call): counted in the turn's usage and recorded as its own row. */
+  private recordCall(active: ActiveTurn, ev: Extract<AgentEvent, { type: 'usage' }>): void {
+    countUsage(active.usage, ev);
+    this.recordUsage(active, ev);
+  }
+
+  /** Tells the person of a turn something in one line (channel.notify never rejects; a missing channel is logged). */
+  private async notify(active: ActiveTurn, text: string): Promise<void> {
+    const { message } = active;
+    const channel = this.options.channel(`${message.channel}:${message.account}`);
+    if (!channel) return void active.log.warn('channel not running; notice not sent');
+    await channel.notify(message.conversation, text).catch((err: unknown) => active.log.warn({ err }, 'notice failed'));
   }
 
   /** Step 5: how the loop ended becomes the turn's end — or its suspension for shutdown. */

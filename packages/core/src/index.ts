@@ -82,6 +82,10 @@ export {
 } from './transcript.js';
 export { isTimeZone, turnStamp } from './turn-stamp.js';
 export { contextMeter, meterShaper, TokenEstimators, type ContextMeter } from './context/meter.js';
+export { CompactionBreaker } from './context/compaction-breaker.js';
+export { type CompactionHooks, type CompactionSettings, DEFAULT_COMPACTION } from './context/compaction-run.js';
+export type { ManualCompactResult } from './context/compaction-engine.js';
+export { type CompactPayload, lastBoundary } from './context/compaction-view.js';
 export {
   type AgentRuntime,
   countUsage,

@@ -72,7 +72,7 @@ export interface Session {
   settings: SessionSettings;
 }
 
-export type EntryKind = 'user' | 'assistant' | 'tool_start' | 'tool_result' | 'note';
+export type EntryKind = 'user' | 'assistant' | 'tool_start' | 'tool_result' | 'note' | 'compact' | 'microcompact';
 
 /** One transcript entry. `payload` is the kind's JSON (see docs/storage.md). */
 export interface NewEntry {
@@ -336,6 +336,12 @@ export interface Storage {
     /** Appends in one transaction, numbering entries after the session's last seq. */
     append(sessionId: string, entries: NewEntry[]): Promise<Entry[]>;
     load(sessionId: string): Promise<Entry[]>;
+    /**
+     * What the model's view of the session is built from, in order: with a `compact` boundary,
+     * the last boundary, the entries after its `throughSeq` and the entries of the boundary's
+     * turn (so a long session is not re-read whole every turn); without one, everything.
+     */
+    loadFromBoundary(sessionId: string): Promise<Entry[]>;
     /** Entries of one turn, in order. */
     loadTurn(turnId: string): Promise<Entry[]>;
     /** Ends the live session of this key; the next resolve creates a fresh one. */

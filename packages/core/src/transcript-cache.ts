@@ -1,3 +1,4 @@
+import { lastBoundary } from './context/compaction-view.js';
 import type { Entry, NewEntry, Storage } from './storage.js';
 
 /**
@@ -5,7 +6,9 @@ import type { Entry, NewEntry, Storage } from './storage.js';
  * history from the database. Bounded (least recently used first out), so memory stays flat no
  * matter how many sessions a gateway serves. Only the turn engine writes transcripts, one turn
  * at a time per session, so what the store returns for each write is mirrored here in order —
- * never entries it did not store (no guessed sequence numbers).
+ * never entries it did not store (no guessed sequence numbers). From a session's last `compact`
+ * boundary on, only what the model's view is built from is held (see `loadFromBoundary`): what the
+ * boundary summarized is neither loaded nor kept.
  */
 export class TranscriptCache {
   private readonly map = new Map<string, Entry[]>();
@@ -38,7 +41,7 @@ export class TranscriptCache {
       this.map.set(sessionId, hit);
       return hit;
     }
-    const entries = await this.storage.sessions.load(sessionId);
+    const entries = await this.storage.sessions.loadFromBoundary(sessionId);
     this.map.set(sessionId, entries);
     this.entries += entries.length;
     this.trim();
@@ -49,11 +52,7 @@ export class TranscriptCache {
   async append(sessionId: string, entries: NewEntry[]): Promise<Entry[]> {
     const stored = await this.storage.sessions.append(sessionId, entries);
     const cached = this.map.get(sessionId);
-    if (cached) {
-      cached.push(...stored);
-      this.entries += stored.length;
-      this.trim();
-    }
+    if (cached) this.push(cached, stored);
     return stored;
   }
 
@@ -64,8 +63,24 @@ export class TranscriptCache {
   mirror(sessionId: string, stored: readonly Entry[]): void {
     const cached = this.map.get(sessionId);
     if (!cached || stored.length === 0) return;
+    this.push(cached, stored);
+  }
+
+  // Adds stored entries; a boundary among them drops what it summarized (its own turn's entries stay).
+  private push(cached: Entry[], stored: readonly Entry[]): void {
     cached.push(...stored);
     this.entries += stored.length;
+    if (stored.some((e) => e.kind === 'compact')) {
+      const boundary = lastBoundary(cached);
+      if (boundary) {
+        const { throughSeq } = boundary.payload;
+        const turnId = cached[boundary.index]!.turnId;
+        const kept = cached.filter((e) => e.seq > throughSeq || (turnId !== null && e.turnId === turnId));
+        this.entries -= cached.length - kept.length;
+        cached.length = 0;
+        for (const e of kept) cached.push(e);
+      }
+    }
     this.trim();
   }
 

@@ -5,6 +5,7 @@ import {
   type BoundaryPolicy,
   BoundaryService,
   type CapabilityRegistry,
+  type CompactionSettings,
   PolicyService,
   Router,
   type Session,
@@ -148,7 +149,23 @@ function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; p
     channel: (id) => channels.byId.get(id),
     policy: (ctx) => policy.forTurn(ctx),
     cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
+    compaction: compactionSettings(cfg),
+    compactionHooks: (fields, hookLog) => policy.compactionHooks(fields, hookLog),
   });
+}
+
+/** `context.compaction` as the engine takes it. */
+function compactionSettings(cfg: Readonly<Config>): CompactionSettings {
+  const c = cfg.context.compaction;
+  return {
+    auto: c.auto,
+    threshold: c.threshold,
+    keepTurns: c.keepTurns,
+    ...(c.model ? { model: c.model } : {}),
+    timeoutMs: c.timeout,
+    maxReactivePerHour: c.maxReactivePerHour,
+    summaryMaxTokens: c.summaryMaxTokens,
+  };
 }
 
 /**
