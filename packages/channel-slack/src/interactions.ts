@@ -65,7 +65,7 @@ export async function handleBlockActions(deps: InteractionDeps, raw: unknown): P
 export type { SlashCommand } from './interaction-schemas.js';
 
 const usage = (command = '/switchboard', modes: readonly string[] = MODE_ORDER) =>
-  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`.`;
+  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`, \`${command} compact [instructions]\` (summarize the conversation so far).`;
 
 /**
  * `/<command> new|status|stop|mode <m>` (e.g. `/switchboard`) for a known person, in a direct message with the app
@@ -118,5 +118,18 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
       return `Mode set to \`${r.mode}\`.`;
     case 'refused':
       return `Mode not changed: ${escapeMrkdwn(r.reason)}`;
+    case 'compacted':
+      return `Compacted the conversation: about ${r.tokensBefore} → ${r.tokensAfter} tokens. The full history stays in the transcript.`;
+    case 'not_compacted':
+      return COMPACT_REFUSALS[r.reason];
   }
 }
+
+/** Why `compact` did nothing, in Slack's words. */
+const COMPACT_REFUSALS = {
+  busy: 'Not compacted: an answer is in progress. Try again when it has finished.',
+  nothing: 'Not compacted: the conversation is still short.',
+  admins_only: 'Not compacted: only admins can compact a shared conversation.',
+  failed: 'Not compacted: the summary could not be written. Nothing changed; try again later.',
+  unavailable: 'Compaction is not available here.',
+} as const;

@@ -146,6 +146,11 @@ interface Running {
   pending: Pending[];
   /** Messages the loop took at its last model call, not yet persisted. */
   drained: Pending[];
+  /** The turn is ending: only its end is recorded and delivered now. */
+  ending: boolean;
+  /** Settles once the turn is no longer running here ({@link Running.settleEnded}). */
+  ended: Promise<void>;
+  settleEnded(): void;
 }
 
 /** One turn while it runs: what it answers, where its events go and how it writes. */
@@ -200,6 +205,8 @@ export class TurnEngine {
   readonly finishes = new TurnFinishes();
   /** Auto, reactive and manual compaction, with the circuit breaker shared by all turns. */
   private readonly compaction: EngineCompaction;
+  /** Manual compactions in progress by session: the session's next turn waits for it. */
+  private readonly compactions = new Map<string, Promise<void>>();
 
   constructor(private readonly options: EngineOptions) {
     this.transcripts = new TranscriptCache(options.storage, options.transcriptCacheSize ?? 256, options.transcriptCacheEntries ?? 50_000);
@@ -217,26 +224,29 @@ export class TurnEngine {
   }
 
   /**
-   * Compacts a session now (`/compact`, the control API): `busy` while one of its turns runs or
-   * waits in its lane; a turn that arrives meanwhile waits for the compaction, then runs.
+   * Compacts a session now (`/compact`, the control API): `busy` while one of its turns runs or is
+   * unfinished (not queued behind it); a turn that arrives meanwhile waits for the compaction, then runs.
    */
   async compact(session: Session, request: { instructions?: string; principalId: string | null }): Promise<ManualCompactResult> {
-    if (this.stopping || this.lanes.has(session.id) || this.running.has(session.id)) return { outcome: 'busy' };
+    // A turn that is only delivering its end (the person saw the answer) is waited for.
+    const run = this.running.get(session.id);
+    if (run?.ending) await run.ended;
+    if (this.stopping || this.running.has(session.id) || this.compactions.has(session.id)) return { outcome: 'busy' };
     if ((await this.options.storage.turns.unfinished()).some((t) => t.sessionId === session.id)) return { outcome: 'busy' };
-    // A turn may have been scheduled while the store was asked.
-    if (this.lanes.has(session.id)) return { outcome: 'busy' };
-    const lane: Lane = { again: false, done: Promise.resolve() };
-    this.lanes.set(session.id, lane);
+    // A turn may have started while the store was asked.
+    if (this.running.has(session.id) || this.compactions.has(session.id)) return { outcome: 'busy' };
     const work = this.compaction.manual({ session, agent: this.options.agent(session.agentId), ...request });
-    lane.done = work.then(
-      () => undefined,
-      () => undefined,
+    this.compactions.set(
+      session.id,
+      work.then(
+        () => undefined,
+        () => undefined,
+      ),
     );
     try {
       return await work;
     } finally {
-      this.lanes.delete(session.id);
-      if (lane.again) this.kick(session.id);
+      this.compactions.delete(session.id);
     }
   }
 
@@ -342,6 +352,7 @@ export class TurnEngine {
               return;
             }
             last = next.id;
+            await this.compactions.get(sessionId);
             await this.runTurn(next);
           }
           if (!lane.again) break;
@@ -382,6 +393,7 @@ export class TurnEngine {
       });
     } finally {
       this.running.delete(turn.sessionId);
+      active.run.settleEnded();
       active.queue.close();
       await active.rendering;
     }
@@ -407,7 +419,20 @@ export class TurnEngine {
           log.error({ err }, 'render failed');
         })
       : Promise.resolve(log.warn({ channel: message.channel }, 'channel not running; reply kept in the transcript'));
-    const run: Running = { turnId: turn.id, principalId: message.principalId ?? null, controller: new AbortController(), pending: [], drained: [] };
+    let settle = () => {};
+    const ended = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const run: Running = {
+      turnId: turn.id,
+      principalId: message.principalId ?? null,
+      controller: new AbortController(),
+      pending: [],
+      drained: [],
+      ending: false,
+      ended,
+      settleEnded: () => settle(),
+    };
     this.running.set(turn.sessionId, run);
     const journal = new TurnJournal(storage, this.transcripts, session.id, turn.id, turn.state === 'running');
     const agent = this.options.agent(session.agentId);
@@ -568,6 +593,7 @@ export class TurnEngine {
    */
   private async finish(active: ActiveTurn, end: TurnEnd): Promise<void> {
     const { turn, session, queue, journal } = active;
+    active.run.ending = true;
     // An approval of an ended turn can never be used: it is cancelled before anyone hears the end.
     if (this.options.cancelApprovals) {
       await this.options

@@ -15,6 +15,7 @@ export type {
   ChannelLedger,
   ChannelModule,
   ChannelPeople,
+  CompactSessionResult,
   ClientTokenCheck,
   ConfigSource,
   ConversationRef,
