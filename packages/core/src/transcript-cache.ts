@@ -2,6 +2,18 @@ import { lastBoundary } from './context/compaction-view.js';
 import type { Entry, NewEntry, Storage } from './storage.js';
 
 /**
+ * What the model's view needs of a transcript (as `Storage.sessions.loadFromBoundary` reads it):
+ * from the last boundary on, the entries after its `throughSeq` and the entries of its own turn.
+ */
+function dropSummarized(entries: Entry[]): Entry[] {
+  const boundary = lastBoundary(entries);
+  if (!boundary) return entries;
+  const { throughSeq } = boundary.payload;
+  const turnId = entries[boundary.index]!.turnId;
+  return entries.filter((e) => e.seq > throughSeq || (turnId !== null && e.turnId === turnId));
+}
+
+/**
  * The transcripts of recently active sessions, so a turn does not reload and re-parse its whole
  * history from the database. Bounded (least recently used first out), so memory stays flat no
  * matter how many sessions a gateway serves. Only the turn engine writes transcripts, one turn
@@ -41,7 +53,8 @@ export class TranscriptCache {
       this.map.set(sessionId, hit);
       return hit;
     }
-    const entries = await this.storage.sessions.loadFromBoundary(sessionId);
+    const { sessions } = this.storage;
+    const entries = sessions.loadFromBoundary ? await sessions.loadFromBoundary(sessionId) : dropSummarized(await sessions.load(sessionId));
     this.map.set(sessionId, entries);
     this.entries += entries.length;
     this.trim();
@@ -71,15 +84,10 @@ export class TranscriptCache {
     cached.push(...stored);
     this.entries += stored.length;
     if (stored.some((e) => e.kind === 'compact')) {
-      const boundary = lastBoundary(cached);
-      if (boundary) {
-        const { throughSeq } = boundary.payload;
-        const turnId = cached[boundary.index]!.turnId;
-        const kept = cached.filter((e) => e.seq > throughSeq || (turnId !== null && e.turnId === turnId));
-        this.entries -= cached.length - kept.length;
-        cached.length = 0;
-        for (const e of kept) cached.push(e);
-      }
+      const kept = dropSummarized(cached);
+      this.entries -= cached.length - kept.length;
+      cached.length = 0;
+      for (const e of kept) cached.push(e);
     }
     this.trim();
   }
