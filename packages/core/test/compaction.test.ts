@@ -36,6 +36,7 @@ function harness(entries: Entry[], model: ScriptedModel, opts: { window?: number
     model,
     summaryModel: 'summary-model',
     window: meter.window,
+    summaryContextWindow: spec.contextWindow,
     estimate: (messages) => meter.estimate(messages),
     writer: {
       transcript: async () => [...entries],

@@ -79,6 +79,7 @@ export class EngineCompaction {
       model: this.options.model,
       summaryModel: this.summaryModel(),
       window: turn.meter.window,
+      summaryContextWindow: this.options.modelSpec(this.summaryModel()).contextWindow,
       estimate: (messages) => turn.meter.estimate(messages),
       writer: {
         transcript: async () => {
@@ -115,6 +116,7 @@ export class EngineCompaction {
       model: options.model,
       summaryModel: this.summaryModel(),
       window: meter.window,
+      summaryContextWindow: options.modelSpec(this.summaryModel()).contextWindow,
       estimate: (messages) => meter.estimate(messages),
       writer: {
         transcript: () => options.transcripts.get(session.id),

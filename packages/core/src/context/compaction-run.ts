@@ -79,6 +79,8 @@ export interface CompactionContext {
   summaryModel: string;
   /** `W` of the session's model: thresholds are fractions of it. */
   window: number;
+  /** The summary model's whole context window (input and output): its request and answer must fit it. */
+  summaryContextWindow: number;
   /** Estimated tokens of a request sending `messages` (the session's meter). */
   estimate(messages: readonly Message[]): number;
   writer: BoundaryWriter;
@@ -110,8 +112,10 @@ async function locate(ctx: CompactionContext, history: readonly Message[]) {
 
 /** The summary call: no tools, bounded input, its own timeout; throws what the model client throws. */
 async function summarize(ctx: CompactionContext, head: readonly Message[], instructions: string | undefined, signal: AbortSignal): Promise<ModelResponse> {
-  // The request stays under the threshold (so under the window): shrink the serialized part until it measures so.
-  const budget = Math.floor(ctx.settings.threshold * ctx.window);
+  // The request stays under the threshold, and with its answer inside the summary model's window:
+  // shrink the serialized part until it measures so.
+  const room = Math.max(0, ctx.summaryContextWindow - ctx.settings.summaryMaxTokens);
+  const budget = Math.max(1, Math.min(Math.floor(ctx.settings.threshold * ctx.window), room));
   let maxChars = Math.max(1_000, Math.floor(budget * 3));
   let messages = summaryRequest(head, { maxChars, ...(instructions ? { instructions } : {}) });
   while (ctx.estimate(messages) > budget && maxChars > 1_000) {
@@ -119,8 +123,9 @@ async function summarize(ctx: CompactionContext, head: readonly Message[], instr
     messages = summaryRequest(head, { maxChars, ...(instructions ? { instructions } : {}) });
   }
   const timeout = AbortSignal.timeout(ctx.settings.timeoutMs);
+  const maxTokens = Math.max(256, Math.min(ctx.settings.summaryMaxTokens, ctx.summaryContextWindow - ctx.estimate(messages)));
   const stream = ctx.model.stream(
-    { model: ctx.summaryModel, system: [{ type: 'text', text: SUMMARY_SYSTEM }], messages, tools: [], maxTokens: ctx.settings.summaryMaxTokens },
+    { model: ctx.summaryModel, system: [{ type: 'text', text: SUMMARY_SYSTEM }], messages, tools: [], maxTokens },
     AbortSignal.any([signal, timeout]),
   );
   for (;;) {
