@@ -1,5 +1,6 @@
 import { defaultModelSpec, type Message, ModelError, SUMMARY_PREFIX, SUMMARY_REQUEST_MARKER, TokenEstimator } from '@switchboard/agent';
 import { ScriptedModel } from '@switchboard/testkit';
+import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Entry, NewEntry, Storage } from '../src/index.js';
@@ -163,6 +164,28 @@ describe('reactive compaction (recover)', () => {
 });
 
 describe('loading from the last boundary', () => {
+  it('a compact entry with a hostile payload is not a boundary and never throws', () => {
+    fc.assert(
+      fc.property(fc.anything(), (payload) => {
+        const entries: NewEntry[] = [...storedTurns(2), { kind: 'compact', turnId: null, payload }];
+        const valid = typeof (payload as { summary?: unknown })?.summary === 'string' && Number.isFinite((payload as { throughSeq?: unknown })?.throughSeq);
+        const { messages } = rebuildMessages(entries);
+        if (!valid) expect(messages).toEqual(rebuildMessages(storedTurns(2)).messages);
+      }),
+    );
+    for (const payload of [
+      null,
+      'x',
+      7,
+      [],
+      { summary: 1, throughSeq: 2 },
+      { summary: 's', throughSeq: '2' },
+      JSON.parse('{"__proto__": {"summary": "s", "throughSeq": 1}}'),
+    ]) {
+      expect(rebuildMessages([...storedTurns(2), { kind: 'compact', turnId: null, payload }]).messages).toHaveLength(4);
+    }
+  });
+
   it('rebuilds the summary then the entries after throughSeq, boundary entries left out', () => {
     const entries: NewEntry[] = [...storedTurns(3)];
     entries.push({ kind: 'compact', turnId: 't3', payload: { summary: 'S', throughSeq: 2, trigger: 'auto', tokensBefore: 1, tokensAfter: 1, model: 'm' } });
