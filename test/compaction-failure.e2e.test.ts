@@ -55,7 +55,7 @@ describe('a failing compaction loses nothing (acceptance 6)', () => {
     expect(entries.filter((e) => e.kind === 'compact')).toEqual([]);
     const users = entries.filter((e) => e.kind === 'user').map((e) => JSON.stringify(e.payload));
     expect(users).toHaveLength(n);
-    users.forEach((u, i) => expect(u).toContain(`message ${i + 1}:`));
+    for (const [i, u] of users.entries()) expect(u).toContain(`message ${i + 1}:`);
     expect(entries.filter((e) => e.kind === 'assistant')).toHaveLength(n);
 
     // The summary stalls past context.compaction.timeout: the same — answered, nothing lost.
