@@ -103,5 +103,10 @@ describe('auto-compaction in a long session (acceptance 1)', () => {
     expect(userTexts[0]).toContain('message 1:');
     const first = transcript.entries.find((e) => e.kind === 'user')!;
     expect(first.seq).toBeLessThanOrEqual(boundaries[0]!.payload.throughSeq!);
+
+    // Every model call is a usage row, the summary calls included, with the tokens the fake reported.
+    const usage = (await api(gw, 'GET', '/api/v1/usage', { token })).json as { totals: { calls: number; outputTokens: number } };
+    expect(usage.totals.calls).toBe(calls.length);
+    expect(usage.totals.outputTokens).toBe(calls.reduce((sum, r) => sum + r.usage!.output_tokens, 0));
   }, 300_000);
 });
