@@ -27,8 +27,10 @@ describe('turn limits', () => {
 
   it('ends with prompt_too_long and tells the person how to start afresh', async () => {
     const { fake, ws } = env;
-    fake.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 103078 tokens > 102398 maximum' } });
+    // Refused on every request (reactive compaction and its retries included), the turn ends prompt_too_long.
+    fake.setHandler(() => ({ error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 103078 tokens > 102398 maximum' } }));
     const t = await chat(ws, 'ptl', 'one more thing');
+    fake.setHandler(undefined);
     expect(t.end).toMatchObject({ type: 'error', code: 'prompt_too_long' });
     expect(t.end.message).toMatch(/new session/i);
     ws.send({ type: 'new_session' });

@@ -177,8 +177,22 @@ function channelPeople(deps: ChannelContextDeps, ch: Channel): ChannelPeople {
       if (!c || c.channel !== conv.channel || c.account !== conv.account || c.id !== conv.id) return false;
       return engine.abort(turnId);
     },
+    compactSession: async (conv, principalId, instructions) => {
+      const s = await session(conv, principalId);
+      // A shared room session is everyone's history: only its admins may summarize it away.
+      if (s.scope === 'room' && !ROOM_COMPACTORS.has(await roleOf(principalId))) return { outcome: 'admins_only' };
+      const r = await engine.compact(s, { principalId, ...(instructions ? { instructions } : {}) });
+      if (r.outcome === 'compacted') {
+        const detail = { trigger: 'manual', throughSeq: r.throughSeq, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter };
+        await storage.audit.append({ actor: `principal:${principalId}`, action: 'session.compact', target: s.id, detail });
+      }
+      return r;
+    },
   };
 }
+
+/** Who may `/compact` a shared room session. */
+const ROOM_COMPACTORS: ReadonlySet<string> = new Set(['owner', 'admin']);
 
 function channelApprovals(deps: ChannelContextDeps): ChannelApprovals {
   const { storage } = deps;

@@ -16,3 +16,4 @@ export * from './shaping.js';
 export * from './token-estimate.js';
 export * from './result-budget.js';
 export * from './context/microcompact.js';
+export * from './context/compaction.js';

@@ -127,6 +127,10 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
       return `Mode set to \`${r.mode}\`.`;
     case 'refused':
       return `Mode not changed: ${escapeMrkdwn(r.reason)}`;
+    case 'compacted':
+      return `Compacted the conversation: about ${r.tokensBefore} → ${r.tokensAfter} tokens. The full history stays in the transcript.`;
+    case 'not_compacted':
+      return COMPACT_REFUSALS[r.reason];
     case 'report':
       return contextReply(r.report);
   }
@@ -145,3 +149,12 @@ function contextReply(c: ContextReport): string {
     `Top consumers: ${consumers.join(' · ')}`,
   ].join('\n');
 }
+
+/** Why `compact` did nothing, in Slack's words. */
+const COMPACT_REFUSALS = {
+  busy: 'Not compacted: an answer is in progress. Try again when it has finished.',
+  nothing: 'Not compacted: the conversation is still short.',
+  admins_only: 'Not compacted: only admins can compact a shared conversation.',
+  failed: 'Not compacted: the summary could not be written. Nothing changed; try again later.',
+  unavailable: 'Compaction is not available here.',
+} as const;

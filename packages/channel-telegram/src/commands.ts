@@ -53,8 +53,21 @@ export function commandReply(r: ChatCommandResult): string {
       return `Mode not changed: ${r.reason}`;
     case 'report':
       return contextReply(r.report);
+    case 'compacted':
+      return `Compacted the conversation: about ${r.tokensBefore} → ${r.tokensAfter} tokens. The full history stays in the transcript.`;
+    case 'not_compacted':
+      return COMPACT_REFUSALS[r.reason];
   }
 }
+
+/** Why `/compact` did nothing, in Telegram's words. */
+const COMPACT_REFUSALS = {
+  busy: 'Not compacted: an answer is in progress. Try again when it has finished.',
+  nothing: 'Not compacted: the conversation is still short.',
+  admins_only: 'Not compacted: in a group, only admins can compact the shared conversation.',
+  failed: 'Not compacted: the summary could not be written. Nothing changed; try again later.',
+  unavailable: 'Compaction is not available here.',
+} as const;
 
 /** `/context` in plain text: the size against the window, the last compaction, the consumers that fill the request. */
 function contextReply(c: ContextReport): string {

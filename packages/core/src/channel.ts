@@ -1,3 +1,4 @@
+import type { ManualCompactResult } from './context/compaction-engine.js';
 import type { AgentEvent } from '@switchboard/agent';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
@@ -221,7 +222,15 @@ export interface ChannelPeople {
   stopRunning(conversation: ConversationRef, principalId: string): Promise<boolean>;
   /** Aborts a running turn if it belongs to this conversation (user `abort`); false otherwise. */
   abortTurn(turnId: string, conversation: ConversationRef): Promise<boolean>;
+  /**
+   * Compacts the conversation's session now (`/compact [instructions]`): in a shared room session
+   * only an owner or admin may; `busy` while a turn of it runs. Absent: the command answers `unavailable`.
+   */
+  compactSession?(conversation: ConversationRef, principalId: string, instructions: string): Promise<CompactSessionResult>;
 }
+
+/** What `/compact` did (see `TurnEngine.compact`), or why not. */
+export type CompactSessionResult = ManualCompactResult | { outcome: 'admins_only' };
 
 /**
  * Approvals as a chat shows them.

@@ -48,6 +48,14 @@ export type ChatCommandResult =
   | { command: 'mode'; outcome: 'set'; mode: string }
   /** `/mode <m>` refused (the role or a broader scope does not allow it, or no such mode). */
   | { command: 'mode'; outcome: 'refused'; reason: string }
+  /** `/compact [instructions]`: the session's history before its last turns is now a summary (estimated request tokens before and after). */
+  | { command: 'compact'; outcome: 'compacted'; tokensBefore: number; tokensAfter: number }
+  /**
+   * `/compact` did nothing: `busy` (a turn runs or waits; try again when it has finished),
+   * `nothing` (too little history), `admins_only` (a shared room session), `failed` (the summary
+   * call failed; nothing changed), `unavailable` (this channel cannot compact).
+   */
+  | { command: 'compact'; outcome: 'not_compacted'; reason: 'busy' | 'nothing' | 'admins_only' | 'failed' | 'unavailable' }
   /** `/context`: how full the session's next request is, the window, the last compaction and what fills the request. */
   | { command: 'context'; outcome: 'report'; report: ContextReport };
 
@@ -89,6 +97,16 @@ const COMMANDS: readonly CommandDef[] = [
       if (!mode) return { command: 'mode', outcome: 'usage', current: (await people.sessionStatus(conversation, principalId)).mode, modes: MODE_ORDER };
       const r = await people.setMode(conversation, principalId, mode);
       return r.ok ? { command: 'mode', outcome: 'set', mode: r.mode } : { command: 'mode', outcome: 'refused', reason: r.reason };
+    },
+  },
+  {
+    command: 'compact',
+    description: 'Summarize the conversation so far: /compact [instructions]',
+    run: async (people, conversation, principalId, args) => {
+      if (!people.compactSession) return { command: 'compact', outcome: 'not_compacted', reason: 'unavailable' };
+      const r = await people.compactSession(conversation, principalId, args.trim());
+      if (r.outcome === 'compacted') return { command: 'compact', outcome: 'compacted', tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter };
+      return { command: 'compact', outcome: 'not_compacted', reason: r.outcome };
     },
   },
   {

@@ -24,6 +24,9 @@ import { contextMeter, meterShaper, TokenEstimators } from './context/meter.js';
 import { contextReport, type ContextReport } from './context/context-report.js';
 import { type CountTokensSettings, turnCounting } from './context/exact-count.js';
 import { microcompactForTurn } from './context/microcompact-shaper.js';
+import { EngineCompaction, type ManualCompactResult } from './context/compaction-engine.js';
+import { type CompactionHooks, type CompactionSettings, DEFAULT_COMPACTION } from './context/compaction-run.js';
+import type { HookTurnFields } from './permissions/hooks.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -86,6 +89,10 @@ export interface EngineOptions {
   resultBudgets?: ResultBudgets;
   /** Microcompact's threshold and kept turns (default `DEFAULT_MICROCOMPACT`). */
   microcompact?: MicrocompactSettings;
+  /** `context.compaction` (default {@link DEFAULT_COMPACTION}); see docs/context.md. */
+  compaction?: CompactionSettings;
+  /** The PreCompact / PostCompact hooks of one compaction (`PolicyService.compactionHooks`). */
+  compactionHooks?: (fields: HookTurnFields, log: Logger) => CompactionHooks;
 }
 
 export interface TurnPolicyContext {
@@ -151,6 +158,11 @@ interface Running {
   pending: Pending[];
   /** Messages the loop took at its last model call, not yet persisted. */
   drained: Pending[];
+  /** The turn is ending: only its end is recorded and delivered now. */
+  ending: boolean;
+  /** Settles once the turn is no longer running here ({@link Running.settleEnded}). */
+  ended: Promise<void>;
+  settleEnded(): void;
 }
 
 /** One turn while it runs: what it answers, where its events go and how it writes. */
@@ -203,9 +215,51 @@ export class TurnEngine {
    * ledgers): a delivered text turn stores its end and that part's ledger row in one transaction.
    */
   readonly finishes = new TurnFinishes();
+  /** Auto, reactive and manual compaction, with the circuit breaker shared by all turns. */
+  private readonly compaction: EngineCompaction;
+  /** Manual compactions in progress by session: the session's next turn waits for it. */
+  private readonly compactions = new Map<string, Promise<void>>();
 
   constructor(private readonly options: EngineOptions) {
     this.transcripts = new TranscriptCache(options.storage, options.transcriptCacheSize ?? 256, options.transcriptCacheEntries ?? 50_000);
+    this.compaction = new EngineCompaction({
+      settings: options.compaction ?? DEFAULT_COMPACTION,
+      model: options.model,
+      primaryModel: options.modelName,
+      modelSpec: options.modelSpec,
+      estimators: this.estimators,
+      storage: options.storage,
+      transcripts: this.transcripts,
+      log: options.log,
+      ...(options.compactionHooks ? { hooks: options.compactionHooks } : {}),
+    });
+  }
+
+  /**
+   * Compacts a session now (`/compact`, the control API): `busy` while one of its turns runs or is
+   * unfinished (not queued behind it); a turn that arrives meanwhile waits for the compaction, then runs.
+   */
+  async compact(session: Session, request: { instructions?: string; principalId: string | null }): Promise<ManualCompactResult> {
+    // A turn that is only delivering its end (the person saw the answer) is waited for.
+    const run = this.running.get(session.id);
+    if (run?.ending) await run.ended;
+    if (this.stopping || this.running.has(session.id) || this.compactions.has(session.id)) return { outcome: 'busy' };
+    if ((await this.options.storage.turns.unfinished()).some((t) => t.sessionId === session.id)) return { outcome: 'busy' };
+    // A turn may have started while the store was asked.
+    if (this.running.has(session.id) || this.compactions.has(session.id)) return { outcome: 'busy' };
+    const work = this.compaction.manual({ session, agent: this.options.agent(session.agentId), ...request });
+    this.compactions.set(
+      session.id,
+      work.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    try {
+      return await work;
+    } finally {
+      this.compactions.delete(session.id);
+    }
   }
 
   /** Durably accepts an inbound message and schedules its turn. */
@@ -322,6 +376,7 @@ export class TurnEngine {
               return;
             }
             last = next.id;
+            await this.compactions.get(sessionId);
             await this.runTurn(next);
           }
           if (!lane.again) break;
@@ -362,6 +417,7 @@ export class TurnEngine {
       });
     } finally {
       this.running.delete(turn.sessionId);
+      active.run.settleEnded();
       active.queue.close();
       await active.rendering;
     }
@@ -387,7 +443,20 @@ export class TurnEngine {
           log.error({ err }, 'render failed');
         })
       : Promise.resolve(log.warn({ channel: message.channel }, 'channel not running; reply kept in the transcript'));
-    const run: Running = { turnId: turn.id, principalId: message.principalId ?? null, controller: new AbortController(), pending: [], drained: [] };
+    let settle = () => {};
+    const ended = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const run: Running = {
+      turnId: turn.id,
+      principalId: message.principalId ?? null,
+      controller: new AbortController(),
+      pending: [],
+      drained: [],
+      ending: false,
+      ended,
+      settleEnded: () => settle(),
+    };
     this.running.set(turn.sessionId, run);
     const journal = new TurnJournal(storage, this.transcripts, session.id, turn.id, turn.state === 'running');
     const agent = this.options.agent(session.agentId);
@@ -464,7 +533,18 @@ export class TurnEngine {
       maxContinuations: options.maxContinuations,
       presetResults: start.preset,
       ...(options.resultBudgets ? { resultBudgets: options.resultBudgets } : {}),
-      shapers: [meterShaper(meter), await microcompactForTurn(journal, meter, options.microcompact ?? DEFAULT_MICROCOMPACT)],
+      shapers: [
+        meterShaper(meter),
+        await microcompactForTurn(journal, meter, options.microcompact ?? DEFAULT_MICROCOMPACT),
+        this.compaction.shaper({
+          journal,
+          meter,
+          fields: { sessionId: session.id, turnId: turn.id, agentId: agent.id },
+          log,
+          recordCall: (usage, model) => this.recordCall(active, { type: 'usage', usage, model }),
+          notify: (text) => this.notify(active, text),
+        }),
+      ],
     });
     const durability = new DurabilityRule();
     let step = await loop.next();
@@ -505,6 +585,20 @@ export class TurnEngine {
     );
   }
 
+  /** A model call the loop did not make (a summary call): counted in the turn's usage and recorded as its own row. */
+  private recordCall(active: ActiveTurn, ev: Extract<AgentEvent, { type: 'usage' }>): void {
+    countUsage(active.usage, ev);
+    this.recordUsage(active, ev);
+  }
+
+  /** Tells the person of a turn something in one line (channel.notify never rejects; a missing channel is logged). */
+  private async notify(active: ActiveTurn, text: string): Promise<void> {
+    const { message } = active;
+    const channel = this.options.channel(`${message.channel}:${message.account}`);
+    if (!channel) return void active.log.warn('channel not running; notice not sent');
+    await channel.notify(message.conversation, text).catch((err: unknown) => active.log.warn({ err }, 'notice failed'));
+  }
+
   /** Step 5: how the loop ended becomes the turn's end — or its suspension for shutdown. */
   private async endLoop(active: ActiveTurn, policy: TurnPolicy, result: QueryResult): Promise<void> {
     const reason: TurnEndReason = result.reason;
@@ -526,6 +620,7 @@ export class TurnEngine {
    */
   private async finish(active: ActiveTurn, end: TurnEnd): Promise<void> {
     const { turn, session, queue, journal } = active;
+    active.run.ending = true;
     // An approval of an ended turn can never be used: it is cancelled before anyone hears the end.
     if (this.options.cancelApprovals) {
       await this.options

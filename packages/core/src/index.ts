@@ -15,6 +15,7 @@ export type {
   ChannelLedger,
   ChannelModule,
   ChannelPeople,
+  CompactSessionResult,
   ClientTokenCheck,
   ConfigSource,
   ConversationRef,
@@ -82,6 +83,10 @@ export {
 } from './transcript.js';
 export { isTimeZone, turnStamp } from './turn-stamp.js';
 export { contextMeter, meterShaper, TokenEstimators, type ContextMeter } from './context/meter.js';
+export { CompactionBreaker } from './context/compaction-breaker.js';
+export { type CompactionHooks, type CompactionSettings, DEFAULT_COMPACTION } from './context/compaction-run.js';
+export type { ManualCompactResult } from './context/compaction-engine.js';
+export { type CompactPayload, lastBoundary } from './context/compaction-view.js';
 export {
   CONTEXT_CONSUMERS,
   contextReport,

@@ -336,6 +336,13 @@ export interface Storage {
     /** Appends in one transaction, numbering entries after the session's last seq. */
     append(sessionId: string, entries: NewEntry[]): Promise<Entry[]>;
     load(sessionId: string): Promise<Entry[]>;
+    /**
+     * What the model's view of the session is built from, in order: with a `compact` boundary,
+     * the last boundary, the entries after its `throughSeq` and the entries of the boundary's
+     * turn (so a long session is not re-read whole every turn); without one, everything.
+     * Optional: without it the transcript cache loads everything and drops what precedes the boundary.
+     */
+    loadFromBoundary?(sessionId: string): Promise<Entry[]>;
     /** Entries of one turn, in order. */
     loadTurn(turnId: string): Promise<Entry[]>;
     /** Ends the live session of this key; the next resolve creates a fresh one. */

@@ -1,11 +1,26 @@
+import { lastBoundary } from './context/compaction-view.js';
 import type { Entry, NewEntry, Storage } from './storage.js';
+
+/**
+ * What the model's view needs of a transcript (as `Storage.sessions.loadFromBoundary` reads it):
+ * from the last boundary on, the entries after its `throughSeq` and the entries of its own turn.
+ */
+function dropSummarized(entries: Entry[]): Entry[] {
+  const boundary = lastBoundary(entries);
+  if (!boundary) return entries;
+  const { throughSeq } = boundary.payload;
+  const turnId = entries[boundary.index]!.turnId;
+  return entries.filter((e) => e.seq > throughSeq || (turnId !== null && e.turnId === turnId));
+}
 
 /**
  * The transcripts of recently active sessions, so a turn does not reload and re-parse its whole
  * history from the database. Bounded (least recently used first out), so memory stays flat no
  * matter how many sessions a gateway serves. Only the turn engine writes transcripts, one turn
  * at a time per session, so what the store returns for each write is mirrored here in order —
- * never entries it did not store (no guessed sequence numbers).
+ * never entries it did not store (no guessed sequence numbers). From a session's last `compact`
+ * boundary on, only what the model's view is built from is held (see `loadFromBoundary`): what the
+ * boundary summarized is neither loaded nor kept.
  */
 export class TranscriptCache {
   private readonly map = new Map<string, Entry[]>();
@@ -38,7 +53,8 @@ export class TranscriptCache {
       this.map.set(sessionId, hit);
       return hit;
     }
-    const entries = await this.storage.sessions.load(sessionId);
+    const { sessions } = this.storage;
+    const entries = sessions.loadFromBoundary ? await sessions.loadFromBoundary(sessionId) : dropSummarized(await sessions.load(sessionId));
     this.map.set(sessionId, entries);
     this.entries += entries.length;
     this.trim();
@@ -49,11 +65,7 @@ export class TranscriptCache {
   async append(sessionId: string, entries: NewEntry[]): Promise<Entry[]> {
     const stored = await this.storage.sessions.append(sessionId, entries);
     const cached = this.map.get(sessionId);
-    if (cached) {
-      cached.push(...stored);
-      this.entries += stored.length;
-      this.trim();
-    }
+    if (cached) this.push(cached, stored);
     return stored;
   }
 
@@ -64,8 +76,19 @@ export class TranscriptCache {
   mirror(sessionId: string, stored: readonly Entry[]): void {
     const cached = this.map.get(sessionId);
     if (!cached || stored.length === 0) return;
+    this.push(cached, stored);
+  }
+
+  // Adds stored entries; a boundary among them drops what it summarized (its own turn's entries stay).
+  private push(cached: Entry[], stored: readonly Entry[]): void {
     cached.push(...stored);
     this.entries += stored.length;
+    if (stored.some((e) => e.kind === 'compact')) {
+      const kept = dropSummarized(cached);
+      this.entries -= cached.length - kept.length;
+      cached.length = 0;
+      for (const e of kept) cached.push(e);
+    }
     this.trim();
   }
 

@@ -1,4 +1,6 @@
 import { toolUses, type AssistantBlock, type AssistantMessage, type Message, type ToolResultBlock, type UserBlock } from '@switchboard/agent';
+import { summaryBlock } from '@switchboard/agent';
+import { seqOf, viewFromBoundary } from './context/compaction-view.js';
 import type { NewEntry } from './storage.js';
 
 /** Payloads of transcript entries, by kind. */
@@ -29,6 +31,8 @@ export interface ToolResultPayload {
 export interface Rebuilt {
   /** Messages for the model: alternating roles, every tool_use answered except in `open`. */
   messages: Message[];
+  /** Parallel to `messages`: an assistant message's entry seq (where a compaction may cut after it); undefined for user messages and unstored entries. */
+  seqs: (number | undefined)[];
   /** When the history ends with an assistant message whose tool calls are not all answered. */
   open: {
     message: AssistantMessage;
@@ -45,13 +49,18 @@ const INTERRUPTED = 'This tool call was interrupted before it returned a result.
  * Rebuilds the model's view of a session from its append-only entries. Consecutive user entries
  * merge into one message; tool results go first in the user message after their tool_use; a
  * tool_use left unanswered mid-history gets an is_error result so the API accepts the history.
+ * A session with a `compact` boundary starts from it: the summary opens the first user message,
+ * followed by the entries after its `throughSeq` (see `viewFromBoundary`).
  */
-export function rebuildMessages(entries: readonly NewEntry[]): Rebuilt {
+export function rebuildMessages(all: readonly NewEntry[]): Rebuilt {
+  const view = viewFromBoundary(all);
+  const entries = view.entries;
   const messages: Message[] = [];
+  const seqs: (number | undefined)[] = [];
   let pendingUses: string[] = [];
   let results = new Map<string, ToolResultBlock>();
   let started = new Map<string, ToolStartPayload>();
-  let pendingText: UserBlock[] = [];
+  let pendingText: UserBlock[] = view.summary !== null ? [summaryBlock(view.summary)] : [];
 
   const flushUser = () => {
     if (pendingUses.length === 0 && pendingText.length === 0) return;
@@ -59,7 +68,10 @@ export function rebuildMessages(entries: readonly NewEntry[]): Rebuilt {
     blocks.push(...pendingText);
     const last = messages.at(-1);
     if (last?.role === 'user') last.content.push(...blocks);
-    else messages.push({ role: 'user', content: blocks });
+    else {
+      messages.push({ role: 'user', content: blocks });
+      seqs.push(undefined);
+    }
     pendingUses = [];
     results = new Map();
     started = new Map();
@@ -92,6 +104,7 @@ export function rebuildMessages(entries: readonly NewEntry[]): Rebuilt {
         if (messages.length === 0) break; // history must open with a user message
         const message: AssistantMessage = { role: 'assistant', content };
         messages.push(message);
+        seqs.push(seqOf(e));
         pendingUses = toolUses(message).map((u) => u.id);
         break;
       }
@@ -102,10 +115,10 @@ export function rebuildMessages(entries: readonly NewEntry[]): Rebuilt {
   const last = messages.at(-1);
   if (last?.role === 'assistant' && pendingUses.length > 0 && pendingText.length === 0) {
     const complete = pendingUses.every((id) => results.has(id));
-    if (!complete) return { messages, open: { message: last, results, started } };
+    if (!complete) return { messages, seqs, open: { message: last, results, started } };
   }
   flushUser();
-  return { messages, open: null };
+  return { messages, seqs, open: null };
 }
 
 /** Everything the assistant said in one turn, from its entries (stored, or about to be). */

@@ -24,6 +24,7 @@ const READS = new Set([
   'get',
   'list',
   'load',
+  'loadFromBoundary',
   'loadTurn',
   'byName',
   'byHash',

@@ -81,6 +81,19 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
   );
   const load = db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE session_id = ? ORDER BY seq');
   const loadTurn = db.prepare<[string], EntryRow>('SELECT * FROM entries WHERE turn_id = ? ORDER BY seq');
+  const lastBoundary = db.prepare<[string], EntryRow>("SELECT * FROM entries WHERE session_id = ? AND kind = 'compact' ORDER BY seq DESC LIMIT 1");
+  const fromBoundary = db.prepare<{ sessionId: string; through: number; turnId: string | null }, EntryRow>(
+    `SELECT * FROM entries WHERE session_id = @sessionId AND seq > @through
+     UNION ALL SELECT * FROM entries WHERE session_id = @sessionId AND seq <= @through AND turn_id = @turnId
+     ORDER BY seq`,
+  );
+  const loadView = db.transaction((sessionId: string) => {
+    const boundary = lastBoundary.get(sessionId);
+    if (!boundary) return load.all(sessionId);
+    const through = (JSON.parse(boundary.payload) as { throughSeq?: unknown } | null)?.throughSeq;
+    if (typeof through !== 'number' || !Number.isFinite(through)) return load.all(sessionId);
+    return fromBoundary.all({ sessionId, through, turnId: boundary.turn_id });
+  });
   const end = db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE key = ? AND ended_at IS NULL');
   const setSettings = db.prepare<[string, number, string], SessionRow>('UPDATE sessions SET settings = ?, updated_at = ? WHERE id = ? RETURNING *');
   const updateSettings = db.transaction((sessionId: string, patch: Record<string, unknown>) => {
@@ -138,6 +151,9 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
     },
     async load(sessionId) {
       return load.all(sessionId).map(toEntry);
+    },
+    async loadFromBoundary(sessionId) {
+      return loadView(sessionId).map(toEntry);
     },
     async loadTurn(turnId) {
       return loadTurn.all(turnId).map(toEntry);

@@ -147,6 +147,12 @@ export interface FakeAnthropicOptions {
    * shorter prefix silently caches nothing, as the API does.
    */
   minCacheTokens?: Readonly<Record<string, number>>;
+  /**
+   * The model's context window in tokens: a `/v1/messages` request whose estimated input tokens
+   * plus `max_tokens` exceed it is refused like the API does (400 `invalid_request_error`,
+   * "prompt is too long: N tokens > M maximum"), before any handler or queued response. Default: no limit.
+   */
+  contextWindow?: number;
   /** The prompt cache's clock in milliseconds (default `Date.now`): tests move it to expire entries. */
   now?: () => number;
 }

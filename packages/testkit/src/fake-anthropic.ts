@@ -17,6 +17,7 @@ import { buildScriptedMessage, echoResponse } from './scripted-message.js';
 import { listenLoopback } from './loopback.js';
 import { cutAtMaxTokens } from './max-tokens-cut.js';
 import { type CacheAccount, defaultMinCacheTokens, PromptCache, requestTokens } from './fake-prompt-cache.js';
+import { contextWindowRefusal } from './fake-anthropic-summary.js';
 
 /** A loopback fake of the Anthropic Messages API; point the SDK's `baseURL` at `url`. */
 export interface FakeAnthropic {
@@ -27,6 +28,8 @@ export interface FakeAnthropic {
   readonly requests: RecordedRequest[];
   /** Scripted responses currently queued. */
   readonly queued: number;
+  /** Requests refused because they did not fit `contextWindow`. */
+  readonly tooLong: number;
   /** Responses currently waiting at a hold point. */
   readonly held: number;
   /** Appends scripted responses to the FIFO; each valid request consumes one. */
@@ -69,6 +72,7 @@ class FakeAnthropicServer implements FakeAnthropic {
   url = '';
   port = 0;
   held = 0;
+  tooLong = 0;
   private readonly queue: ScriptedResponse[] = [];
   private handler: ResponseHandler | undefined;
   private countHandler: CountTokensHandler | undefined;
@@ -238,6 +242,11 @@ class FakeAnthropicServer implements FakeAnthropic {
     const invalid = path === COUNT_TOKENS_PATH ? validateCountTokensRequest(parsed) : validateMessagesRequest(parsed);
     if (invalid) return this.sendError(res, 400, 'invalid_request_error', invalid.message, id);
     if (path === COUNT_TOKENS_PATH) return this.answerCount(rec, this.countHandler?.(rec) ?? {}, res);
+    const tooLong = contextWindowRefusal(body, this.opts.contextWindow);
+    if (tooLong) {
+      this.tooLong++;
+      return this.sendError(res, 400, 'invalid_request_error', tooLong, id);
+    }
     const scripted = this.handler?.(rec) ?? this.queue.shift() ?? this.defaultFn(rec);
     await this.respond(rec, scripted, gate, res, this.cache.account(parsed as Record<string, unknown>));
   }

@@ -8,6 +8,7 @@ export * from './child-output.js';
 export * from './deep-merge.js';
 export * from './fake-anthropic-types.js';
 export * from './fake-anthropic.js';
+export * from './fake-anthropic-summary.js';
 export * from './fake-prompt-cache.js';
 export * from './gateway-client.js';
 export * from './gateway-config.js';

@@ -13,6 +13,7 @@ import { modelRoutes } from './models.js';
 import { principalRoutes } from './principals.js';
 import { ruleRoutes } from './rules.js';
 import { sessionAdminRoutes } from './session-admin.js';
+import { sessionCompactRoutes } from './session-compact.js';
 import { sessionRoutes } from './sessions.js';
 import { statsRoutes } from './stats.js';
 import { tokenRoutes } from './tokens.js';
@@ -33,6 +34,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   statsRoutes,
   sessionRoutes,
   sessionAdminRoutes,
+  sessionCompactRoutes,
   approvalRoutes,
   boundaryRoutes,
   principalRoutes,

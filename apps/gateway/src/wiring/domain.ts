@@ -5,6 +5,7 @@ import {
   type BoundaryPolicy,
   BoundaryService,
   type CapabilityRegistry,
+  type CompactionSettings,
   PolicyService,
   Router,
   type Session,
@@ -153,7 +154,23 @@ function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; p
     policy: (ctx) => policy.forTurn(ctx),
     cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
     countTokens: { enabled: cfg.context.countTokens.enabled, margin: cfg.context.countTokens.margin },
+    compaction: compactionSettings(cfg),
+    compactionHooks: (fields, hookLog) => policy.compactionHooks(fields, hookLog),
   });
+}
+
+/** `context.compaction` as the engine takes it. */
+function compactionSettings(cfg: Readonly<Config>): CompactionSettings {
+  const c = cfg.context.compaction;
+  return {
+    auto: c.auto,
+    threshold: c.threshold,
+    keepTurns: c.keepTurns,
+    ...(c.model ? { model: c.model } : {}),
+    timeoutMs: c.timeout,
+    maxReactivePerHour: c.maxReactivePerHour,
+    summaryMaxTokens: c.summaryMaxTokens,
+  };
 }
 
 /**

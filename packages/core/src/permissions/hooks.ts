@@ -13,6 +13,8 @@ export const HOOK_EVENTS = [
   'UserPromptSubmit',
   'SessionStart',
   'Stop',
+  'PreCompact',
+  'PostCompact',
 ] as const;
 
 /** One hook event. */
@@ -116,6 +118,10 @@ export interface HookPayloads {
   SessionStart: HookTurnFields;
   /** After a turn ended: `reason` is how it ended. */
   Stop: HookTurnFields & { reason: string };
+  /** Before a compaction's summary call: an opinion's `additionalContext` is added to the summary instructions. */
+  PreCompact: HookTurnFields & { trigger: 'auto' | 'reactive' | 'manual'; tokensBefore: number; instructions?: string };
+  /** After a compaction boundary was appended. */
+  PostCompact: HookTurnFields & { trigger: 'auto' | 'reactive' | 'manual'; tokensBefore: number; tokensAfter: number; throughSeq: number };
 }
 
 /** The payload of one hook event (see {@link HookPayloads}). */

@@ -1,4 +1,8 @@
 import type { AnyTool, Decision, ToolContext } from '@switchboard/agent';
+import type { Logger } from 'pino';
+import { compactionHooks } from '../context/compaction-hooks.js';
+import type { CompactionHooks } from '../context/compaction-run.js';
+import type { HookTurnFields } from '../permissions/hooks.js';
 import type { BoundaryPolicy, RoomPolicy } from '../boundary/policy.js';
 import type { ConversationRef } from '../channel.js';
 import type { TurnPolicy, TurnPolicyContext } from '../engine.js';
@@ -73,6 +77,11 @@ export class PolicyService {
       onRulesChanged: () => this.invalidateRules(),
       ...(options.notify ? { notify: options.notify } : {}),
     });
+  }
+
+  /** The PreCompact / PostCompact hooks of one compaction (see `compactionHooks`). */
+  compactionHooks(fields: HookTurnFields, log: Logger): CompactionHooks {
+    return compactionHooks(this.hooks, fields, log);
   }
 
   /** After a rule was stored (control API or "always allow"): reloads rules and audits a session grant. */

@@ -70,6 +70,25 @@ export function sessionContract(store: StorageRef): void {
     expect(await s.sessions.loadTurn('none')).toEqual([]);
   });
 
+  it('loadFromBoundary reads from the last compact boundary: entries after its throughSeq and its own turn’s entries', async () => {
+    const s = store();
+    const a = await s.sessions.resolve(dmKey('p1'));
+    const entry = (turnId: string, kind: 'user' | 'assistant' = 'user') => ({ kind, turnId, payload: { turnId } });
+    await s.sessions.append(a.id, [entry('t1'), entry('t1', 'assistant'), entry('t2'), entry('t2', 'assistant')]);
+    // Without a boundary: everything.
+    expect((await s.sessions.loadFromBoundary(a.id)).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    await s.sessions.append(a.id, [entry('t3'), { kind: 'compact', turnId: 't3', payload: { summary: 'S1', throughSeq: 2 } }, entry('t3', 'assistant')]);
+    expect((await s.sessions.loadFromBoundary(a.id)).map((e) => e.seq)).toEqual([3, 4, 5, 6, 7]);
+    // The last boundary wins; its turn's entries up to throughSeq stay (the turn's own text, the earlier boundary).
+    await s.sessions.append(a.id, [entry('t4'), { kind: 'compact', turnId: 't3', payload: { summary: 'S2', throughSeq: 6 } }]);
+    expect((await s.sessions.loadFromBoundary(a.id)).map((e) => e.seq)).toEqual([5, 6, 7, 8, 9]);
+    // A boundary with a nonsense payload is not one to cut at.
+    await s.sessions.append(a.id, [{ kind: 'compact', turnId: null, payload: { summary: 'S3', throughSeq: 'x' } }]);
+    expect(await s.sessions.loadFromBoundary(a.id)).toEqual(await s.sessions.load(a.id));
+    // The full history stays readable.
+    expect(await s.sessions.load(a.id)).toHaveLength(10);
+  });
+
   it('append bumps the session updatedAt', async () => {
     const s = store();
     const a = await s.sessions.resolve(dmKey('p1'));
