@@ -136,7 +136,7 @@ describe('WebSocket command frames', () => {
     for (const name of ['frobnicate', '__proto__', 'constructor', '/toString']) {
       const e = await ask(ws, { type: 'command', name }, 'error');
       expect(e.code).toBe('unknown_command');
-      expect(e.message).toContain('expected one of new, status, stop, mode, context');
+      expect(e.message).toContain('expected one of new, status, stop, mode, compact, context');
     }
     const bad: unknown[] = [
       { type: 'command' },

@@ -123,7 +123,7 @@ describe('AnthropicModelClient.countTokens against the fake', () => {
     const controller = new AbortController();
     const before = fake.countTokensRequests.length;
     const pending = slow.countTokens(request(), controller.signal).catch((e: unknown) => e);
-    await fake.waitForRequests(fake.requests.length + 1);
+    await fake.waitForCountTokensRequests(fake.countTokensRequests.length + 1);
     expect(fake.countTokensRequests.length).toBe(before + 1);
     controller.abort(new Error('stop'));
     expect(((await pending) as ModelError).kind).toBe('aborted');

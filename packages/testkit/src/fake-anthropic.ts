@@ -24,7 +24,12 @@ export interface FakeAnthropic {
   /** `http://127.0.0.1:PORT` (no trailing `/v1`; the SDK appends `/v1/messages`). */
   readonly url: string;
   readonly port: number;
-  /** Every request received, in arrival order (including ones answered 400/401). */
+  /**
+   * Every request received, in arrival order (including ones answered 400/401) — except the
+   * token counts (`POST /v1/messages/count_tokens`), which are in {@link countTokensRequests}: a
+   * shaper may ask for a count near a threshold, and tests that index or count model calls must
+   * not see it.
+   */
   readonly requests: RecordedRequest[];
   /** Scripted responses currently queued. */
   readonly queued: number;
@@ -38,10 +43,12 @@ export interface FakeAnthropic {
   setDefault(fn: (req: RecordedRequest) => ScriptedResponse): void;
   /** A handler consulted before the queue; its `undefined` falls through. `undefined` clears it. */
   setHandler(fn: ResponseHandler | undefined): void;
-  /** The `POST /v1/messages/count_tokens` requests among `requests` (answered or refused), in arrival order. */
+  /** The `POST /v1/messages/count_tokens` requests (answered or refused), in arrival order; never in `requests`. */
   readonly countTokensRequests: RecordedRequest[];
   /** Scripts the count_tokens answers (they never consume the Messages queue); `undefined` restores the fake's own count. */
   setCountTokensHandler(fn: CountTokensHandler | undefined): void;
+  /** Resolves with `countTokensRequests` once at least `n` were received; rejects after `timeoutMs`. */
+  waitForCountTokensRequests(n: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Resolves with `requests` once at least `n` requests were received; rejects after `timeoutMs`. */
   waitForRequests(n: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Resolves once at least `n` responses are waiting at a hold point. */
@@ -124,9 +131,7 @@ class FakeAnthropicServer implements FakeAnthropic {
     this.handler = fn;
   }
 
-  get countTokensRequests(): RecordedRequest[] {
-    return this.requests.filter((r) => r.path === COUNT_TOKENS_PATH);
-  }
+  readonly countTokensRequests: RecordedRequest[] = [];
 
   setCountTokensHandler(fn: CountTokensHandler | undefined): void {
     this.countHandler = fn;
@@ -138,6 +143,14 @@ class FakeAnthropicServer implements FakeAnthropic {
       timeoutMs,
       () => `expected ${n} request(s), got ${this.requests.length}`,
     ).then(() => this.requests);
+  }
+
+  waitForCountTokensRequests(n: number, timeoutMs = 10_000): Promise<RecordedRequest[]> {
+    return this.waitUntil(
+      () => this.countTokensRequests.length >= n,
+      timeoutMs,
+      () => `expected ${n} count_tokens request(s), got ${this.countTokensRequests.length}`,
+    ).then(() => this.countTokensRequests);
   }
 
   waitForHeld(n = 1, timeoutMs = 10_000): Promise<void> {
@@ -213,7 +226,8 @@ class FakeAnthropicServer implements FakeAnthropic {
     if (key !== '' && key === (this.opts.canaryKey ?? CANARY_ANTHROPIC_KEY)) {
       appendLine(this.opts.canarySeenPath ?? canarySeenPath(), `${rec.receivedAt.toISOString()} ${this.source} ${id} pid=${process.pid}\n`);
     }
-    this.requests.push(rec);
+    if (path === COUNT_TOKENS_PATH) this.countTokensRequests.push(rec);
+    else this.requests.push(rec);
     this.changed();
 
     if (size > MAX_BODY) return this.sendError(res, 413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.', id);

@@ -70,7 +70,7 @@ describe('fake Anthropic: POST /v1/messages/count_tokens', () => {
     fake.setCountTokensHandler(() => ({ stall: true }));
     const controller = new AbortController();
     const stalled = client.messages.countTokens({ model: 'claude-test', messages }, { signal: controller.signal }).catch((e: unknown) => e);
-    await fake.waitForRequests(fake.requests.length + 1);
+    await fake.waitForCountTokensRequests(fake.countTokensRequests.length + 1);
     controller.abort();
     expect(await stalled).toBeInstanceOf(Anthropic.APIUserAbortError);
     // The handler is consulted only for valid requests: a bad one is still a 400.
