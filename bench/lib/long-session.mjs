@@ -202,7 +202,8 @@ export async function runLongSession(tk, opts = {}) {
     const cpuAt = (endTurn) => {
       const end = Math.min(endTurn, done);
       const start = Math.max(0, end - CPU_WINDOW);
-      return end > start ? (cpu[end] - cpu[start]) / (end - start) : null;
+      // null when the gateway was gone at either end (its /proc entry unreadable)
+      return end > start && typeof cpu[end] === 'number' && typeof cpu[start] === 'number' ? (cpu[end] - cpu[start]) / (end - start) : null;
     };
     const failedBetween = (endTurn) => perTurn.slice(Math.max(0, endTurn - CPU_WINDOW), endTurn).filter((t) => !t.ok).length;
     const early = Math.min(15, done);
@@ -232,7 +233,7 @@ export async function runLongSession(tk, opts = {}) {
       cpuMsPerTurnEarly: round(cpuEarly, 3),
       cpuMsPerTurnLate: round(cpuLate, 3),
       cpuGrowth: cpuEarly && cpuLate !== null ? round(cpuLate / cpuEarly, 3) : null,
-      cpuMsPerTurnMean: done > 0 ? round((cpu[done] - cpu[0]) / done, 3) : null,
+      cpuMsPerTurnMean: done > 0 && typeof cpu[done] === 'number' && typeof cpu[0] === 'number' ? round((cpu[done] - cpu[0]) / done, 3) : null,
       compactEntries: transcript.compact,
       microcompactEntries: transcript.microcompact,
       transcriptEntries: transcript.entries,
