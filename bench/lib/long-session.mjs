@@ -75,7 +75,8 @@ export function longSessionConfig(window) {
 /**
  * Runs the long-session load against its own fake and gateway and stops both. Never throws for a
  * failed turn (failures are counted by code); throws only when the gateway cannot be set up.
- * `opts`: `{ turns = 500, window = 200000, warmupTurns = 40, deadline = Infinity (performance.now() ms), turnTimeoutMs = 30000, log }`.
+ * `opts`: `{ turns = 500, window = 200000, warmupTurns = 40, deadline = Infinity (performance.now() ms), turnTimeoutMs = 30000, log,
+ *   gatewayEnv }` (`gatewayEnv`: extra environment of the gateway process, e.g. a profiler preload).
  */
 export async function runLongSession(tk, opts = {}) {
   const turns = opts.turns ?? 500;
@@ -91,7 +92,12 @@ export async function runLongSession(tk, opts = {}) {
   const connections = [];
   let gw;
   try {
-    gw = await tk.startGateway({ config: longSessionConfig(window), modelUrl: fake.url, startTimeoutMs: 20_000 });
+    gw = await tk.startGateway({
+      config: longSessionConfig(window),
+      modelUrl: fake.url,
+      startTimeoutMs: 20_000,
+      ...(opts.gatewayEnv ? { env: opts.gatewayEnv } : {}),
+    });
     await waitReady(gw.url);
     await raiseRateLimit(tk, gw);
     const [warmToken, token] = [await createClientToken(tk, gw, 'bench-long-warm'), await createClientToken(tk, gw, 'bench-long')];
