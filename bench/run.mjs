@@ -2,7 +2,7 @@
 // `npm run bench`: end-to-end performance of the real gateway process against the testkit's fake
 // Anthropic API (instant answers), next to a bare ws + SDK baseline. See bench/README.md.
 //
-//   node bench/run.mjs [--quick] [--out <file>] [--keep]
+//   node bench/run.mjs [--quick] [--out <file>] [--keep] [--window N] [--skip-long]
 //
 // Needs the compiled workspaces (`npx tsc -b`). Loopback only; every loop is bounded; the whole
 // run has a hard deadline, and every child process is killed on exit, error or signal.
@@ -16,6 +16,9 @@ import { parseArgs } from 'node:util';
 import { ChatConnection, runLoad } from './lib/load.mjs';
 import { loadAvg1, memOf } from './lib/proc.mjs';
 import { measureUnreachableStop } from './lib/unreachable-stop.mjs';
+import { formatTable } from './lib/table.mjs';
+import { runLongSession } from './lib/long-session.mjs';
+import { LONG_TARGETS, longSessionRows } from './lib/long-session-rows.mjs';
 import {
   GATEWAY_CONFIG,
   WORKSPACE_FILE,
@@ -42,6 +45,9 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     out: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    // The long-session load's context window (models.claude-test.contextWindow), e.g. 20000 to reach compaction quickly.
+    window: { type: 'string', default: '200000' },
+    'skip-long': { type: 'boolean', default: false },
   },
 });
 
@@ -60,8 +66,14 @@ const PLAN = {
   warmupPerWorker: 1,
   turnTimeoutMs: 15_000,
   budgetMs: 270_000, // stop issuing turns after this (the run must stay under 5 minutes)
-  hardLimitMs: 290_000, // then give up, clean up and exit 1
+  // The long-session load (bench/lib/long-session.mjs) runs last, on its own gateway, with its own budget.
+  longSession: args['skip-long'] ? null : { turns: Q ? 60 : 500, window: Number(args.window), budgetMs: 150_000 },
+  hardLimitMs: 290_000 + (args['skip-long'] ? 0 : 160_000), // then give up, clean up and exit 1
 };
+if (PLAN.longSession && (!Number.isInteger(PLAN.longSession.window) || PLAN.longSession.window < 1024)) {
+  process.stderr.write(`bench: --window must be a whole number of tokens ≥ 1024 (got ${args.window})\n`);
+  process.exit(2);
+}
 const TARGETS = {
   coldStartMs: 1000,
   idleRssMB: 120,
@@ -69,6 +81,7 @@ const TARGETS = {
   turnsPerSecAt32: 500,
   baselineShareAt32: 0.25,
   rssGrowthMB: 30,
+  longSession: LONG_TARGETS,
   hiBytes: 12 * 1024,
   // shutdownGrace (2 s) + 2 s
   unreachableStopMs: 4000,
@@ -550,6 +563,23 @@ try {
   await within(15_000, 'gateway stop', gw.stop(5_000));
 
   clearInterval(dropRecorded);
+
+  // --- the long session (its own fake and gateway) -------------------------------------------
+  if (PLAN.longSession) {
+    const { turns, window, budgetMs } = PLAN.longSession;
+    try {
+      results.longSession = await runLongSession(tk, { turns, window, deadline: performance.now() + budgetMs, log });
+      const ls = results.longSession;
+      log(
+        `long session: ${ls.turnsDone} turns in ${(ls.loadWallMs / 1000).toFixed(1)}s, ${ls.failed} failed, largest request ${ls.largestRequestTokens} tokens (${(ls.largestRequestShare * 100).toFixed(0)}% of ${window}), ` +
+          `CPU/turn ${ls.cpuMsPerTurnEarly} -> ${ls.cpuMsPerTurnLate} ms, ${ls.compactEntries ?? 'n/a'} compactions, cache-read share ${ls.cacheReadShare}`,
+      );
+    } catch (err) {
+      exitCode = 1;
+      results.longSession = { error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err) };
+      log(`long session FAILED: ${err instanceof Error ? err.stack : err}`);
+    }
+  }
 } catch (err) {
   exitCode = 1;
   results.error = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
@@ -669,30 +699,20 @@ function buildTable(r) {
     else row(`SIGTERM with unreachable platforms (${label}, grace 2 s)`, 'ms', u?.ms, null, TARGETS.unreachableStopMs, 'lower');
   }
   row('request bytes for a first "hi" (default tools)', 'bytes', g.hiRequest?.bodyBytes, null, TARGETS.hiBytes, 'lower');
+  if (r.longSession?.turnsDone !== undefined) rows.push(...longSessionRows(r.longSession));
   return rows;
 }
 
 function printTable(rows, r) {
-  const fmt = (v) => (v === null || v === undefined ? '—' : typeof v === 'number' ? (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(2)) : String(v));
-  const target = (row) => (row.target === null ? '' : `${row.better === 'lower' ? '≤' : '≥'} ${row.target}`);
-  const head = ['metric', 'unit', 'gateway', 'baseline', 'gw/base', 'target', ''];
-  const body = rows.map((x) => [
-    x.metric,
-    x.unit,
-    fmt(x.gateway),
-    fmt(x.baseline),
-    x.ratio === null ? '' : `${x.ratio.toFixed(2)}x`,
-    target(x),
-    x.ok === null ? '' : x.ok ? 'ok' : 'MISS',
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
-  const line = (cells) => cells.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
+  const out = formatTable(rows);
   process.stdout.write(`\nSwitchboard bench${r.quick ? ' (QUICK: smoke sizes, not a measurement)' : ''} — ${r.machine.cpus} CPU(s), Node ${r.machine.node}\n`);
   process.stdout.write(`${out.join('\n')}\n`);
   process.stdout.write(
     'h~N = mean turns already in each session when the measured part of a load began (each gateway load starts with new_session, then 1 warm-up turn per session)\n',
   );
   for (const n of r.notes) process.stdout.write(`note: ${n}\n`);
+  for (const s of r.longSession?.failureSamples ?? []) process.stdout.write(`long session: ${s}\n`);
+  if (r.longSession?.transcriptError) process.stdout.write(`long session: compactions from the transcript n/a (${r.longSession.transcriptError})\n`);
+  if (r.longSession?.error) process.stdout.write(`LONG SESSION ERROR: ${r.longSession.error.split('\n')[0]}\n`);
   if (r.error) process.stdout.write(`ERROR: ${r.error.split('\n')[0]}\n`);
 }

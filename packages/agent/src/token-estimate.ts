@@ -11,8 +11,20 @@ export const DEFAULT_CHARS_PER_TOKEN = 3.5;
 export function requestChars(system: readonly SystemBlock[], tools: readonly ToolSpec[], messages: readonly Message[]): number {
   let chars = 0;
   for (const block of system) chars += block.text.length;
-  for (const tool of tools) chars += tool.name.length + tool.description.length + JSON.stringify(tool.input_schema).length;
+  for (const tool of tools) chars += toolChars(tool);
   return chars + messagesChars(messages);
+}
+
+/** Characters of each tool spec, by spec object: specs are built once per tool (`toolSpec`), and their schema's JSON is the costly part. */
+const toolCharsCache = new WeakMap<ToolSpec, number>();
+
+function toolChars(tool: ToolSpec): number {
+  let chars = toolCharsCache.get(tool);
+  if (chars === undefined) {
+    chars = tool.name.length + tool.description.length + JSON.stringify(tool.input_schema).length;
+    toolCharsCache.set(tool, chars);
+  }
+  return chars;
 }
 
 /** The characters of the messages alone (see {@link requestChars}). */

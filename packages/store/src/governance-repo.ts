@@ -104,6 +104,14 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
        AND (@principal IS NULL OR requester_principal_id = @principal) AND (@turn IS NULL OR turn_id = @turn)
        ORDER BY created_at DESC, rowid DESC LIMIT @limit OFFSET @offset`,
   );
+  // One turn's approvals through the turn_id index, unordered: `list` sorts them (see there).
+  const turnApprovals = db.prepare<
+    [{ status: string | null; session: string | null; principal: string | null; turn: string }],
+    ApprovalRow & { row_id: number }
+  >(
+    `SELECT rowid AS row_id, * FROM approvals WHERE turn_id = @turn AND (@status IS NULL OR status = @status)
+       AND (@session IS NULL OR session_id = @session) AND (@principal IS NULL OR requester_principal_id = @principal)`,
+  );
   const insertRule = db.prepare<[RuleRow]>(
     `INSERT INTO rules (id, scope_kind, scope_id, behavior, rule, created_by, created_at)
      VALUES (@id, @scope_kind, @scope_id, @behavior, @rule, @created_by, @created_at)`,
@@ -158,6 +166,15 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
         return claim.run(status, by, Date.now(), opts.always ? 1 : 0, opts.reason ?? null, id).changes === 1;
       },
       async list(filter = {}) {
+        if (filter.turnId !== undefined) {
+          // A turn has few approvals; sorting them here spares the ORDER BY's temporary B-tree, which
+          // SQLite builds even for no rows (~20 µs) — and every ended turn asks (cancelTurn).
+          const rows = turnApprovals
+            .all({ status: filter.status ?? null, session: filter.sessionId ?? null, principal: filter.principalId ?? null, turn: filter.turnId })
+            .sort((a, b) => b.created_at - a.created_at || b.row_id - a.row_id);
+          const offset = filter.offset ?? 0;
+          return rows.slice(offset, offset + (filter.limit ?? 100)).map(toApproval);
+        }
         return listApprovals
           .all({
             status: filter.status ?? null,

@@ -64,6 +64,24 @@ export function governanceContract(store: StorageRef): void {
     expect(await s.approvals.list({ turnId: 't1', status: 'pending' })).toEqual([]);
   });
 
+  it("lists one turn's approvals newest first, with the same filters, limit and offset as every list", async () => {
+    const s = store();
+    const ids: string[] = [];
+    for (const n of [1, 2, 3, 4]) ids.push((await s.approvals.create(approval({ toolUseId: `toolu_${n}`, sessionId: n === 4 ? 's2' : 's1' }))).approval.id);
+    await s.approvals.create(approval({ turnId: 't2', toolUseId: 'toolu_1' }));
+    await s.approvals.claim(ids[1]!, 'denied', 'principal:p1');
+    const all = await s.approvals.list();
+    const ofT1 = all.filter((x) => x.turnId === 't1').map((x) => x.id);
+    expect(ofT1).toHaveLength(4);
+    expect((await s.approvals.list({ turnId: 't1' })).map((x) => x.id)).toEqual(ofT1);
+    expect((await s.approvals.list({ turnId: 't1', limit: 2, offset: 1 })).map((x) => x.id)).toEqual(ofT1.slice(1, 3));
+    expect((await s.approvals.list({ turnId: 't1', status: 'pending', sessionId: 's1' })).map((x) => x.id)).toEqual(
+      ofT1.filter((id) => id !== ids[1] && id !== ids[3]),
+    );
+    expect(await s.approvals.list({ turnId: 't1', principalId: 'p2' })).toEqual([]);
+    expect(await s.approvals.list({ turnId: 'none' })).toEqual([]);
+  });
+
   it('stores, lists and deletes rules', async () => {
     const s = store();
     const r = await s.rules.create({ scopeKind: 'principal', scopeId: 'p1', behavior: 'allow', rule: 'write_file(notes/**)', createdBy: 'principal:p1' });
