@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import { MODE_ORDER, type ChannelContext, type ChatCommandResult, type ConversationRef } from '@switchboard/core';
+import { MODE_ORDER, describeInstant, type ChannelContext, type ChatCommandResult, type ConversationRef, type PersonalUsage } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalBoard } from './approval-board.js';
 import { approvalDoneMessage, parseApprovalAction, refusalText } from './approvals.js';
@@ -65,7 +65,7 @@ export async function handleBlockActions(deps: InteractionDeps, raw: unknown): P
 export type { SlashCommand } from './interaction-schemas.js';
 
 const usage = (command = '/switchboard', modes: readonly string[] = MODE_ORDER) =>
-  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`.`;
+  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`, \`${command} usage\` (your spend and budget).`;
 
 /**
  * `/<command> new|status|stop|mode <m>` (e.g. `/switchboard`) for a known person, in a direct message with the app
@@ -118,5 +118,26 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
       return `Mode set to \`${r.mode}\`.`;
     case 'refused':
       return `Mode not changed: ${escapeMrkdwn(r.reason)}`;
+    case 'spend':
+      return usageText(r.usage);
   }
+}
+
+/** `/usage` in mrkdwn: one line per period — spent tokens and USD, the budget that applies, when it resets. */
+function usageText(u: PersonalUsage): string {
+  const lines = ['*Your usage*'];
+  for (const p of u.periods) {
+    const name = p.period === 'day' ? 'Today' : 'This month';
+    const parts = [
+      p.limit?.tokens !== undefined ? `${p.limit.tokens.toLocaleString('en-US')} tokens` : null,
+      p.limit?.usd !== undefined ? `$${p.limit.usd.toFixed(2)}` : null,
+    ];
+    const limit = parts.filter(Boolean).join(' / ');
+    const whose = p.limit?.scope === 'role' ? ` (role \`${escapeMrkdwn(p.limit.id)}\`)` : '';
+    const budget = limit ? `budget ${limit}${whose}` : 'no budget';
+    lines.push(
+      `${name}: *${p.tokens.toLocaleString('en-US')} tokens*, $${p.usd.toFixed(4)} · ${budget} · resets ${escapeMrkdwn(describeInstant(new Date(p.resetsAt), u.timezone))}`,
+    );
+  }
+  return lines.join('\n');
 }

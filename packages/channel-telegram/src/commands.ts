@@ -1,4 +1,4 @@
-import type { ChannelCommands, ChatCommandResult, ConversationRef } from '@switchboard/core';
+import { describeInstant, type ChannelCommands, type ChatCommandResult, type ConversationRef, type PersonalUsage } from '@switchboard/core';
 
 /** The reply to someone who is not a known principal. */
 export const NOT_PAIRED =
@@ -43,5 +43,27 @@ export function commandReply(r: ChatCommandResult): string {
       return `Mode set to ${r.mode}.`;
     case 'refused':
       return `Mode not changed: ${r.reason}`;
+    case 'spend':
+      return usageReply(r.usage);
   }
+}
+
+const tokens = (n: number): string => `${n.toLocaleString('en-US')} tokens`;
+const usd = (n: number): string => `$${n.toFixed(4)}`;
+
+/** `/usage` in plain text: one line per period — spent tokens and USD, the budget that applies, when it resets. */
+export function usageReply(u: PersonalUsage): string {
+  const lines = ['Your usage:'];
+  for (const p of u.periods) {
+    const name = p.period === 'day' ? 'Today' : 'This month';
+    const limit = p.limit
+      ? [p.limit.tokens !== undefined ? tokens(p.limit.tokens) : null, p.limit.usd !== undefined ? `$${p.limit.usd.toFixed(2)}` : null]
+          .filter(Boolean)
+          .join(' / ')
+      : null;
+    const whose = p.limit?.scope === 'role' ? ` (role ${p.limit.id})` : '';
+    const budget = limit ? `budget ${limit}${whose}` : 'no budget';
+    lines.push(`${name}: ${tokens(p.tokens)}, ${usd(p.usd)} of ${budget}; resets ${describeInstant(new Date(p.resetsAt), u.timezone)}`);
+  }
+  return lines.join('\n');
 }

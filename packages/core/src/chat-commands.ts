@@ -1,4 +1,5 @@
 import type { ChannelCommands, ChannelPeople, ConversationRef, SessionStatus } from './channel.js';
+import type { PersonalUsage } from './budgets/service.js';
 import { MODE_ORDER } from './permissions/modes.js';
 
 /** One chat command as a menu shows it. */
@@ -40,7 +41,9 @@ export type ChatCommandResult =
   /** `/mode <m>`: the session's mode is now `mode`. */
   | { command: 'mode'; outcome: 'set'; mode: string }
   /** `/mode <m>` refused (the role or a broader scope does not allow it, or no such mode). */
-  | { command: 'mode'; outcome: 'refused'; reason: string };
+  | { command: 'mode'; outcome: 'refused'; reason: string }
+  /** `/usage`: the person's own spend today and this month, each with the budget that applies and when it resets. */
+  | { command: 'usage'; outcome: 'spend'; usage: PersonalUsage };
 
 /** What one command does once the sender is known. */
 type Handler = (people: ChannelPeople, conversation: ConversationRef, principalId: string, args: string) => Promise<ChatCommandResult>;
@@ -81,6 +84,11 @@ const COMMANDS: readonly CommandDef[] = [
       const r = await people.setMode(conversation, principalId, mode);
       return r.ok ? { command: 'mode', outcome: 'set', mode: r.mode } : { command: 'mode', outcome: 'refused', reason: r.reason };
     },
+  },
+  {
+    command: 'usage',
+    description: 'Show what you spent today and this month, and your budget',
+    run: async (people, conversation, principalId) => ({ command: 'usage', outcome: 'spend', usage: await people.usage(conversation, principalId) }),
   },
 ];
 

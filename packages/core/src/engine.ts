@@ -18,6 +18,7 @@ import type { AcceptResult, Channel, InboundMessage, TurnEvent } from './channel
 import type { SessionKey } from './session-key.js';
 import type { NewEntry, Session, Storage, Turn, TurnUsage } from './storage.js';
 import { contextMeter, meterShaper, TokenEstimators } from './context/meter.js';
+import type { BudgetGate } from './budgets/gate.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -74,6 +75,8 @@ export interface EngineOptions {
   cancelApprovals?(turnId: string, reason: string): Promise<unknown>;
   /** The clock of the date and time stamped into each turn's user entry (default: the system clock). */
   now?: () => Date;
+  /** The budget check before each model call (budgets/gate.ts); absent or without budgets: none. */
+  budgets?: BudgetGate;
 }
 
 export interface TurnPolicyContext {
@@ -407,6 +410,16 @@ export class TurnEngine {
     const { session, turn, agent, run, journal, log } = active;
     const spec = options.modelSpec(options.modelName);
     const meter = contextMeter(spec, this.estimators.of(spec.name), agent.system, policy.tools.map(toolSpec));
+    const { message } = active;
+    const beforeCall = await options.budgets?.forTurn({
+      turnId: turn.id,
+      sessionId: session.id,
+      agentId: agent.id,
+      principalId: run.principalId,
+      pendingCalls: () => journal.pendingCalls,
+      notify: (text) => this.options.channel(`${message.channel}:${message.account}`)?.notify(message.conversation, text) ?? Promise.resolve(),
+      log,
+    });
     const loop = query({
       model: options.model,
       modelName: options.modelName,
@@ -439,6 +452,7 @@ export class TurnEngine {
       maxContinuations: options.maxContinuations,
       presetResults: start.preset,
       shapers: [meterShaper(meter)],
+      ...(beforeCall ? { beforeCall } : {}),
     });
     const durability = new DurabilityRule();
     let step = await loop.next();

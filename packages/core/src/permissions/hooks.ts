@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runCommandHook, runHttpHook, HookRunError, type CommandHook, type HttpHook } from './hook-runners.js';
 import { matchToolName } from './matchers.js';
+import type { BudgetExceededDetail } from '../budgets/gate.js';
 import type { PreToolUseCallback } from './pipeline.js';
 
 /** The events hooks can be configured for. */
@@ -13,6 +14,7 @@ export const HOOK_EVENTS = [
   'UserPromptSubmit',
   'SessionStart',
   'Stop',
+  'BudgetExceeded',
 ] as const;
 
 /** One hook event. */
@@ -116,6 +118,8 @@ export interface HookPayloads {
   SessionStart: HookTurnFields;
   /** After a turn ended: `reason` is how it ended. */
   Stop: HookTurnFields & { reason: string };
+  /** A budget refused a model call (the turn ends `budget_exceeded`); see `BudgetExceededDetail` (budgets/gate.ts). */
+  BudgetExceeded: HookTurnFields & BudgetExceededDetail;
 }
 
 /** The payload of one hook event (see {@link HookPayloads}). */
