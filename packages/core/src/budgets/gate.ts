@@ -101,7 +101,7 @@ export class BudgetGate {
     const standings = await budgets.standings({ principalId: turn.principalId, role, agentId: turn.agentId }, turn.pendingCalls());
     const over = standings.find((s) => s.spent >= s.limit);
     if (over) return this.refuse(turn, over, atStart);
-    const now = Date.now();
+    const now = budgets.now().getTime();
     for (const [key, end] of this.warned) if (end <= now) this.warned.delete(key);
     for (const s of standings) {
       if (s.spent < s.limit * WARN_AT) continue;

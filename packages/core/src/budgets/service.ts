@@ -98,7 +98,8 @@ export class BudgetService {
     this.activeCache = anyBudget(this.effectiveCache);
   }
 
-  private now(): Date {
+  /** The service's clock (periods and warnings follow it). */
+  now(): Date {
     return this.options.now?.() ?? new Date();
   }
 
