@@ -3,7 +3,7 @@ import type { SessionKey } from './session-key.js';
 import type { AskSource } from '@switchboard/agent';
 import type { DeadLetter, DeadLetterInput } from './dead-letters.js';
 import type { NewUsageRecord, UsageFilter, UsageRecord, UsageReport } from './usage.js';
-import type { BudgetOverride, BudgetScope, BudgetSpec, BudgetSpend } from './budgets/types.js';
+import type { BudgetOverride, BudgetScope, BudgetSpec, BudgetSpend, UsageChange } from './budgets/types.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -489,7 +489,17 @@ export interface Storage {
      * and since `since.month` (tokens: input + output + cache read + cache write; USD), in one
      * indexed read. Budgets call it before every model call.
      */
-    spend(filter: { principalId?: string; agentId?: string }, since: { day: Date; month: Date }): Promise<{ day: BudgetSpend; month: BudgetSpend }>;
+    spend(
+      filter: { principalId?: string; agentId?: string },
+      since: { day: Date; month: Date },
+      throughSeq?: number,
+    ): Promise<{ day: BudgetSpend; month: BudgetSpend }>;
+    /**
+     * The rows stored after sequence number `afterSeq` (insertion order, at most `limit`) and the
+     * last sequence number they reach; `afterSeq` null: no rows, just the last sequence number
+     * stored. Budgets keep running sums with it (`throughSeq` of {@link spend} seeds them).
+     */
+    changes(afterSeq: number | null, limit?: number): Promise<{ rows: UsageChange[]; last: number }>;
   };
   /** Operators' budget overrides (control API), one per scope and id (`''` for the gateway). */
   budgets: {

@@ -3,3 +3,4 @@ export { periodWindow, startOfLocalDay, describeInstant, type PeriodWindow } fro
 export { applicableBudgets, effectiveBudgets, mergeSpec, describeBudget, anyBudget, type ApplicableBudget, type Spender } from './limits.js';
 export { BudgetService, tokensOf, type BudgetServiceOptions, type BudgetStanding, type PersonalUsage, type PersonalPeriodUsage } from './service.js';
 export { BudgetGate, WARN_AT, exceededText, warningText, type BudgetExceededDetail, type BudgetGateOptions, type BudgetTurn } from './gate.js';
+export { SpendTracker } from './spend-tracker.js';

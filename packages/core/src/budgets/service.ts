@@ -3,6 +3,7 @@ import type { Storage } from '../storage.js';
 import type { NewUsageRecord } from '../usage.js';
 import { anyBudget, applicableBudgets, type ApplicableBudget, effectiveBudgets, overrideKey, type Spender } from './limits.js';
 import { periodWindow, type PeriodWindow } from './period.js';
+import { SpendTracker } from './spend-tracker.js';
 import type { BudgetOverride, BudgetPeriod, BudgetScope, BudgetSettings, BudgetSpec, BudgetSpend, EffectiveBudgets } from './types.js';
 
 /** One limit of one applicable budget with what was spent against it. */
@@ -48,15 +49,18 @@ const PERIODS: readonly BudgetPeriod[] = ['day', 'month'];
 
 /**
  * The budgets in force (configured, with operators' stored overrides applied) and what has been
- * spent against them. Spend is read from the stored usage rows of the current local day and month
- * (indexed by principal, agent and time) plus the calls a turn has not stored yet.
+ * spent against them: the stored usage rows of the current local day and month (running sums,
+ * see {@link SpendTracker}) plus the calls a turn has not stored yet.
  */
 export class BudgetService {
   private overrides = new Map<string, BudgetOverride>();
   private effectiveCache: EffectiveBudgets;
   private activeCache: boolean;
+  private readonly tracker: SpendTracker;
+  private windowCache: Record<BudgetPeriod, PeriodWindow> | null = null;
 
   constructor(private readonly options: BudgetServiceOptions) {
+    this.tracker = new SpendTracker(options.storage.usage);
     this.effectiveCache = effectiveBudgets(options.settings, this.overrides);
     this.activeCache = anyBudget(this.effectiveCache);
   }
@@ -103,26 +107,24 @@ export class BudgetService {
     return this.options.now?.() ?? new Date();
   }
 
-  /** The spend a budget counts in the current day and month, stored rows plus `pending` (rows of the running turn not stored yet). */
-  private async spendOf(budget: ApplicableBudget, windows: Record<BudgetPeriod, PeriodWindow>, pending: readonly NewUsageRecord[]) {
-    const filter =
-      budget.counts.kind === 'principal'
-        ? { principalId: budget.counts.principalId }
-        : budget.counts.kind === 'agent'
-          ? { agentId: budget.counts.agentId }
-          : {};
-    const stored = await this.options.storage.usage.spend(filter, { day: windows.day.start, month: windows.month.start });
+  /** The running turn's calls not stored yet, summed. */
+  private static pendingSpend(pending: readonly NewUsageRecord[]): BudgetSpend {
     const extra: BudgetSpend = { tokens: 0, usd: 0 };
     for (const r of pending) {
       extra.tokens += tokensOf(r);
       extra.usd += r.costUsd;
     }
-    return { day: plus(stored.day, extra), month: plus(stored.month, extra) };
+    return extra;
   }
 
+  /** The current day and month (computed again only once the day ends, or the clock goes back). */
   private windows(): Record<BudgetPeriod, PeriodWindow> {
     const now = this.now();
-    return { day: periodWindow('day', now, this.timezone), month: periodWindow('month', now, this.timezone) };
+    const t = now.getTime();
+    const cached = this.windowCache;
+    if (cached && t >= cached.day.start.getTime() && t < cached.day.end.getTime()) return cached;
+    this.windowCache = { day: periodWindow('day', now, this.timezone), month: periodWindow('month', now, this.timezone) };
+    return this.windowCache;
   }
 
   /**
@@ -134,9 +136,15 @@ export class BudgetService {
     const budgets = applicableBudgets(this.effectiveCache, who);
     if (budgets.length === 0) return [];
     const windows = this.windows();
+    // All pending calls are `who`'s: they count in every budget that applies.
+    const extra = BudgetService.pendingSpend(pending);
+    const stored = await this.tracker.spend(
+      budgets.map((b) => b.counts),
+      windows,
+    );
     const out: BudgetStanding[] = [];
-    for (const budget of budgets) {
-      const spend = await this.spendOf(budget, windows, pending);
+    for (const [i, budget] of budgets.entries()) {
+      const spend = { day: plus(stored[i]!.day, extra), month: plus(stored[i]!.month, extra) };
       for (const period of PERIODS) {
         const limit = budget.spec[period];
         if (!limit) continue;

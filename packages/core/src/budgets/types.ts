@@ -53,3 +53,15 @@ export interface EffectiveBudgets {
   roles: Record<string, BudgetSpec>;
   principals: Record<string, BudgetSpec>;
 }
+
+/** A stored usage row as budgets count it (`Storage.usage.changes`). */
+export interface UsageChange {
+  /** The row's insertion sequence number. */
+  seq: number;
+  createdAt: Date;
+  principalId: string | null;
+  agentId: string;
+  /** input + output + cache read + cache write. */
+  tokens: number;
+  usd: number;
+}

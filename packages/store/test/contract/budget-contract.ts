@@ -59,4 +59,25 @@ export function budgetContract(store: StorageRef): void {
     expect(await s.usage.spend({ principalId: 'nobody' }, { day: past, month: past })).toEqual({ day: none, month: none });
     expect(await s.usage.spend({}, { day: future, month: future })).toEqual({ day: none, month: none });
   });
+
+  it('lists the rows stored after a sequence number in insertion order, and sums only through a given one', async () => {
+    const s = store();
+    const start = await s.usage.changes(null);
+    expect(start).toEqual({ rows: [], last: expect.any(Number) });
+    await s.usage.record(call({ inputTokens: 1 }));
+    await s.usage.record(call({ inputTokens: 2, principalId: null, agentId: 'other' }));
+    const first = await s.usage.changes(start.last);
+    expect(first.rows.map((r) => [r.tokens, r.principalId, r.agentId, r.usd])).toEqual([
+      [126, 'p1', 'main', 0.001],
+      [127, null, 'other', 0.001],
+    ]);
+    expect(first.rows[0]!.createdAt).toBeInstanceOf(Date);
+    expect(first.rows[1]!.seq).toBeGreaterThan(first.rows[0]!.seq);
+    expect(first.last).toBe(first.rows[1]!.seq);
+    expect((await s.usage.changes(start.last, 1)).rows).toHaveLength(1);
+    expect(await s.usage.changes(first.last)).toEqual({ rows: [], last: first.last });
+    const past = new Date(Date.now() - 86_400_000);
+    expect((await s.usage.spend({}, { day: past, month: past }, first.rows[0]!.seq)).day.tokens).toBe(126);
+    expect((await s.usage.spend({}, { day: past, month: past }, first.last)).day.tokens).toBe(253);
+  });
 }
