@@ -71,6 +71,8 @@ describe('budgets (acceptance 5)', () => {
     let answered = 0;
     let refusal = '';
     let finished = 0;
+    // Checks that saw the spend in [80%, 100%) of the budget: each would warn, but only the first does.
+    let inWarningBand = 0;
     for (let i = 1; i <= 20 && !refusal; i++) {
       const spentBefore = fakeTotals(model).tokens;
       const calls = model.requests.length;
@@ -95,9 +97,16 @@ describe('budgets (acceptance 5)', () => {
       } else {
         answered++;
         expect(spentBefore).toBeLessThan(DAILY);
+        if (spentBefore >= DAILY * 0.8) inWarningBand++;
       }
     }
     expect(answered).toBeGreaterThan(0);
+    const warnings = tg.calls.filter(
+      (c) => c.method === 'sendMessage' && c.status === 200 && params(c).chat_id === ALICE.dm.id && String(params(c).text).startsWith('Heads-up: '),
+    );
+    expect(warnings).toHaveLength(inWarningBand > 0 ? 1 : 0);
+    if (inWarningBand > 0)
+      expect(String(params(warnings[0]!).text)).toMatch(/^Heads-up: \d+% of your daily token budget \(role member\) \(5,000 tokens\) is used\./);
     expect(refusal).toContain('daily token budget (role member) of 5,000 tokens');
     expect(refusal).toContain(`It resets at ${nextUtcMidnight()}`);
 
