@@ -84,7 +84,7 @@ export class BudgetGate {
   /** The turn's check; undefined when no budget is configured (then nothing runs per call). */
   async forTurn(turn: BudgetTurn): Promise<BeforeCall | undefined> {
     if (!this.options.budgets.active) return undefined;
-    const role = turn.principalId ? ((await this.options.principals.get(turn.principalId))?.role ?? 'guest') : 'guest';
+    const role = await this.roleOf(turn);
     return async (info) => {
       try {
         return await this.check(turn, role, info.call === 0);
@@ -94,6 +94,17 @@ export class BudgetGate {
         return null;
       }
     };
+  }
+
+  /** The turn's principal's role; `guest` without a principal (or when it cannot be read: logged). */
+  private async roleOf(turn: BudgetTurn): Promise<string> {
+    if (!turn.principalId) return 'guest';
+    try {
+      return (await this.options.principals.get(turn.principalId))?.role ?? 'guest';
+    } catch (err) {
+      turn.log.error({ err }, "could not read the principal's role for its budget; the guest role's applies");
+      return 'guest';
+    }
   }
 
   private async check(turn: BudgetTurn, role: string, atStart: boolean): Promise<QueryResult | null> {
