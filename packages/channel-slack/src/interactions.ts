@@ -68,7 +68,7 @@ const usage = (command = '/switchboard', modes: readonly string[] = MODE_ORDER) 
   `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`, \`${command} usage\` (your spend and budget).`;
 
 /**
- * `/<command> new|status|stop|mode <m>` (e.g. `/switchboard`) for a known person, in a direct message with the app
+ * `/<command> new|status|stop|mode <m>|usage` (e.g. `/switchboard`) for a known person, in a direct message with the app
  * (in channels every thread is its own conversation, so the commands would have nothing to act on).
  * The core runner (`ctx.commands`) does the work; this formats its result. Returns the ephemeral answer; never throws.
  */
