@@ -5,6 +5,7 @@ import {
   type AccessEvents,
   type AcceptResult,
   type ApprovalBroker,
+  type BudgetService,
   type Channel,
   type ChannelApprovals,
   type ChannelClientAuth,
@@ -47,6 +48,8 @@ export interface ChannelContextDeps {
   accepting(): boolean;
   /** `limits.inboxMaxAttempts`. */
   inboxMaxAttempts: number;
+  /** Budgets and spend (`/usage`). */
+  budgets: BudgetService;
 }
 
 /** Turn states in which a pending approval can still be answered usefully. */
@@ -169,6 +172,7 @@ function channelPeople(deps: ChannelContextDeps, ch: Channel): ChannelPeople {
       const s = await session(conv, principalId);
       return engine.abortSession(s.id);
     },
+    usage: async (_conv, principalId) => deps.budgets.personal(principalId, await roleOf(principalId)),
     abortTurn: async (turnId, conv) => {
       const turn = await storage.turns.get(turnId);
       if (!turn) return false;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
+import { budgetsSchema } from './config-budgets.js';
 import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
 import { parseProxyRange } from './client-address.js';
@@ -89,6 +90,8 @@ export const configSchema = z.strictObject({
   models: modelsSchema.default({}),
   /** Context management (config-context.ts): shapers' thresholds, compaction, tool-result budgets. */
   context: contextSchema,
+  /** Budgets (config-budgets.ts): per-day and per-month token and USD limits per principal, role, agent and gateway. */
+  budgets: budgetsSchema,
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
   permissions: z
     .strictObject({

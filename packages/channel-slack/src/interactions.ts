@@ -8,6 +8,8 @@ import {
   type ChatCommandResult,
   type ContextReport,
   type ConversationRef,
+  describeInstant,
+  type PersonalUsage,
 } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalBoard } from './approval-board.js';
@@ -77,7 +79,7 @@ const usage = (command = '/switchboard', modes: readonly string[] = MODE_ORDER) 
   `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`, \`${command} context\` (how full the context is).`;
 
 /**
- * `/<command> new|status|stop|mode <m>|context` (e.g. `/switchboard`) for a known person, in a direct message with the app
+ * `/<command> new|status|stop|mode <m>|context|usage` (e.g. `/switchboard`) for a known person, in a direct message with the app
  * (in channels every thread is its own conversation, so the commands would have nothing to act on).
  * The core runner (`ctx.commands`) does the work; this formats its result. Returns the ephemeral answer; never throws.
  */
@@ -133,6 +135,8 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
       return COMPACT_REFUSALS[r.reason];
     case 'report':
       return contextReply(r.report);
+    case 'spend':
+      return usageText(r.usage);
   }
 }
 
@@ -158,3 +162,22 @@ const COMPACT_REFUSALS = {
   failed: 'Not compacted: the summary could not be written. Nothing changed; try again later.',
   unavailable: 'Compaction is not available here.',
 } as const;
+
+/** `/usage` in mrkdwn: one line per period — spent tokens and USD, the budget that applies, when it resets. */
+function usageText(u: PersonalUsage): string {
+  const lines = ['*Your usage*'];
+  for (const p of u.periods) {
+    const name = p.period === 'day' ? 'Today' : 'This month';
+    const parts = [
+      p.limit?.tokens !== undefined ? `${p.limit.tokens.toLocaleString('en-US')} tokens` : null,
+      p.limit?.usd !== undefined ? `$${p.limit.usd.toFixed(2)}` : null,
+    ];
+    const limit = parts.filter(Boolean).join(' / ');
+    const whose = p.limit?.scope === 'role' ? ` (role \`${escapeMrkdwn(p.limit.id)}\`)` : '';
+    const budget = limit ? `budget ${limit}${whose}` : 'no budget';
+    lines.push(
+      `${name}: *${p.tokens.toLocaleString('en-US')} tokens*, $${p.usd.toFixed(4)} · ${budget} · resets ${escapeMrkdwn(describeInstant(new Date(p.resetsAt), u.timezone))}`,
+    );
+  }
+  return lines.join('\n');
+}

@@ -6,6 +6,8 @@ import {
   type ChatCommandResult,
   type ContextReport,
   type ConversationRef,
+  describeInstant,
+  type PersonalUsage,
 } from '@switchboard/core';
 
 /** The reply to someone who is not a known principal. */
@@ -57,6 +59,8 @@ export function commandReply(r: ChatCommandResult): string {
       return `Compacted the conversation: about ${r.tokensBefore} → ${r.tokensAfter} tokens. The full history stays in the transcript.`;
     case 'not_compacted':
       return COMPACT_REFUSALS[r.reason];
+    case 'spend':
+      return usageReply(r.usage);
   }
 }
 
@@ -82,5 +86,25 @@ function contextReply(c: ContextReport): string {
   if (c.clearedResults > 0) lines.push(`Cleared tool results: ${c.clearedResults}`);
   lines.push('Top consumers:');
   for (const k of c.consumers.filter((x) => x.tokens > 0)) lines.push(`  ${CONTEXT_CONSUMERS.get(k.name) ?? k.name}: ${n(k.tokens)}`);
+  return lines.join('\n');
+}
+
+const tokens = (n: number): string => `${n.toLocaleString('en-US')} tokens`;
+const usd = (n: number): string => `$${n.toFixed(4)}`;
+
+/** `/usage` in plain text: one line per period — spent tokens and USD, the budget that applies, when it resets. */
+export function usageReply(u: PersonalUsage): string {
+  const lines = ['Your usage:'];
+  for (const p of u.periods) {
+    const name = p.period === 'day' ? 'Today' : 'This month';
+    const limit = p.limit
+      ? [p.limit.tokens !== undefined ? tokens(p.limit.tokens) : null, p.limit.usd !== undefined ? `$${p.limit.usd.toFixed(2)}` : null]
+          .filter(Boolean)
+          .join(' / ')
+      : null;
+    const whose = p.limit?.scope === 'role' ? ` (role ${p.limit.id})` : '';
+    const budget = limit ? `budget ${limit}${whose}` : 'no budget';
+    lines.push(`${name}: ${tokens(p.tokens)}, ${usd(p.usd)} of ${budget}; resets ${describeInstant(new Date(p.resetsAt), u.timezone)}`);
+  }
   return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 import type { ManualCompactResult } from './context/compaction-engine.js';
+import type { PersonalUsage } from './budgets/service.js';
 import type { AgentEvent } from '@switchboard/agent';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
@@ -220,6 +221,8 @@ export interface ChannelPeople {
   setMode(conversation: ConversationRef, principalId: string, mode: string): Promise<{ ok: true; mode: string } | { ok: false; reason: string }>;
   /** Aborts the running turn of the conversation's session, if any (`/stop`); false when nothing ran. */
   stopRunning(conversation: ConversationRef, principalId: string): Promise<boolean>;
+  /** The person's own model spend today and this month against their budget (`/usage`; docs/budgets.md). */
+  usage(conversation: ConversationRef, principalId: string): Promise<PersonalUsage>;
   /** Aborts a running turn if it belongs to this conversation (user `abort`); false otherwise. */
   abortTurn(turnId: string, conversation: ConversationRef): Promise<boolean>;
   /**

@@ -1,5 +1,6 @@
 import type { ChannelCommands, ChannelPeople, ConversationRef, SessionStatus } from './channel.js';
 import type { ContextReport } from './context/context-report.js';
+import type { PersonalUsage } from './budgets/service.js';
 import { MODE_ORDER } from './permissions/modes.js';
 
 /** One chat command as a menu shows it. */
@@ -57,7 +58,9 @@ export type ChatCommandResult =
    */
   | { command: 'compact'; outcome: 'not_compacted'; reason: 'busy' | 'nothing' | 'admins_only' | 'failed' | 'unavailable' }
   /** `/context`: how full the session's next request is, the window, the last compaction and what fills the request. */
-  | { command: 'context'; outcome: 'report'; report: ContextReport };
+  | { command: 'context'; outcome: 'report'; report: ContextReport }
+  /** `/usage`: the person's own spend today and this month, each with the budget that applies and when it resets. */
+  | { command: 'usage'; outcome: 'spend'; usage: PersonalUsage };
 
 /** What one command does once the sender is known. */
 type Handler = (people: ChannelPeople, conversation: ConversationRef, principalId: string, args: string) => Promise<ChatCommandResult>;
@@ -117,6 +120,11 @@ const COMMANDS: readonly CommandDef[] = [
       outcome: 'report',
       report: await people.contextReport(conversation, principalId),
     }),
+  },
+  {
+    command: 'usage',
+    description: 'Show what you spent today and this month, and your budget',
+    run: async (people, conversation, principalId) => ({ command: 'usage', outcome: 'spend', usage: await people.usage(conversation, principalId) }),
   },
 ];
 

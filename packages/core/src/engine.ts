@@ -27,6 +27,7 @@ import { microcompactForTurn } from './context/microcompact-shaper.js';
 import { EngineCompaction, type ManualCompactResult } from './context/compaction-engine.js';
 import { type CompactionHooks, type CompactionSettings, DEFAULT_COMPACTION } from './context/compaction-run.js';
 import type { HookTurnFields } from './permissions/hooks.js';
+import type { BudgetGate } from './budgets/gate.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
@@ -93,6 +94,8 @@ export interface EngineOptions {
   compaction?: CompactionSettings;
   /** The PreCompact / PostCompact hooks of one compaction (`PolicyService.compactionHooks`). */
   compactionHooks?: (fields: HookTurnFields, log: Logger) => CompactionHooks;
+  /** The budget check before each model call (budgets/gate.ts); absent or without budgets: none. */
+  budgets?: BudgetGate;
 }
 
 export interface TurnPolicyContext {
@@ -501,6 +504,16 @@ export class TurnEngine {
     const spec = options.modelSpec(options.modelName);
     const counting = turnCounting(options.countTokens, options.model, options.modelName, options.maxTokens, (fields, msg) => log.debug(fields, msg));
     const meter = contextMeter(spec, this.estimators.of(spec.name), agent.system, policy.tools.map(toolSpec), counting);
+    const { message } = active;
+    const beforeCall = await options.budgets?.forTurn({
+      turnId: turn.id,
+      sessionId: session.id,
+      agentId: agent.id,
+      principalId: run.principalId,
+      pendingCalls: () => journal.pendingCalls,
+      notify: (text) => this.options.channel(`${message.channel}:${message.account}`)?.notify(message.conversation, text) ?? Promise.resolve(),
+      log,
+    });
     const loop = query({
       model: options.model,
       modelName: options.modelName,
@@ -545,6 +558,7 @@ export class TurnEngine {
           notify: (text) => this.notify(active, text),
         }),
       ],
+      ...(beforeCall ? { beforeCall } : {}),
     });
     const durability = new DurabilityRule();
     let step = await loop.next();

@@ -70,6 +70,7 @@ export {
   type TurnUsage,
   type TurnWrite,
 } from './storage.js';
+export * from './budgets/index.js';
 export { type NewUsageRecord, type UsageFilter, type UsageRecord, type UsageReport, type UsageTotals, usageCost } from './usage.js';
 export { AsyncQueue } from './async-queue.js';
 export {

@@ -3,6 +3,7 @@ import type { SessionKey } from './session-key.js';
 import type { AskSource } from '@switchboard/agent';
 import type { DeadLetter, DeadLetterInput } from './dead-letters.js';
 import type { NewUsageRecord, UsageFilter, UsageRecord, UsageReport } from './usage.js';
+import type { BudgetOverride, BudgetScope, BudgetSpec, BudgetSpend, UsageChange } from './budgets/types.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -490,6 +491,28 @@ export interface Storage {
     record(r: NewUsageRecord): Promise<UsageRecord>;
     /** Sums the rows `filter` matches: totals and a per-UTC-day series. */
     report(filter?: UsageFilter): Promise<UsageReport>;
+    /**
+     * What the rows of one principal, one agent or (empty filter) everyone spent since `since.day`
+     * and since `since.month` (tokens: input + output + cache read + cache write; USD), in one
+     * indexed read. Budgets call it before every model call.
+     */
+    spend(
+      filter: { principalId?: string; agentId?: string },
+      since: { day: Date; month: Date },
+      throughSeq?: number,
+    ): Promise<{ day: BudgetSpend; month: BudgetSpend }>;
+    /**
+     * The rows stored after sequence number `afterSeq` (insertion order, at most `limit`) and the
+     * last sequence number they reach; `afterSeq` null: no rows, just the last sequence number
+     * stored. Budgets keep running sums with it (`throughSeq` of {@link spend} seeds them).
+     */
+    changes(afterSeq: number | null, limit?: number): Promise<{ rows: UsageChange[]; last: number }>;
+  };
+  /** Operators' budget overrides (control API), one per scope and id (`''` for the gateway). */
+  budgets: {
+    list(): Promise<BudgetOverride[]>;
+    /** Replaces the override of (scope, id); null removes it. */
+    set(scope: BudgetScope, id: string, spec: BudgetSpec | null, by: string): Promise<void>;
   };
   close(): void;
 }

@@ -296,3 +296,19 @@ export const usage = sqliteTable(
     index('usage_turn_idx').on(t.turnId),
   ],
 );
+
+/** Operators' budget overrides (control API `PUT /api/v1/budgets/…`): one per scope and id, over the configured `budgets`. */
+export const budgetOverrides = sqliteTable(
+  'budget_overrides',
+  {
+    /** `gateway`, `agent`, `role` or `principal`. */
+    scope: text('scope').notNull(),
+    /** The agent, role or principal id; `''` for the gateway. */
+    scopeId: text('scope_id').notNull(),
+    /** The `{ day?, month? }` budget, JSON. */
+    spec: text('spec').notNull(),
+    updatedBy: text('updated_by').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.scopeId] })],
+);

@@ -13,6 +13,7 @@ import { principalRepo, tokenRepo } from './principal-repo.js';
 import { sessionOps, sessionRepo } from './session-repo.js';
 import { turnRepo } from './turn-repo.js';
 import { usageOps, usageRepo } from './usage-repo.js';
+import { budgetRepo } from './budget-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -85,6 +86,7 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     ...governanceRepos(db),
     ...boundaryRepos(db),
     usage: usageRepo(db, calls),
+    budgets: budgetRepo(db),
     close() {
       if (db.open) db.close();
     },

@@ -38,6 +38,32 @@ interface FilterParams {
   before: number | null;
 }
 
+interface SpendParams {
+  id: string | null;
+  day: number;
+  month: number;
+  through: number | null;
+}
+
+interface ChangeRow {
+  seq: number;
+  created_at: number;
+  principal_id: string | null;
+  agent_id: string;
+  tokens: number;
+  cost_usd: number;
+}
+
+interface SpendRow {
+  day_tokens: number;
+  day_usd: number;
+  month_tokens: number;
+  month_usd: number;
+}
+
+/** Tokens as budgets count them. */
+const TOKENS = 'input_tokens + output_tokens + cache_read_input_tokens + cache_creation_input_tokens';
+
 const zero = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, calls: 0 });
 
 // Rounded to a billionth of a dollar: sums of float costs must not show drift in the last digits.
@@ -101,9 +127,51 @@ export function usageRepo(db: Database, ops: UsageOps = usageOps(db)): Storage['
      GROUP BY day ORDER BY day`,
   );
 
+  // One indexed range read per scope: principal_id / agent_id lead their (id, created_at) indexes.
+  const spendSql = (where: string) =>
+    db.prepare<[SpendParams], SpendRow>(
+      `SELECT coalesce(sum(CASE WHEN created_at >= @day THEN ${TOKENS} END), 0) AS day_tokens,
+         coalesce(sum(CASE WHEN created_at >= @day THEN cost_usd END), 0) AS day_usd,
+         coalesce(sum(${TOKENS}), 0) AS month_tokens, coalesce(sum(cost_usd), 0) AS month_usd
+       FROM usage WHERE ${where} created_at >= min(@day, @month) AND (@through IS NULL OR rowid <= @through)`,
+    );
+  // The table has no deletes, so its rowid is a monotonic insertion sequence.
+  const changes = db.prepare<[number, number], ChangeRow>(
+    `SELECT rowid AS seq, created_at, principal_id, agent_id, ${TOKENS} AS tokens, cost_usd FROM usage WHERE rowid > ? ORDER BY rowid LIMIT ?`,
+  );
+  const lastSeq = db.prepare<[], { seq: number }>('SELECT coalesce(max(rowid), 0) AS seq FROM usage');
+  const spendOfPrincipal = spendSql('principal_id = @id AND');
+  const spendOfAgent = spendSql('agent_id = @id AND');
+  const spendOfAll = spendSql('');
+
   return {
     async record(r) {
       return ops.record(r);
+    },
+    async changes(afterSeq, limit = 10_000) {
+      if (afterSeq === null) return { rows: [], last: lastSeq.get()?.seq ?? 0 };
+      const rows = changes.all(afterSeq, limit).map((r) => ({
+        seq: r.seq,
+        createdAt: new Date(r.created_at),
+        principalId: r.principal_id,
+        agentId: r.agent_id,
+        tokens: r.tokens,
+        usd: r.cost_usd,
+      }));
+      return { rows, last: rows.at(-1)?.seq ?? afterSeq };
+    },
+    async spend(filter, since, throughSeq) {
+      const stmt = filter.principalId !== undefined ? spendOfPrincipal : filter.agentId !== undefined ? spendOfAgent : spendOfAll;
+      const row = stmt.get({
+        id: filter.principalId ?? filter.agentId ?? null,
+        day: since.day.getTime(),
+        month: since.month.getTime(),
+        through: throughSeq ?? null,
+      });
+      return {
+        day: { tokens: row?.day_tokens ?? 0, usd: roundUsd(row?.day_usd ?? 0) },
+        month: { tokens: row?.month_tokens ?? 0, usd: roundUsd(row?.month_usd ?? 0) },
+      };
     },
     async report(filter = {}) {
       const rows = perDay.all({

@@ -1,6 +1,7 @@
 import type { Storage } from '@switchboard/core';
 import { afterEach, beforeEach, describe } from 'vitest';
 import { adminContract } from './contract/admin-contract.js';
+import { budgetContract } from './contract/budget-contract.js';
 import { deliveryContract } from './contract/delivery-contract.js';
 import { governanceContract } from './contract/governance-contract.js';
 import { identityContract } from './contract/identity-contract.js';
@@ -36,5 +37,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('control-API changes (principals, identities, sessions)', () => adminContract(store));
     describe('pairing requests and held messages', () => pairingContract(store));
     describe('usage rows (one per model call)', () => usageContract(store));
+    describe('budget overrides and spend', () => budgetContract(store));
   });
 }

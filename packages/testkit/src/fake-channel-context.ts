@@ -1,5 +1,14 @@
 import { defaultModelSpec, TokenEstimator } from '@switchboard/agent';
-import { type Channel, type ChannelContext, type ChannelPeople, ChatCommands, contextReport, DeliveryLedger, type DeliveryStore } from '@switchboard/core';
+import {
+  type Channel,
+  type ChannelContext,
+  type ChannelPeople,
+  ChatCommands,
+  contextReport,
+  DeliveryLedger,
+  type DeliveryStore,
+  periodWindow,
+} from '@switchboard/core';
 import type { FastifyPluginAsync } from 'fastify';
 import type { FakeChannelEnv } from './fake-channel-env.js';
 
@@ -102,6 +111,21 @@ function fakePeople(env: FakeChannelEnv): ChannelPeople {
     stopRunning: async (conversation, principalId) => {
       env.request('stopRunning', conversation, principalId);
       return false;
+    },
+    usage: async (conversation, principalId) => {
+      env.request('usage', conversation, principalId);
+      // The person's spend from the env's own usage rows, in UTC, with no budget.
+      const now = new Date();
+      const day = periodWindow('day', now, 'UTC');
+      const month = periodWindow('month', now, 'UTC');
+      const spend = await env.storage.usage.spend({ principalId }, { day: day.start, month: month.start });
+      return {
+        timezone: 'UTC',
+        periods: [
+          { period: 'day', ...spend.day, resetsAt: day.end.toISOString() },
+          { period: 'month', ...spend.month, resetsAt: month.end.toISOString() },
+        ],
+      };
     },
     abortTurn: async (turnId, conversation) => {
       env.request('abortTurn', turnId, conversation);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { AccessEvents, ApprovalBroker, CapabilityRegistry, Channel, PolicyService, Storage, TurnEngine } from '@switchboard/core';
+import type { AccessEvents, ApprovalBroker, BudgetService, CapabilityRegistry, Channel, PolicyService, Storage, TurnEngine } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuthLimiter } from '../auth-limiter.js';
 import type { ResolvedModel } from '../config-models.js';
@@ -24,6 +24,8 @@ export interface ControlApiDeps {
   agentTools: Readonly<Record<string, readonly string[]>>;
   /** The effective `models.<name>` values and the `max_tokens` calls ask for (read-only). */
   models: { list: readonly ResolvedModel[]; maxTokens: number };
+  /** The budgets in force and operators' overrides of them. */
+  budgets: BudgetService;
 }
 
 /** A control-API route module: registers its routes on the /api/v1 scope. */

@@ -5,6 +5,7 @@ import { bearer, verifySecret } from '../tokens.js';
 import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { boundaryRoutes } from './boundary.js';
+import { budgetRoutes } from './budgets.js';
 import { capabilityRoutes } from './capabilities.js';
 import { deadLetterRoutes } from './dead-letters.js';
 import { sendError, type ControlApiDeps, type RouteModule } from './deps.js';
@@ -46,6 +47,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   auditRoutes,
   deadLetterRoutes,
   usageRoutes,
+  budgetRoutes,
 ];
 
 async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {

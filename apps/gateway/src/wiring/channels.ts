@@ -51,6 +51,7 @@ export async function startChannels(inputs: ChannelStartInputs): Promise<void> {
     accept: (message) => domain.router.accept(message),
     sessionKey: (conversation, principalId) => domain.router.sessionKey(conversation, principalId),
     queueMode: domain.queueMode,
+    budgets: domain.budgets,
     modelName: inputs.cfg.model.name,
     limiter: http.limiter,
     clientAddress: http.clientAddress,

@@ -4,8 +4,11 @@ import {
   ApprovalBroker,
   type BoundaryPolicy,
   BoundaryService,
+  BudgetGate,
+  BudgetService,
   type CapabilityRegistry,
   type CompactionSettings,
+  HookBridge,
   PolicyService,
   Router,
   type Session,
@@ -17,6 +20,7 @@ import type { Logger } from 'pino';
 import { boundarySettings, pairingSettings } from '../boundary-settings.js';
 import { type Config, configSecrets } from '../config.js';
 import { toolResultBudgets } from '../config-context.js';
+import { budgetSettings } from '../config-budgets.js';
 import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
 import { livePolicySettings } from '../policy-settings.js';
@@ -54,6 +58,8 @@ export interface Domain {
   engine: TurnEngine;
   router: Router;
   boundary: BoundaryService;
+  /** The budgets in force and the spend against them (control API, `/usage`). */
+  budgets: BudgetService;
   /** The queue mode of a session on a channel account (the engine's and the channels'). */
   queueMode(session: Session, channelId: string): QueueMode;
 }
@@ -68,10 +74,11 @@ export async function buildDomain(inputs: DomainInputs): Promise<Domain> {
   let boundary: BoundaryService | undefined;
   const { broker, policy } = await buildPolicy(inputs, (channelId) => boundaryBuilt(boundary).policy(channelId));
   const queueMode = queueModeResolver(inputs.cfg);
-  const engine = buildEngine(inputs, { broker, policy, queueMode });
+  const budgets = await buildBudgets(inputs);
+  const engine = buildEngine(inputs, { broker, policy, queueMode, budgets });
   const routing = buildRouting(inputs, engine);
   boundary = routing.boundary;
-  return { broker, policy, engine, router: routing.router, boundary, queueMode };
+  return { broker, policy, engine, router: routing.router, boundary, budgets: budgets.service, queueMode };
 }
 
 function boundaryBuilt(boundary: BoundaryService | undefined): BoundaryService {
@@ -128,8 +135,28 @@ function modelClient(cfg: Readonly<Config>): ModelClient {
   });
 }
 
+/** The budgets (configured, with stored overrides) and the check before each model call, whose refusals run the `BudgetExceeded` hooks. */
+async function buildBudgets(inputs: DomainInputs): Promise<{ service: BudgetService; gate: BudgetGate }> {
+  const { cfg, log, storage } = inputs;
+  const service = new BudgetService({ settings: budgetSettings(cfg.budgets), storage, log: log.child({ component: 'budgets' }) });
+  await service.load();
+  const hooks = new HookBridge({ config: cfg.hooks, env: { PATH: inputs.hookPath }, defaultTimeoutMs: cfg.permissions.hookTimeout });
+  const gate = new BudgetGate({
+    budgets: service,
+    audit: storage.audit,
+    principals: storage.principals,
+    ...(hooks.has('BudgetExceeded')
+      ? { onExceeded: async (turn, detail) => void (await hooks.run('BudgetExceeded', { ...turn, ...detail }, log.child({ component: 'budgets' }))) }
+      : {}),
+  });
+  return { service, gate };
+}
+
 /** The turn engine over the model client, the agents, the channels and the turn policy. */
-function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; policy: PolicyService; queueMode: Domain['queueMode'] }): TurnEngine {
+function buildEngine(
+  inputs: DomainInputs,
+  services: { broker: ApprovalBroker; policy: PolicyService; queueMode: Domain['queueMode']; budgets: { gate: BudgetGate } },
+): TurnEngine {
   const { cfg, log, agents, channels } = inputs;
   const { broker, policy } = services;
   return new TurnEngine({
@@ -156,6 +183,7 @@ function buildEngine(inputs: DomainInputs, services: { broker: ApprovalBroker; p
     countTokens: { enabled: cfg.context.countTokens.enabled, margin: cfg.context.countTokens.margin },
     compaction: compactionSettings(cfg),
     compactionHooks: (fields, hookLog) => policy.compactionHooks(fields, hookLog),
+    budgets: services.budgets.gate,
   });
 }
 

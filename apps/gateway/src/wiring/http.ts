@@ -87,6 +87,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     access,
     agentTools: inputs.agents.toolNames,
     models: { list: inputs.models.list, maxTokens: inputs.models.maxTokens },
+    budgets: domain.budgets,
   });
   return { app, limiter, clientAddress, access, tokenExpiry };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runCommandHook, runHttpHook, HookRunError, type CommandHook, type HttpHook } from './hook-runners.js';
 import { matchToolName } from './matchers.js';
+import type { BudgetExceededDetail } from '../budgets/gate.js';
 import type { PreToolUseCallback } from './pipeline.js';
 
 /** The events hooks can be configured for. */
@@ -15,6 +16,7 @@ export const HOOK_EVENTS = [
   'Stop',
   'PreCompact',
   'PostCompact',
+  'BudgetExceeded',
 ] as const;
 
 /** One hook event. */
@@ -122,6 +124,8 @@ export interface HookPayloads {
   PreCompact: HookTurnFields & { trigger: 'auto' | 'reactive' | 'manual'; tokensBefore: number; instructions?: string };
   /** After a compaction boundary was appended. */
   PostCompact: HookTurnFields & { trigger: 'auto' | 'reactive' | 'manual'; tokensBefore: number; tokensAfter: number; throughSeq: number };
+  /** A budget refused a model call (the turn ends `budget_exceeded`); see `BudgetExceededDetail` (budgets/gate.ts). */
+  BudgetExceeded: HookTurnFields & BudgetExceededDetail;
 }
 
 /** The payload of one hook event (see {@link HookPayloads}). */

@@ -65,7 +65,7 @@ describe('hook matchers', () => {
   });
 
   it('validates hook config with zod', () => {
-    expect(HOOK_EVENTS).toHaveLength(10);
+    expect(HOOK_EVENTS).toHaveLength(11);
     expect(hooksConfigSchema.safeParse({ PreToolUse: [{ type: 'command', command: ['node', 'x.mjs'], matcher: 'write_file' }] }).success).toBe(true);
     expect(hooksConfigSchema.safeParse({ PreToolUse: [{ type: 'command', command: [] }] }).success).toBe(false);
     expect(hooksConfigSchema.safeParse({ PreToolUse: [{ type: 'command', command: 'rm -rf /' }] }).success).toBe(false);
