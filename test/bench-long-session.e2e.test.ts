@@ -12,9 +12,9 @@ interface Row {
 }
 
 // The bench's long-session load, small: 24 turns on a 20k-token window, through the real gateway
-// process and the fake. Without context management the session outgrows the window near turn 16
-// and every later turn is refused; with it, none is. Either way the load must finish every turn,
-// count what failed and report the figures (`npm run bench` prints them).
+// process and the fake. Without context management the session outgrew the window near turn 16
+// and every later turn was refused; with microcompact and compaction none is. The load must finish
+// every turn, count what failed and report the figures (`npm run bench` prints them).
 describe('bench: the long-session load', () => {
   it('runs every turn through read_file, survives prompt_too_long and reports sizes, CPU, compactions and the cache share', async () => {
     const r = await runLongSession(tk, { turns: 24, window: 20_000, warmupTurns: 10 });
@@ -30,12 +30,16 @@ describe('bench: the long-session load', () => {
     // An answered turn is two model calls: the read_file call and the answer after its result.
     for (const t of r.perTurn.filter((x: { ok: boolean; summaries: number }) => x.ok && x.summaries === 0)) expect(t.calls).toBeGreaterThanOrEqual(2);
 
-    // Turn 10 carries ten turns of 4 KB results: over 10k tokens as the fake counts them, 4 characters each.
+    // Context management keeps every request inside the window: no turn fails, and the shapers acted
+    // (ten turns of 4 KB results, over 10k tokens, would fill half the window by turn 10).
+    expect(r.failed).toBe(0);
+    expect(r.refusedRequests).toBe(0);
+    expect(r.compactEntries + r.microcompactEntries).toBeGreaterThan(0);
     const at10 = r.sizes.find((s: { turn: number }) => s.turn === 10);
-    expect(at10.tokens).toBeGreaterThan(10_000);
+    expect(at10.tokens).toBeGreaterThan(0);
     expect(at10.bytes).toBeGreaterThan(at10.tokens * 3);
     expect(r.largestRequestShare).toBeCloseTo(r.largestRequestTokens / 20_000, 3);
-    if (r.failed > 0) expect(r.largestRequestShare).toBeGreaterThan(1);
+    expect(r.largestRequestShare).toBeLessThan(1);
 
     expect(r.cpuMsPerTurnEarly).toBeGreaterThan(0);
     expect(r.cpuMsPerTurnLate).toBeGreaterThan(0);

@@ -76,10 +76,10 @@ export async function handleBlockActions(deps: InteractionDeps, raw: unknown): P
 export type { SlashCommand } from './interaction-schemas.js';
 
 const usage = (command = '/switchboard', modes: readonly string[] = MODE_ORDER) =>
-  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`, \`${command} context\` (how full the context is).`;
+  `Usage: \`${command} new\` (start over), \`${command} status\`, \`${command} stop\` (stop the running answer), \`${command} mode <${modes.join('|')}>\`, \`${command} compact [instructions]\` (summarize the conversation so far), \`${command} context\` (how full the context is), \`${command} usage\` (your spend and budget).`;
 
 /**
- * `/<command> new|status|stop|mode <m>|context|usage` (e.g. `/switchboard`) for a known person, in a direct message with the app
+ * `/<command> new|status|stop|mode <m>|compact|context|usage` (e.g. `/switchboard`) for a known person, in a direct message with the app
  * (in channels every thread is its own conversation, so the commands would have nothing to act on).
  * The core runner (`ctx.commands`) does the work; this formats its result. Returns the ephemeral answer; never throws.
  */
