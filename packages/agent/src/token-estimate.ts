@@ -63,6 +63,8 @@ export function countedInputTokens(usage: Usage): number {
  */
 export class TokenEstimator {
   private ratio: number;
+  /** Moving average of the relative error of the estimate just before each observation; undefined before the first. */
+  private error: number | undefined;
 
   constructor(
     initial = DEFAULT_CHARS_PER_TOKEN,
@@ -75,6 +77,15 @@ export class TokenEstimator {
   /** Characters per token as calibrated so far. */
   get charsPerToken(): number {
     return this.ratio;
+  }
+
+  /**
+   * How far off the estimate has recently been, as a fraction of the true count (a moving
+   * average over the observations, each measured before it corrected the ratio); undefined
+   * until something was observed. A meter narrows its "near a threshold" band to this.
+   */
+  get relativeError(): number | undefined {
+    return this.error;
   }
 
   /** Estimated tokens of `chars` characters. */
@@ -93,6 +104,8 @@ export class TokenEstimator {
     const measured = chars / tokens;
     // A measurement far outside any real tokenizer's range (an empty fake usage, a proxy's zero) is noise.
     if (measured < 0.5 || measured > 20) return;
+    const miss = Math.abs(this.tokens(chars) - tokens) / tokens;
+    this.error = this.error === undefined ? miss : this.error * (1 - this.weight) + miss * this.weight;
     this.ratio = this.ratio * (1 - this.weight) + measured * this.weight;
   }
 }

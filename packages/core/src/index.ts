@@ -103,7 +103,9 @@ export {
 export { requestView } from './context/request-view.js';
 export {
   type CountTokensSettings,
+  countMargin,
   DEFAULT_COUNT_MARGIN,
+  MIN_COUNT_MARGIN,
   ExactCounter,
   type ExactCounting,
   nearThreshold,

@@ -17,6 +17,21 @@ export interface ExactCounting {
   onFailure?(err: unknown): void;
 }
 
+/** The narrowest band a calibrated meter checks: ±2 % of a threshold. */
+export const MIN_COUNT_MARGIN = 0.02;
+
+/**
+ * The band around a threshold inside which an estimate is checked by an exact count: the
+ * configured `margin` until the estimator has been calibrated, then three times its recent
+ * relative error — at least {@link MIN_COUNT_MARGIN}, at most `margin`. A well-calibrated
+ * estimate is trusted further from the threshold, so a session growing through the band costs
+ * a few counts instead of one per call.
+ */
+export function countMargin(margin: number, relativeError: number | undefined): number {
+  if (relativeError === undefined || !Number.isFinite(relativeError)) return margin;
+  return Math.min(margin, Math.max(MIN_COUNT_MARGIN, 3 * relativeError));
+}
+
 /** Whether `estimate` is close enough to `threshold` that its error could change the decision. */
 export function nearThreshold(estimate: number, threshold: number, margin: number): boolean {
   if (!Number.isFinite(threshold) || threshold <= 0 || !Number.isFinite(margin) || margin < 0) return false;

@@ -10,7 +10,7 @@ import {
   type ToolSpec,
   type Usage,
 } from '@switchboard/agent';
-import { ExactCounter, type ExactCounting, nearThreshold } from './exact-count.js';
+import { countMargin, ExactCounter, type ExactCounting, nearThreshold } from './exact-count.js';
 
 /**
  * How big one turn's requests are, in tokens: the turn's system prompt and tool schemas are fixed,
@@ -51,7 +51,8 @@ export class TokenEstimators {
 /**
  * The meter of one turn on `spec`'s model, with its fixed prefix (system prompt and tools).
  * With `counting` (and a client that has `countTokens`), `measure` asks for the exact count when
- * the estimate is within `counting.margin` of the threshold (see {@link ExactCounter}).
+ * the estimate is within {@link countMargin} of the threshold — `counting.margin` until the
+ * estimator is calibrated, then narrower (see {@link ExactCounter}).
  */
 export function contextMeter(
   spec: ModelSpec,
@@ -70,7 +71,7 @@ export function contextMeter(
     measure: async (messages, threshold, signal) => {
       const size = chars(messages);
       const estimate = estimator.tokens(size);
-      if (!counting || !counter?.available || !nearThreshold(estimate, threshold, counting.margin)) return estimate;
+      if (!counting || !counter?.available || !nearThreshold(estimate, threshold, countMargin(counting.margin, estimator.relativeError))) return estimate;
       return (await counter.count(messages, size, signal)) ?? estimate;
     },
     observe: (sent, usage) => estimator.observe(chars(sent), countedInputTokens(usage)),
