@@ -30,6 +30,8 @@ const microcompactSchema = z
     threshold: z.number().gt(0).max(1).default(0.5),
     /** The last K turns whose tool results stay whole. */
     keepTurns: z.number().int().min(1).max(1000).default(3),
+    /** The least a cut must free, as a fraction of W: a smaller one would break the prompt cache for little. */
+    minGain: z.number().min(0).lt(1).default(0.1),
   })
   .prefault({});
 

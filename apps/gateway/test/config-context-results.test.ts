@@ -17,7 +17,7 @@ const failure = (text: string): string => {
 describe('context.toolResults and context.microcompact', () => {
   it('default to the documented values (and to the agent package’s defaults)', () => {
     const cfg = parse('{}');
-    expect(cfg.context.microcompact).toEqual({ threshold: 0.5, keepTurns: 3 });
+    expect(cfg.context.microcompact).toEqual({ threshold: 0.5, keepTurns: 3, minGain: 0.1 });
     expect(cfg.context.microcompact).toEqual(DEFAULT_MICROCOMPACT);
     expect(toolResultBudgets(cfg.context, cfg.limits)).toEqual({ maxChars: 50_000, maxMessageChars: 200_000 });
     expect(toolResultBudgets(cfg.context, cfg.limits)).toEqual(DEFAULT_RESULT_BUDGETS);

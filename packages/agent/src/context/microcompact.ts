@@ -14,10 +14,18 @@ export interface MicrocompactSettings {
   threshold: number;
   /** The last K turns (a turn begins with a person's message) whose results stay whole (K ≥ 1). */
   keepTurns: number;
+  /**
+   * The least a cut must free, as a fraction of W (0 ≤ minGain < 1). A cut changes the bytes of
+   * earlier messages (the prompt cache re-reads from there), so one that frees little is not
+   * made: once what remains past the threshold is mostly conversation, not old results, clearing
+   * one more result per call would break the cache every call for a few hundred tokens —
+   * auto-compact is the step that helps then. Absent: 0.
+   */
+  minGain?: number;
 }
 
 /** The gateway's defaults. */
-export const DEFAULT_MICROCOMPACT: MicrocompactSettings = { threshold: 0.5, keepTurns: 3 };
+export const DEFAULT_MICROCOMPACT: MicrocompactSettings = { threshold: 0.5, keepTurns: 3, minGain: 0.1 };
 
 /** Results this short are left alone: a placeholder would not be shorter. */
 export const MIN_CLEARED_CHARS = 200;

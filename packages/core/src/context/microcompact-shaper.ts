@@ -68,7 +68,10 @@ export function microcompactShaper(options: MicrocompactShaperOptions): RequestS
         if (fresh.length === 0) return { send: view };
         const next = new Set([...cleared, ...fresh]);
         const cut: Message[] = microcompactView(send, next);
-        await record({ cleared: fresh, tokensBefore, tokensAfter: meter.estimate(cut) });
+        const tokensAfter = meter.estimate(cut);
+        // A cut that frees too little would break the prompt cache for nothing (see minGain).
+        if (tokensBefore - tokensAfter < (settings.minGain ?? 0) * meter.window) return { send: view };
+        await record({ cleared: fresh, tokensBefore, tokensAfter });
         for (const id of fresh) cleared.add(id);
         return { send: cut };
       } catch {

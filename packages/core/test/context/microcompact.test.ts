@@ -123,3 +123,29 @@ describe('clearedSince', () => {
     expect(clearedSince([]).size).toBe(0);
   });
 });
+
+describe('microcompact leaves small cuts alone (minGain)', () => {
+  it('a crossing whose cut frees less than minGain·W sends the view unchanged and records nothing; a bigger one cuts', async () => {
+    const markers: MicrocompactPayload[] = [];
+    const s = microcompactShaper({
+      meter,
+      settings: { threshold: 0.5, keepTurns: 1, minGain: 0.2 },
+      cleared: new Set(),
+      record: async (marker) => {
+        markers.push(marker);
+      },
+    });
+    // Past 0.5·W mostly with conversation: one old 1,000-character result frees ~250 tokens, under 0.2·W = 2,000.
+    const talk: Message = { role: 'user', content: [{ type: 'text', text: 'x'.repeat(22_000) }] };
+    const small = [talk, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] } as Message, ...session(2, 1000)];
+    const unchanged = (await s.shape(small, small, info)).send;
+    expect(unchanged).toEqual(small);
+    expect(markers).toEqual([]);
+    // Old results worth ~10,000 characters (2,500 tokens) clear at once.
+    const big = [talk, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] } as Message, ...session(3, 5000)];
+    const view = (await s.shape(big, big, info)).send;
+    expect(markers).toHaveLength(1);
+    expect(markers[0]!.tokensBefore - markers[0]!.tokensAfter).toBeGreaterThanOrEqual(2_000);
+    expect(view).not.toEqual(big);
+  });
+});
