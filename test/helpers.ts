@@ -43,6 +43,19 @@ export async function collectTurn(ws: WsClient, clientId: string, timeoutMs = 20
 /** Bearer header for a token. */
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** A WebSocket client of the gateway's default client token (the owner), once its `hello_ok` arrived. */
+export async function connectClient(gw: GatewayProcess, token = gw.credentials().clientToken): Promise<WsClient> {
+  const ws = await connectWs(gw.wsUrl, { headers: bearer(token) });
+  await ws.next((f) => f.type === 'hello_ok');
+  return ws;
+}
+
+/** Sends one frame and takes the next frame of `type`. */
+export async function askFrame(ws: WsClient, frame: unknown, type: string): Promise<WsFrame> {
+  ws.send(frame);
+  return ws.next((f) => f.type === type);
+}
+
 /** A gateway config fragment, deep-merged over the harness's base test config. */
 export type ConfigFragment = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, CANARY_SLACK_SIGNING_SECRET, signSlackRequest } from '@switchboard/testkit';
-import { httpAccount, slackUrls, USER, useSlackEnv, waitForMessage, buttonsOf } from './slack-helpers.js';
+import { api } from '@switchboard/testkit';
+import { buttonsOf, httpAccount, postSlashCommand, slackUrls, USER, useSlackEnv, waitForMessage } from './slack-helpers.js';
 import { findInWorkspaces } from './helpers.js';
 
 const env = useSlackEnv({
@@ -19,23 +19,8 @@ const approvals = async (status: string) =>
     | Array<{ id: string }>
     | undefined;
 
-/** Posts a signed `/switchboard <text>` slash command over HTTP; returns its JSON answer. */
-async function slash(text: string): Promise<{ text: string }> {
-  const cmd = env.slack.events.slashCommand({ command: '/switchboard', text, channel: IM });
-  const body = new URLSearchParams(Object.entries(cmd).map(([k, v]) => [k, String(v)])).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const res = await fetch(slackUrls(env.gw).interactive, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': String(ts),
-      'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body),
-    },
-    body,
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as { text: string };
-}
+/** A signed `/switchboard <text>` slash command over HTTP (see `postSlashCommand`). */
+const slash = (text: string) => postSlashCommand(env, text, IM);
 
 describe('Slack approval cards stay valid across a gateway restart', () => {
   it('a card posted before a restart still answers its approval afterwards (action ids resolve against the stored approval)', async () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_PREFIX } from '@switchboard/agent';
-import { CANARY_SLACK_SIGNING_SECRET, isSummaryRequest, signSlackRequest, summaryHandler } from '@switchboard/testkit';
-import { slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
+import { isSummaryRequest, summaryHandler } from '@switchboard/testkit';
+import { postSlashCommand, slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
 // Issue 13, acceptance 8 for `/compact` on Slack: `/switchboard compact [instructions]` in the DM with the app.
 const env = useSlackEnv();
@@ -12,23 +12,8 @@ beforeAll(() => {
   env.model.setHandler(summaryHandler({ text: 'SUMMARY: the person asked about three colours.' }));
 });
 
-/** Posts a signed `/switchboard <text>` slash command over HTTP; returns its JSON answer. */
-async function slash(text: string): Promise<{ response_type: string; text: string }> {
-  const cmd = env.slack.events.slashCommand({ command: '/switchboard', text, channel: IM });
-  const body = new URLSearchParams(Object.entries(cmd).map(([k, v]) => [k, String(v)])).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const res = await fetch(slackUrls(env.gw).interactive, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': String(ts),
-      'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body),
-    },
-    body,
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as { response_type: string; text: string };
-}
+/** A signed `/switchboard <text>` slash command over HTTP (see `postSlashCommand`). */
+const slash = (text: string) => postSlashCommand(env, text, IM);
 
 describe('slack: /switchboard compact', () => {
   it('says the conversation is too short at first, then compacts with the instructions; the next request starts from the summary', async () => {

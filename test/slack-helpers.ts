@@ -1,10 +1,11 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import {
   ALL_CANARIES,
   api,
   CANARY_SLACK_APP_TOKEN,
   CANARY_SLACK_BOT_TOKEN,
   CANARY_SLACK_SIGNING_SECRET,
+  signSlackRequest,
   startFakeAnthropic,
   startFakeSlack,
   startGateway,
@@ -84,6 +85,32 @@ export function useSlackEnv(
 /** The Events API and interactivity URLs of the test account. */
 export function slackUrls(gw: GatewayProcess): { events: string; interactive: string } {
   return { events: `${gw.url}/channels/slack/${ACCOUNT}/events`, interactive: `${gw.url}/channels/slack/${ACCOUNT}/interactive` };
+}
+
+/**
+ * Posts a signed `/switchboard <text>` slash command over HTTP to the test account's
+ * interactivity URL, as Slack would from `channel` (default: the fake's DM with the bot); expects
+ * a 200 and returns its JSON answer.
+ */
+export async function postSlashCommand(
+  env: SlackEnv,
+  text: string,
+  channel = env.slack.identity.imChannelId,
+): Promise<{ response_type: string; text: string }> {
+  const cmd = env.slack.events.slashCommand({ command: '/switchboard', text, channel });
+  const body = new URLSearchParams(Object.entries(cmd).map(([k, v]) => [k, String(v)])).toString();
+  const ts = Math.floor(Date.now() / 1000);
+  const res = await fetch(slackUrls(env.gw).interactive, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': String(ts),
+      'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body),
+    },
+    body,
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { response_type: string; text: string };
 }
 
 /** The Slack account's health as /readyz reports it (details need a read token). */

@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { api, CANARY_SLACK_SIGNING_SECRET, signSlackRequest } from '@switchboard/testkit';
-import { slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
+import { api } from '@switchboard/testkit';
+import { postSlashCommand, slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
 const env = useSlackEnv({ config: { budgets: { timezone: 'Europe/Berlin', roles: { member: { month: { usd: 5 } } } } } });
 
-/** Posts a signed `/switchboard <text>` slash command and answers its JSON reply. */
-async function slash(text: string): Promise<{ response_type: string; text: string }> {
-  const { slack, gw } = env;
-  const cmd = slack.events.slashCommand({ command: '/switchboard', text, channel: slack.identity.imChannelId });
-  const body = new URLSearchParams(Object.entries(cmd).map(([k, v]) => [k, String(v)])).toString();
-  const ts = Math.floor(Date.now() / 1000);
-  const res = await fetch(slackUrls(gw).interactive, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-slack-request-timestamp': String(ts),
-      'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body),
-    },
-    body,
-  });
-  expect(res.status).toBe(200);
-  return (await res.json()) as { response_type: string; text: string };
-}
+/** A signed `/switchboard <text>` slash command over HTTP (see `postSlashCommand`). */
+const slash = (text: string) => postSlashCommand(env, text);
 
 describe('slack: /switchboard usage', () => {
   it("shows the person's spend today and this month (equal to the fake's reported usage) against their role's budget, with the reset in the budget time zone", async () => {

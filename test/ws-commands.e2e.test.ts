@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectWs, runCli, type WsClient } from '@switchboard/testkit';
-import { bearer, chat, personWorkspace, useGateway } from './helpers.js';
+import { askFrame, bearer, chat, connectClient, personWorkspace, useGateway } from './helpers.js';
 
 // Issue 13 item 5 and acceptance 8 (WebSocket): `{type:"command", name, args?}` runs a chat
 // command as the client token's principal, in that person's own session; `/context` answers a
@@ -14,17 +14,9 @@ const env = useGateway({ config: { models: { 'claude-test': { contextWindow: 50_
 
 const LONG = Array.from({ length: 375 }, (_, i) => `word${i}`).join(' ');
 
-async function owner(): Promise<WsClient> {
-  const ws = await connectWs(env.gw.wsUrl, { headers: bearer(env.gw.credentials().clientToken) });
-  await ws.next((f) => f.type === 'hello_ok');
-  return ws;
-}
+const owner = (): Promise<WsClient> => connectClient(env.gw);
 
-/** Sends one frame and takes the next frame of `type`. */
-async function ask(ws: WsClient, frame: unknown, type: string) {
-  ws.send(frame);
-  return ws.next((f) => f.type === type);
-}
+const ask = askFrame;
 
 describe('WebSocket command frames', () => {
   it('context: the report of your own session, the consumers largest first, without a model call', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SUMMARY_PREFIX } from '@switchboard/agent';
-import { connectWs, isSummaryRequest, summaryHandler, type WsClient } from '@switchboard/testkit';
-import { bearer, chat, useGateway } from './helpers.js';
+import { isSummaryRequest, summaryHandler, type WsClient } from '@switchboard/testkit';
+import { askFrame, chat, connectClient, useGateway } from './helpers.js';
 
 // Issue 13, acceptance 8 on the WebSocket: `{type:"command", name:"compact"}` answers a `compacted`
 // frame and `{type:"command", name:"usage"}` a `usage` frame, with the same results as the chat
@@ -9,16 +9,9 @@ import { bearer, chat, useGateway } from './helpers.js';
 
 const env = useGateway({ config: { budgets: { timezone: 'Europe/Berlin', roles: { owner: { day: { tokens: 1_000_000 } } } } } });
 
-async function owner(): Promise<WsClient> {
-  const ws = await connectWs(env.gw.wsUrl, { headers: bearer(env.gw.credentials().clientToken) });
-  await ws.next((f) => f.type === 'hello_ok');
-  return ws;
-}
+const owner = (): Promise<WsClient> => connectClient(env.gw);
 
-async function ask(ws: WsClient, frame: unknown, type: string) {
-  ws.send(frame);
-  return ws.next((f) => f.type === type);
-}
+const ask = askFrame;
 
 describe('WebSocket: compact and usage frames', () => {
   it('compact: too short at first, then a compacted frame; the next request starts from the summary', async () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { budgetSettings } from '../src/config-budgets.js';
-import { parseConfig } from '../src/config.js';
+import { parseTestConfig } from './config-fixture.js';
 
-const parse = (text: string) => parseConfig(text, {}, '/srv');
+const parse = parseTestConfig;
 
 describe('budgets', () => {
   it('defaults to UTC and no budget at all', () => {

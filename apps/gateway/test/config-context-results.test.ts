@@ -1,18 +1,10 @@
 import { DEFAULT_MICROCOMPACT, DEFAULT_RESULT_BUDGETS } from '@switchboard/agent';
 import { describe, expect, it } from 'vitest';
 import { toolResultBudgets } from '../src/config-context.js';
-import { ConfigError, parseConfig } from '../src/config.js';
+import { configFailure, parseTestConfig } from './config-fixture.js';
 
-const parse = (text: string) => parseConfig(text, {}, '/srv');
-const failure = (text: string): string => {
-  try {
-    parse(text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('the config was accepted');
-};
+const parse = parseTestConfig;
+const failure = configFailure;
 
 describe('context.toolResults and context.microcompact', () => {
   it('default to the documented values (and to the agent package’s defaults)', () => {

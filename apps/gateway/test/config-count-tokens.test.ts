@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config.js';
+import { configFailure, parseTestConfig } from './config-fixture.js';
 
-const parse = (text: string) => parseConfig(text, {}, '/srv');
-const failure = (text: string): string => {
-  try {
-    parse(text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('the config was accepted');
-};
+const parse = parseTestConfig;
+const failure = configFailure;
 
 describe('context.countTokens', () => {
   it('defaults to on, a 10 % margin and a 5 s timeout', () => {

@@ -1,18 +1,10 @@
 import { GENERIC_MODEL_LIMITS, KNOWN_MODEL_LIMITS, defaultModelSpec, knownModelLimits } from '@switchboard/agent';
 import { describe, expect, it } from 'vitest';
 import { capMaxTokens, resolveModelLimits, resolveModelSpecs } from '../src/config-models.js';
-import { ConfigError, parseConfig } from '../src/config.js';
+import { configFailure, parseTestConfig } from './config-fixture.js';
 
-const parse = (text: string) => parseConfig(text, {}, '/srv');
-const failure = (text: string): string => {
-  try {
-    parse(text);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as Error).message;
-  }
-  throw new Error('the config was accepted');
-};
+const parse = parseTestConfig;
+const failure = configFailure;
 
 describe('the known table', () => {
   it('answers a name, its dated snapshot and -latest, and nothing for a near miss', () => {

@@ -1,21 +1,7 @@
-import type { NewUsageRecord } from '@switchboard/core';
 import { expect, it } from 'vitest';
-import type { StorageRef } from './fixtures.js';
+import { type StorageRef, usageCall } from './fixtures.js';
 
-const call = (over: Partial<NewUsageRecord> = {}): NewUsageRecord => ({
-  turnId: 't1',
-  sessionId: 's1',
-  principalId: 'p1',
-  agentId: 'main',
-  channel: 'websocket:default',
-  model: 'claude-sonnet-4-5',
-  inputTokens: 10,
-  outputTokens: 5,
-  cacheReadInputTokens: 100,
-  cacheCreationInputTokens: 20,
-  costUsd: 0.001,
-  ...over,
-});
+const call = usageCall;
 
 /** Budget overrides (one per scope and id) and the spend budgets read from the usage rows. */
 export function budgetContract(store: StorageRef): void {

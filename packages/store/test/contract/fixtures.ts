@@ -1,4 +1,4 @@
-import type { InboundMessage, SessionKey, Storage } from '@switchboard/core';
+import type { InboundMessage, NewUsageRecord, SessionKey, Storage } from '@switchboard/core';
 
 /** Hands each contract test the storage its beforeEach opened. */
 export type StorageRef = () => Storage;
@@ -48,3 +48,19 @@ export async function queueTurn(s: Storage, dedupeKey: string, key: SessionKey =
   if (r.duplicate || r.turnId === null || r.sessionId === null) throw new Error('expected a new turn');
   return { turnId: r.turnId, sessionId: r.sessionId, inboxId: r.inboxId };
 }
+
+/** One model call's usage row (turn t1 of session s1, principal p1), with `over` on top. */
+export const usageCall = (over: Partial<NewUsageRecord> = {}): NewUsageRecord => ({
+  turnId: 't1',
+  sessionId: 's1',
+  principalId: 'p1',
+  agentId: 'main',
+  channel: 'websocket:default',
+  model: 'claude-sonnet-4-5',
+  inputTokens: 10,
+  outputTokens: 5,
+  cacheReadInputTokens: 100,
+  cacheCreationInputTokens: 20,
+  costUsd: 0.001,
+  ...over,
+});

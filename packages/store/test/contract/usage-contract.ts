@@ -1,21 +1,7 @@
-import type { NewUsageRecord } from '@switchboard/core';
 import { expect, it } from 'vitest';
-import { queueTurn, type StorageRef } from './fixtures.js';
+import { queueTurn, type StorageRef, usageCall } from './fixtures.js';
 
-const call = (over: Partial<NewUsageRecord> = {}): NewUsageRecord => ({
-  turnId: 't1',
-  sessionId: 's1',
-  principalId: 'p1',
-  agentId: 'main',
-  channel: 'websocket:default',
-  model: 'claude-sonnet-4-5',
-  inputTokens: 10,
-  outputTokens: 5,
-  cacheReadInputTokens: 100,
-  cacheCreationInputTokens: 20,
-  costUsd: 0.001,
-  ...over,
-});
+const call = usageCall;
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, calls: 0 };
 
