@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api, CANARY_SLACK_SIGNING_SECRET, signSlackRequest } from '@switchboard/testkit';
-import { leakedCanaries, messagesWith, slackHealth, slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
+import { api } from '@switchboard/testkit';
+import { leakedCanaries, messagesWith, postSlashCommand, slackHealth, slackUrls, useSlackEnv, waitForMessage } from './slack-helpers.js';
 
 const env = useSlackEnv();
 let urls: { events: string; interactive: string };
@@ -202,21 +202,7 @@ describe('Slack replies: formatting, limits and failures', () => {
   });
 
   it('answers /switchboard status over HTTP for a known person, ephemerally', async () => {
-    const { slack } = env;
-    const cmd = slack.events.slashCommand({ command: '/switchboard', text: 'status', channel: IM });
-    const body = new URLSearchParams(Object.entries(cmd).map(([k, v]) => [k, String(v)])).toString();
-    const ts = Math.floor(Date.now() / 1000);
-    const res = await fetch(urls.interactive, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'x-slack-request-timestamp': String(ts),
-        'x-slack-signature': signSlackRequest(CANARY_SLACK_SIGNING_SECRET, ts, body),
-      },
-      body,
-    });
-    expect(res.status).toBe(200);
-    const json = (await res.json()) as { response_type: string; text: string };
+    const json = await postSlashCommand(env, 'status', IM);
     expect(json).toMatchObject({ response_type: 'ephemeral', text: expect.stringMatching(/Session/) });
   });
 
