@@ -28,6 +28,19 @@ export function modelFailureResult(err: unknown, signal: AbortSignal): QueryResu
 }
 
 /**
+ * How a `prompt_too_long` ends the turn after the shapers already made the request smaller
+ * `recoveries` times (a reactive compaction, dropping the oldest turns) and the API still refused
+ * it: says what was tried, that the message is kept, and what the person can do.
+ */
+export function promptTooLongAfterRecovery(recoveries: number): QueryResult {
+  const tries = recoveries === 1 ? 'once' : `${recoveries} times`;
+  return {
+    reason: 'prompt_too_long',
+    error: `This request is still too long for the model after the conversation was shortened ${tries} (summarized, then its oldest turns dropped). Your message is kept: send a shorter one, or start a new session with /new.`,
+  };
+}
+
+/**
  * What follows a reply without tool uses: `continue` (ask the model to go on) when it stopped at
  * the output limit and continuations are left, else the turn completes — with an error saying the
  * answer was cut off when it hit the limit every time.

@@ -43,6 +43,8 @@ describe('the shaping seam of the query loop', () => {
     };
     const { result } = await runLoop(loopParams(model, [], { shapers: [shaper] }));
     expect(result.reason).toBe('prompt_too_long');
+    // The person is told what was tried and that the message is kept.
+    expect(result.error).toMatch(/still too long for the model after the conversation was shortened 2 times.*Your message is kept/);
     expect(attempts).toEqual([0, 1, 2]);
     expect(model.requests).toHaveLength(3);
   });
