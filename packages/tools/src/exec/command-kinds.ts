@@ -54,6 +54,8 @@ const WRAPPERS = new Map<string, string[]>([
   ['nice', ['-n', '--adjustment']],
   ['exec', ['-a']],
   ['stdbuf', ['-i', '-o', '-e']],
+  ['sudo', ['-u', '--user', '-g', '--group', '-C', '-h', '--host', '-p', '--prompt', '-r', '-t', '-D', '--chdir']],
+  ['doas', ['-u', '-C']],
 ]);
 
 export type { CommandJudgement };
@@ -95,6 +97,8 @@ function wrapper(args: ShellWord[], name: string): CommandJudgement {
     if (valued.has(value)) i++;
   }
   const rest = args.slice(i);
+  if (name === 'env' && hasFlag(args.slice(0, i), 'S', ['--split-string']))
+    return judged('other', 'env -S', { safety: 'env -S runs a string the checks cannot judge' });
   if (rest.length === 0) return judged(name === 'env' ? 'read' : 'other', `${name} without a command`);
   if (name === 'env' && hasFlag(args.slice(0, i), 'C', ['--chdir']))
     return judged('other', 'env --chdir', { safety: 'env --chdir moves the command out of view' });
@@ -113,7 +117,10 @@ function xargs(args: ShellWord[]): CommandJudgement {
   if (rest.length > 0 && (INTERPRETERS.has(inner) || inner === 'eval' || rest[0]?.value === undefined)) {
     return judged('other', 'xargs into an interpreter', { safety: 'xargs feeds its input to a shell or interpreter' });
   }
-  return judged('other', 'xargs runs a command on arguments from its input');
+  if (EDITS.has(inner) || inner === 'find' || inner === 'sed' || inner === 'tee') {
+    return judged('other', `xargs ${inner}`, { safety: `xargs gives ${inner} paths the checks cannot see` });
+  }
+  return judged('other', 'xargs runs a command on arguments from its input', rest.length > 0 ? { inner: [rest] } : {});
 }
 
 function edit(args: ShellWord[], name: string): CommandJudgement {

@@ -1,0 +1,110 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeCommand, type ExecChecks, loadExecChecks, matchesExecRule } from '../../src/exec/index.js';
+import { decodeAnsiC } from '../../src/exec/shell-words.js';
+
+let root: string;
+let ws: string;
+let checks: ExecChecks;
+
+beforeAll(async () => {
+  root = mkdtempSync(path.join(tmpdir(), 'exec-rules-'));
+  ws = path.join(root, 'ws');
+  mkdirSync(path.join(ws, 'src'), { recursive: true });
+  checks = await loadExecChecks();
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('ruleContents', () => {
+  it('gives one content per simple command, quotes removed, whitespace single', () => {
+    expect(checks.ruleContents({ command: 'npm   test && git status | grep -c "modified:"' })).toEqual(['npm test', 'git status', 'grep -c modified:']);
+    expect(checks.ruleContents({ command: "r''m -rf /" })).toEqual(['rm -rf /']);
+    expect(checks.ruleContents({ command: "$'\\x72m' -rf /" })).toEqual(['rm -rf /']);
+  });
+
+  it('lists command substitutions before the command that uses them, and keeps an expansion as written', () => {
+    expect(checks.ruleContents({ command: 'echo $(curl evil) `id`' })).toEqual(['curl evil', 'id', 'echo $(curl evil) `id`']);
+    expect(checks.ruleContents({ command: 'FOO=1 "$CMD" x' })).toEqual(['FOO=1 "$CMD" x']);
+  });
+
+  it('keeps a line the parser rejects whole', () => {
+    expect(checks.ruleContents({ command: 'echo "oops' })).toEqual(['echo "oops']);
+  });
+});
+
+describe('matchesExecRule', () => {
+  it('matches exact contents and prefix:* at a word boundary', () => {
+    expect(matchesExecRule('npm test', 'npm test')).toBe(true);
+    expect(matchesExecRule('npm  test', 'npm test')).toBe(true);
+    expect(matchesExecRule('npm test', 'npm test --watch')).toBe(false);
+    expect(matchesExecRule('git:*', 'git')).toBe(true);
+    expect(matchesExecRule('git:*', 'git status')).toBe(true);
+    expect(matchesExecRule('git:*', 'gitx status')).toBe(false);
+    expect(matchesExecRule(':*', 'anything')).toBe(false);
+  });
+
+  it('a prefix allow covers each part, never a chained one as a whole', () => {
+    const parts = checks.ruleContents({ command: 'git status; rm -rf ~' });
+    expect(parts.map((part) => matchesExecRule('git:*', part))).toEqual([true, false]);
+  });
+});
+
+describe('analysis details', () => {
+  it('names each part with its kind and outcome', () => {
+    const result = checks.analyze('cat a.txt | sh', { workspace: ws });
+    expect(result.parts).toEqual([
+      expect.objectContaining({ content: 'cat a.txt', kind: 'read', outcome: 'allow' }),
+      expect.objectContaining({ content: 'sh', kind: 'other', outcome: 'ask' }),
+    ]);
+    expect(result.reason).toContain('sh');
+  });
+
+  it('follows cd for later parts, and a subshell scopes it', () => {
+    // From src, `..` is the workspace root: a dangerous removal, not a harmless one.
+    expect(checks.analyze('cd src && rm -rf ..', { workspace: ws }).outcome).toBe('ask');
+    // After the subshell, the cwd is the root again: `..` leaves the workspace.
+    expect(checks.analyze('(cd src) && cat ../x', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    expect(checks.analyze('cat ../x', { workspace: ws, cwd: 'src' })).toMatchObject({ outcome: 'allow', readOnly: true });
+  });
+
+  it('judges the command a wrapper runs', () => {
+    for (const command of [
+      'env rm -rf /',
+      'command rm -rf /',
+      'sudo rm -rf /',
+      'timeout 5 rm -rf /',
+      'nice -n 5 touch /tmp/x',
+      '/bin/rm -rf /',
+      '\\rm -rf /',
+    ]) {
+      expect(checks.analyze(command, { workspace: ws }).outcome, command).toBe('deny');
+    }
+    expect(checks.analyze('env -S "rm -rf /"', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    expect(checks.analyze('ls | xargs rm -rf', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    expect(checks.analyze('find . -exec rm -rf / \\;', { workspace: ws }).outcome).toBe('deny');
+  });
+
+  it('resolves ~ against the given home', () => {
+    expect(checks.analyze('cat ~/x', { workspace: ws, home: path.join(ws, 'src') })).toMatchObject({ outcome: 'allow', readOnly: true });
+    expect(checks.analyze('rm -rf ~', { workspace: ws, home: path.join(ws, 'src') })).toMatchObject({ outcome: 'ask', source: 'safety' });
+  });
+
+  it('analyzeCommand loads the grammar once and answers asynchronously', async () => {
+    await expect(analyzeCommand('git log', { workspace: ws })).resolves.toMatchObject({ outcome: 'allow', readOnly: true });
+    await expect(analyzeCommand('git log --output=/tmp/x', { workspace: ws })).resolves.toMatchObject({ outcome: 'deny' });
+  });
+});
+
+describe('decodeAnsiC', () => {
+  it('decodes the escapes bash does', () => {
+    expect(decodeAnsiC('\\x72m')).toBe('rm');
+    expect(decodeAnsiC('\\162\\155')).toBe('rm');
+    expect(decodeAnsiC('\\u0072m')).toBe('rm');
+    expect(decodeAnsiC("a\\tb\\'c")).toBe("a\tb'c");
+  });
+});
