@@ -40,6 +40,13 @@ const READERS = new Map<string, string[]>([
   ['[[', []],
 ]);
 const EDITS = new Set(['mkdir', 'touch', 'cp', 'mv', 'rm', 'rmdir']);
+/** Options of the edit commands that take a value (so the value is not taken for a path). */
+const EDIT_VALUED = new Map<string, string[]>([
+  ['mkdir', ['-m', '--mode', '-Z', '--context']],
+  ['touch', ['-r', '--reference', '-d', '--date', '-t']],
+  ['cp', ['-t', '--target-directory', '-S', '--suffix']],
+  ['mv', ['-t', '--target-directory', '-S', '--suffix']],
+]);
 /** Shells and interpreters: what reaches their standard input or `-c` is a program the checks cannot judge. */
 export const INTERPRETERS = new Set(
   'sh bash zsh dash ksh mksh fish csh tcsh ash busybox python python2 python3 node nodejs deno bun perl ruby php lua luajit tclsh Rscript osascript'.split(' '),
@@ -124,8 +131,9 @@ function xargs(args: ShellWord[]): CommandJudgement {
 }
 
 function edit(args: ShellWord[], name: string): CommandJudgement {
-  const paths = positionals(args, new Set(['-m', '--mode', '-t', '--target-directory', '-S', '--suffix', '-d', '-r', '--reference']));
-  const targets = optionValue(args, ['-t', '--target-directory']);
+  const paths = positionals(args, new Set(EDIT_VALUED.get(name) ?? []));
+  const targets = name === 'cp' || name === 'mv' ? optionValue(args, ['-t', '--target-directory']) : [];
+  const references = name === 'touch' ? optionValue(args, ['-r', '--reference']) : [];
   if (name === 'rm' || name === 'rmdir') {
     const recursive = name === 'rm' && hasFlag(args, 'rR', ['--recursive']);
     return judged('edit', `${name} removes workspace files`, { writes: paths, removes: { targets: paths, recursive } });
@@ -135,7 +143,7 @@ function edit(args: ShellWord[], name: string): CommandJudgement {
     const sources = targets.length > 0 ? paths : paths.slice(0, -1);
     return judged('edit', 'cp copies within the workspace', { reads: sources, writes: dest });
   }
-  return judged('edit', `${name} edits workspace files`, { writes: [...paths, ...targets] });
+  return judged('edit', `${name} edits workspace files`, { reads: references, writes: [...paths, ...targets] });
 }
 
 function cd(args: ShellWord[]): CommandJudgement {
@@ -214,6 +222,7 @@ function tee(args: ShellWord[]): CommandJudgement {
 
 const HANDLERS = new Map<string, Handler>([
   ['eval', () => judged('other', 'eval', { safety: 'eval runs a string the checks cannot judge' })],
+  ['trap', () => judged('other', 'trap', { safety: 'trap runs a string the checks cannot judge' })],
   ['source', () => judged('other', 'source', { safety: 'source runs a file the checks cannot judge' })],
   ['.', () => judged('other', '.', { safety: '. runs a file the checks cannot judge' })],
   ['cd', cd],

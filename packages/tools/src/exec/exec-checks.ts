@@ -76,6 +76,8 @@ export async function analyzeCommand(command: string, options: ExecCheckOptions)
 
 const RANK: Readonly<Record<ExecOutcome, number>> = { allow: 0, ask: 1, deny: 2 };
 const DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/stdin', '/dev/zero', '/dev/fd/1', '/dev/fd/2', '/dev/fd/0']);
+/** Assignments before a command that cannot change what it does beyond its output's language and look. */
+const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|COLUMNS|TERM|CLICOLOR|GREP_COLOR|GREP_COLORS)=/u;
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 
 function safetyAsk(command: string, reason: string): ExecCheckResult {
@@ -153,9 +155,12 @@ class PartJudge {
     const judgement = judgeWords(base === name ? words : [{ ...(words[0] as ShellWord), value: base }, ...words.slice(1)]);
     const verdicts: Array<Omit<ExecPartResult, 'content'>> = [];
     let kind = judgement.kind;
-    if (command.stdinFed && (INTERPRETERS.has(base) || base === 'xargs' || base === 'eval')) {
-      verdicts.push({ kind: 'other', outcome: 'ask', reason: `input piped into ${base} cannot be judged` });
+    const readsProgram = command.stdinFed || command.redirects.some((redirect) => redirect.kind === 'file' && (redirect.op === '<' || redirect.op === '<>'));
+    if (readsProgram && (INTERPRETERS.has(base) || base === 'xargs' || base === 'eval')) {
+      verdicts.push({ kind: 'other', outcome: 'ask', reason: `input fed into ${base} cannot be judged` });
     }
+    // `PATH=… ls`, `LD_PRELOAD=… cat`: an environment the checks do not know makes any command "other".
+    if (command.assignments.some((assignment) => !SAFE_ENV.test(assignment)) && kind !== 'other') kind = 'other';
     if (judgement.safety !== undefined) verdicts.push({ kind: 'other', outcome: 'ask', reason: judgement.safety });
     if (judgement.cd !== undefined) verdicts.push(this.changeDirectory(judgement.cd));
     for (const word of judgement.reads) verdicts.push(this.pathVerdict(word, 'read', kind));

@@ -80,7 +80,8 @@ function walk(node: Node, ctx: WalkContext, steps: ScriptStep[]): void {
     case 'subshell':
     case 'command_substitution':
       steps.push({ type: 'push' });
-      for (const child of named(node)) walk(child, { redirects: [], stdinFed: false }, steps);
+      // A subshell keeps the input and redirections of its place (`cat x | (bash)`); a substitution does not.
+      for (const child of named(node)) walk(child, node.type === 'subshell' ? ctx : { redirects: [], stdinFed: false }, steps);
       steps.push({ type: 'pop' });
       return;
     case 'process_substitution':

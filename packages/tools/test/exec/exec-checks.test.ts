@@ -133,6 +133,32 @@ const TABLE: Row[] = [
   ['echo hi > /dev/tcp/127.0.0.1/80', 'deny', false, true],
   ['ls; cat /etc/passwd; touch /tmp/x', 'deny', false, true],
   ['mv a.txt ~/a.txt', 'deny', false, true],
+  ['rm -r src/../..', 'deny', false, true],
+  ['cp -t /tmp a.txt', 'deny', false, true],
+  ['cat > /tmp/x <<EOF\nhi\nEOF', 'deny', false, true],
+  ['cat <<EOF > out\n$(rm -rf /)\nEOF', 'deny', false, true],
+  ['{ ls; } > /tmp/x', 'deny', false, true],
+  ['echo ${x:-$(touch /tmp/x)}', 'deny', false, true],
+  ['while true; do rm -rf /; done', 'deny', false, true],
+  // more reads outside and constructs, found by probing
+  ['cp -r /etc .', 'ask', false, true],
+  ['touch -r /etc/passwd a.txt', 'ask', false, true],
+  ['cat x | (bash)', 'ask', false, true],
+  ['bash < script.sh', 'ask', false, true],
+  ['python3 <<< "import os"', 'ask', false, true],
+  ['trap "rm -rf /" EXIT', 'ask', false, true],
+  ['git -c alias.x="!rm -rf /" x', 'ask', false, true],
+  ['git --git-dir=/tmp/x log', 'ask', false, true],
+  ['find / -name x', 'ask', false, true],
+  ['cat $(echo /etc/passwd)', 'ask', false, true],
+  ['true && $(echo rm) -rf /', 'ask', false, true],
+  ['cat < /etc/passwd', 'ask', false, true],
+  // environment, quoting and heredoc details
+  ['PATH=/tmp ls', 'allow', false, false],
+  ['LANG=C ls', 'allow', true, false],
+  ["cat <<'EOF'\n$(rm -rf /)\nEOF", 'allow', true, false],
+  ["echo '$(rm -rf /)'", 'allow', true, false],
+  ['ls 1>&2 2>/dev/null', 'allow', true, false],
 ];
 
 describe('exec checks: the command table (evaluated, never executed)', () => {
