@@ -1,4 +1,5 @@
 import { findCommand, gitCommand, sedCommand } from './git-find-sed.js';
+import { WRITER_HANDLERS } from './writers.js';
 import { type CommandJudgement, type Handler, hasFlag, isOption, judged, optionValue, positionals, wordValue as v } from './judgement.js';
 import type { ShellWord } from './shell-script.js';
 
@@ -239,6 +240,7 @@ const HANDLERS = new Map<string, Handler>([
   ['find', findCommand],
   ['sed', sedCommand],
   ['git', gitCommand],
+  ...WRITER_HANDLERS,
   ...[...WRAPPERS.keys()].map((name): [string, Handler] => [name, wrapper]),
   ...[...EDITS].map((name): [string, Handler] => [name, edit]),
 ]);

@@ -42,8 +42,15 @@ export function placeWord(word: ShellWord, cwd: string, workspace: string, home:
     if (home === undefined || !(value === '~' || value.startsWith('~/'))) return { where: 'unknown' };
     raw = path.join(home, value.slice(1));
   }
-  // A glob stays inside the folder its literal prefix names.
-  if (word.glob) raw = globBase(raw);
+  if (word.glob) {
+    // A brace expansion can name several unrelated paths (`{/tmp,.}/x`), and `..` after a
+    // pattern (`*/../../x`) climbs from folders the checks do not list: neither can be placed.
+    if (/\{/u.test(word.text) || raw.split('/').some((segment, i, all) => segment === '..' && all.slice(0, i).some((s) => /[*?[]/u.test(s)))) {
+      return { where: 'unknown' };
+    }
+    // Any other glob stays inside the folder its literal prefix names.
+    raw = globBase(raw);
+  }
   return placePath(path.resolve(cwd, raw), workspace);
 }
 

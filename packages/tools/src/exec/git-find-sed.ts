@@ -114,7 +114,22 @@ export function gitCommand(args: ShellWord[]): CommandJudgement {
   if (sub === 'diff' && rest.some((word) => v(word) === '--no-index'))
     return judged('read', 'git diff --no-index reads files', { reads: [...reads, ...positionals(rest)] });
   if (GIT_READ.has(sub)) return judged('read', `git ${sub} only reads`, { reads });
-  const positional = positionals(rest);
+  const positional = positionals(
+    rest,
+    new Set(['-b', '--branch', '-o', '--origin', '--template', '--separate-git-dir', '--depth', '-c', '--config', '--reference', '-B']),
+  );
+  // Where git itself writes a new repository or worktree: held to the workspace like any write.
+  if (sub === 'init' || sub === 'clone' || (sub === 'worktree' && v(positional[0]) === 'add') || sub === 'archive') {
+    const writes =
+      sub === 'init'
+        ? positional.slice(0, 1)
+        : sub === 'clone'
+          ? positional.slice(1, 2)
+          : sub === 'archive'
+            ? optionValue(rest, ['-o', '--output'])
+            : positional.slice(1, 2);
+    return judged('other', `git ${sub} writes a repository`, { reads, writes });
+  }
   if (
     sub === 'branch' &&
     (positional.length === 0 || rest.some((word) => /^(--list|-l)$/u.test(v(word)))) &&

@@ -159,6 +159,18 @@ const TABLE: Row[] = [
   ["cat <<'EOF'\n$(rm -rf /)\nEOF", 'allow', true, false],
   ["echo '$(rm -rf /)'", 'allow', true, false],
   ['ls 1>&2 2>/dev/null', 'allow', true, false],
+  ['ls *.ts src/*', 'allow', true, false],
+  ['cat /e*c/passwd', 'ask', false, true],
+  ['touch {/tmp,.}/x', 'ask', false, true],
+  ['cat */../../x', 'ask', false, true],
+  // writers whose output paths are held to the workspace
+  ['curl -o /tmp/x https://example.com', 'deny', false, true],
+  ['curl -o page.html https://example.com', 'allow', false, false],
+  ['tar -xf a.tar -C /tmp', 'deny', false, true],
+  ['chmod +x /etc/passwd', 'deny', false, true],
+  ['dd if=/dev/zero of=/tmp/x', 'deny', false, true],
+  ['git clone https://example.com/r.git /tmp/r', 'deny', false, true],
+  ['git clone https://example.com/r.git r', 'allow', false, false],
 ];
 
 describe('exec checks: the command table (evaluated, never executed)', () => {
