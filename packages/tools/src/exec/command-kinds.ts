@@ -3,6 +3,12 @@ import { WRITER_HANDLERS } from './writers.js';
 import { type CommandJudgement, type Handler, hasFlag, isOption, judged, optionValue, positionals, wordValue as v } from './judgement.js';
 import type { ShellWord } from './shell-script.js';
 
+/** Commands that run a string or the rest of their line in a way the checks do not follow. */
+const RUNS_UNSEEN = new Set(
+  'watch su runuser script parallel ssh flock unshare nsenter chroot setpriv bwrap systemd-run at batch crontab setsid strace ltrace gdb expect tmux screen'.split(
+    ' ',
+  ),
+);
 /** Commands that print and take no paths. */
 const PURE = new Set(
   'echo printf true false pwd whoami id date uname hostname basename dirname seq expr test [ which type printenv sleep tr yes nproc arch tty locale'.split(' '),
@@ -78,6 +84,7 @@ export function judgeWords(words: ShellWord[]): CommandJudgement {
   const args = words.slice(1);
   const handler = HANDLERS.get(name);
   if (handler) return handler(args, name);
+  if (RUNS_UNSEEN.has(name)) return judged('other', `${name} runs a command`, { safety: `${name} runs a command the checks cannot judge` });
   if (PURE.has(name)) return judged('read', `${name} only prints`);
   const readerOptions = READERS.get(name);
   if (readerOptions) return judged('read', `${name} only reads`, { reads: positionals(args, new Set(readerOptions)) });

@@ -171,6 +171,9 @@ const TABLE: Row[] = [
   ['dd if=/dev/zero of=/tmp/x', 'deny', false, true],
   ['git clone https://example.com/r.git /tmp/r', 'deny', false, true],
   ['git clone https://example.com/r.git r', 'allow', false, false],
+  ['watch rm -rf /', 'ask', false, true],
+  ['setsid sh x', 'ask', false, true],
+  ['ls # ; rm -rf /', 'allow', true, false],
 ];
 
 describe('exec checks: the command table (evaluated, never executed)', () => {

@@ -100,6 +100,20 @@ describe('analysis details', () => {
   });
 });
 
+describe('limits', () => {
+  it('a nesting too deep to walk is a safety ask, not a crash', () => {
+    const deep = `echo ${'$('.repeat(3000)}ls${')'.repeat(3000)}`;
+    expect(checks.analyze(deep, { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety', readOnly: false });
+  });
+
+  it('judges a long chain part by part', () => {
+    const chain = Array.from({ length: 500 }, (_, i) => `echo ${i}`).join(' && ');
+    const result = checks.analyze(`${chain}; touch /tmp/x`, { workspace: ws });
+    expect(result.parts).toHaveLength(501);
+    expect(result.outcome).toBe('deny');
+  });
+});
+
 describe('decodeAnsiC', () => {
   it('decodes the escapes bash does', () => {
     expect(decodeAnsiC('\\x72m')).toBe('rm');
