@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { INTERPRETERS, judgeWords } from './command-kinds.js';
-import { placePath, placeWord, realPathOf } from './exec-paths.js';
+import { isWithin, placePath, placeWord, realPathOf } from './exec-paths.js';
 import type { CommandJudgement } from './judgement.js';
 import { ruleContentsOf } from './rule-contents.js';
 import { loadShellParser, type ShellParser } from './shell-parser.js';
@@ -80,8 +80,8 @@ const DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/stdin'
 const SAFE_ENV = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|COLUMNS|TERM|CLICOLOR|GREP_COLOR|GREP_COLORS)=/u;
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>', '<>', '>&']);
 
-function safetyAsk(command: string, reason: string): ExecCheckResult {
-  return { outcome: 'ask', readOnly: false, source: 'safety', reason, parts: [{ content: normalize(command), kind: 'other', outcome: 'ask', reason }] };
+function safetyAsk(command: string, reason: string, outcome: 'ask' | 'deny' = 'ask'): ExecCheckResult {
+  return { outcome, readOnly: false, source: 'safety', reason, parts: [{ content: normalize(command), kind: 'other', outcome, reason }] };
 }
 
 const normalize = (text: string): string => text.trim().replace(/\s+/gu, ' ');
@@ -91,6 +91,7 @@ function analyzeWith(parser: ShellParser, command: string, options: ExecCheckOpt
     const steps = parser.parse(command);
     if (steps === undefined) return safetyAsk(command, 'the shell parser rejects this command');
     const judge = new PartJudge(options);
+    if (!judge.cwdInside()) return safetyAsk(command, 'the working directory is outside the workspace', 'deny');
     const parts = judge.run(steps);
     if (parts.length === 0) return safetyAsk(command, 'no command to run');
     let worst = parts[0] as ExecPartResult;
@@ -125,6 +126,11 @@ class PartJudge {
     this.workspace = realPathOf(options.workspace);
     this.home = options.home;
     this.cwd = realPathOf(path.resolve(this.workspace, options.cwd ?? '.'));
+  }
+
+  /** Whether the starting working directory is the workspace or below it. */
+  cwdInside(): boolean {
+    return isWithin(this.workspace, this.cwd);
   }
 
   run(steps: ScriptStep[]): ExecPartResult[] {

@@ -72,6 +72,12 @@ describe('analysis details', () => {
     expect(checks.analyze('cat ../x', { workspace: ws, cwd: 'src' })).toMatchObject({ outcome: 'allow', readOnly: true });
   });
 
+  it('refuses a working directory outside the workspace', () => {
+    const result = checks.analyze('ls', { workspace: ws, cwd: '..' });
+    expect(result).toMatchObject({ outcome: 'deny', source: 'safety' });
+    expect(result.parts.map((part) => part.outcome)).toEqual(['deny']);
+  });
+
   it('judges the command a wrapper runs', () => {
     for (const command of [
       'env rm -rf /',
