@@ -1,6 +1,6 @@
 /**
  * The bubblewrap command line for one sandboxed `bash -c` run, built as a pure function of resolved
- * options (no file system, no `process.env`): see `docs/exec.md` ("Sandbox") for the layout.
+ * options (no file system, no environment reads): see `docs/exec.md` ("Sandbox") for the layout.
  */
 
 /** One top-level system entry (`/bin`, `/lib64`, …) as it exists on the host. */

@@ -1,7 +1,7 @@
 /**
  * The host-facing half of the sandbox: which system folders exist, the protected workspace entries
  * (created when missing so they can be bound read-only), workspace ownership for the sandbox group,
- * and the uid allocator. Everything here takes resolved values; nothing reads `process.env`.
+ * and the uid allocator. Everything here takes resolved values; nothing reads the environment.
  */
 import { chmod, chown, lstat, mkdir, readlink, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -78,7 +78,7 @@ export class SandboxBusyError extends Error {
 }
 
 /** Merges stderr into stdout before anything else runs, so one pipe carries both in order. */
-const MERGE_PREFIX = ['/usr/bin/bash', '-c', 'exec 2>&1; exec "$@"', 'sandbox'];
+const MERGE_SCRIPT = ['-c', 'exec 2>&1; exec "$@"', 'sandbox'];
 
 function signalPid(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -128,7 +128,7 @@ export async function runSandboxed(options: SandboxRunOptions, command: string, 
     const readOnly = await prepareProtectedPaths(options.workspace);
     const argv = buildBwrapArgs({ ...options, readOnly, uid, unprivileged: !options.hostIsRoot }, command);
     const dash = argv.indexOf('--');
-    argv.splice(dash + 1, 0, ...MERGE_PREFIX);
+    argv.splice(dash + 1, 0, options.bashPath ?? '/usr/bin/bash', ...MERGE_SCRIPT);
     const result = await spawnAndCollect(options, argv, call);
     return uid === undefined ? result : { ...result, uid };
   } finally {
