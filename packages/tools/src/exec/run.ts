@@ -4,11 +4,11 @@
  * and tail kept), progress at an interval, and the whole group killed on abort or timeout.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { type BwrapArgsOptions, buildBwrapArgs, sandboxEnv } from './bwrap-args.js';
 import { OutputBuffer } from './output-buffer.js';
 import { prepareProtectedPaths, type UidAllocator } from './layout.js';
+import { childPids, reapNamespace, signalPid } from './proc.js';
 
 /** Default output budget (characters) of one run. */
 export const DEFAULT_OUTPUT_BUDGET = 30_000;
@@ -80,40 +80,29 @@ export class SandboxBusyError extends Error {
 /** Merges stderr into stdout before anything else runs, so one pipe carries both in order. */
 const MERGE_SCRIPT = ['-c', 'exec 2>&1; exec "$@"', 'sandbox'];
 
-function signalPid(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-/** Direct children of a process (Linux `/proc/<pid>/task/<pid>/children`); empty when unknown. */
-export function childPids(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
-      .split(/\s+/)
-      .filter((p) => p.length > 0)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
 /**
- * Stops a run: SIGTERM to the command (the child of the sandbox's pid-1 reaper) and to bwrap's
- * process group, then after the grace SIGKILL to the reaper, which makes the kernel kill every
- * process left in the pid namespace before bwrap can exit — so no process outlives the run.
+ * Stops a run: SIGTERM to the command (the child of the sandbox's pid-1 reaper), or to bwrap's
+ * process group while the reaper is not known yet; after the grace SIGKILL to the reaper (the
+ * kernel then kills every process in the pid namespace) and to bwrap's group.
  */
-function stopRun(bwrapPid: number, graceMs: number): NodeJS.Timeout {
-  const reaper = childPids(bwrapPid)[0];
-  if (reaper === undefined) signalPid(-bwrapPid, 'SIGTERM');
-  else for (const command of childPids(reaper)) signalPid(command, 'SIGTERM');
+function stopRun(bwrapPid: number, reaper: () => number | undefined, graceMs: number): NodeJS.Timeout {
+  const known = reaper() ?? childPids(bwrapPid)[0];
+  if (known === undefined) signalPid(-bwrapPid, 'SIGTERM');
+  else for (const command of childPids(known)) signalPid(command, 'SIGTERM');
   return setTimeout(() => {
-    const current = childPids(bwrapPid)[0] ?? reaper;
+    const current = reaper() ?? childPids(bwrapPid)[0];
     if (current !== undefined) signalPid(current, 'SIGKILL');
     signalPid(-bwrapPid, 'SIGKILL');
   }, graceMs);
+}
+
+/** Calls an observer; an observer that throws never breaks the run (its error is dropped). */
+function notify<T>(observer: ((value: T) => void) | undefined, value: T): void {
+  try {
+    observer?.(value);
+  } catch {
+    // Observers are best-effort; the run and its cleanup must go on.
+  }
 }
 
 /** Runs `command` with `bash -c` in the sandbox and resolves when bwrap has exited. */
@@ -126,7 +115,8 @@ export async function runSandboxed(options: SandboxRunOptions, command: string, 
   }
   try {
     const readOnly = await prepareProtectedPaths(options.workspace);
-    const argv = buildBwrapArgs({ ...options, readOnly, uid, unprivileged: !options.hostIsRoot }, command);
+    // fd 3 carries bwrap's JSON status ({ "child-pid": <the reaper's host pid> }).
+    const argv = ['--json-status-fd', '3', ...buildBwrapArgs({ ...options, readOnly, uid, unprivileged: !options.hostIsRoot }, command)];
     const dash = argv.indexOf('--');
     argv.splice(dash + 1, 0, options.bashPath ?? '/usr/bin/bash', ...MERGE_SCRIPT);
     const result = await spawnAndCollect(options, argv, call);
@@ -148,7 +138,14 @@ function spawnAndCollect(options: SandboxRunOptions, argv: string[], call: Sandb
       detached: true,
       env: sandboxEnv(options),
       cwd: '/',
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    let reaper: number | undefined;
+    let status = '';
+    child.stdio[3]?.on('data', (chunk: Buffer) => {
+      status += chunk.toString('utf8');
+      const match = /"child-pid"\s*:\s*(\d+)/.exec(status);
+      if (match && reaper === undefined) reaper = Number(match[1]);
     });
     const decoder = new StringDecoder('utf8');
     let timedOut = false;
@@ -157,7 +154,7 @@ function spawnAndCollect(options: SandboxRunOptions, argv: string[], call: Sandb
     let timeoutTimer: NodeJS.Timeout | undefined;
     const progressTimer = call.onProgress
       ? setInterval(
-          () => call.onProgress?.({ lines: output.lines, elapsedMs: Date.now() - started }),
+          () => notify(call.onProgress, { lines: output.lines, elapsedMs: Date.now() - started }),
           Math.max(MIN_PROGRESS_INTERVAL_MS, options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS),
         )
       : undefined;
@@ -165,14 +162,14 @@ function spawnAndCollect(options: SandboxRunOptions, argv: string[], call: Sandb
     const stop = () => {
       const pid = child.pid;
       if (pid === undefined || killTimer) return;
-      killTimer = stopRun(pid, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+      killTimer = stopRun(pid, () => reaper, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
     };
     const onAbort = () => {
       aborted = true;
       stop();
     };
     call.signal?.addEventListener('abort', onAbort, { once: true });
-    if (call.timeoutMs !== undefined) {
+    if (call.timeoutMs !== undefined && Number.isFinite(call.timeoutMs)) {
       timeoutTimer = setTimeout(() => {
         timedOut = true;
         stop();
@@ -182,12 +179,12 @@ function spawnAndCollect(options: SandboxRunOptions, argv: string[], call: Sandb
     const append = (text: string) => {
       if (text.length === 0) return;
       output.push(text);
-      call.onOutput?.(text);
+      notify(call.onOutput, text);
     };
     child.stdout?.on('data', (chunk: Buffer) => append(decoder.write(chunk)));
     // bwrap's own errors (before the merge) arrive here; the command's stderr comes through stdout.
     child.stderr?.on('data', (chunk: Buffer) => append(chunk.toString('utf8')));
-    if (child.pid !== undefined) call.onSpawn?.(child.pid);
+    if (child.pid !== undefined) notify(call.onSpawn, child.pid);
 
     const cleanup = () => {
       if (progressTimer) clearInterval(progressTimer);
@@ -201,15 +198,19 @@ function spawnAndCollect(options: SandboxRunOptions, argv: string[], call: Sandb
     });
     child.on('close', (exitCode, signal) => {
       cleanup();
-      // Whatever is left of bwrap's own group is killed too (the pid namespace is already gone:
-      // bwrap exits only after its reaper, and the reaper's exit kills the namespace).
-      if (child.pid !== undefined) signalPid(-child.pid, 'SIGKILL');
       if (killTimer) clearTimeout(killTimer);
-      append(decoder.end());
-      const durationMs = Date.now() - started;
-      if (timedOut) output.push(`\n[killed: timed out after ${call.timeoutMs} ms]`);
-      else if (aborted) output.push('\n[killed: aborted]');
-      resolve({ exitCode, signal, output: output.text(), truncated: output.truncated, durationMs, timedOut, aborted });
+      // bwrap exits as soon as the command does; background processes left in the pid namespace
+      // are killed (through the reaper) and awaited here, so none outlives the call.
+      if (child.pid !== undefined) signalPid(-child.pid, 'SIGKILL');
+      const reaped = reaper === undefined ? Promise.resolve(true) : reapNamespace(reaper);
+      void reaped.then((gone) => {
+        append(decoder.end());
+        const durationMs = Date.now() - started;
+        if (timedOut) append(`\n[killed: timed out after ${call.timeoutMs} ms]`);
+        else if (aborted) append('\n[killed: aborted]');
+        if (!gone) append(`\n[sandbox reaper ${reaper} still alive after SIGKILL]`);
+        resolve({ exitCode, signal, output: output.text(), truncated: output.truncated, durationMs, timedOut, aborted });
+      });
     });
   });
 }

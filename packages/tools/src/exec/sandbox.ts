@@ -14,6 +14,7 @@ export {
 } from './bwrap-args.js';
 export { describeSystemLayout, grantSandboxGroup, prepareProtectedPaths, SYSTEM_CANDIDATES, UidAllocator } from './layout.js';
 export { OutputBuffer } from './output-buffer.js';
+export { childPids, isLive, processState, reapNamespace, signalPid } from './proc.js';
 export { explainSandboxFailure, type ProbeOptions, probeSandbox, type SandboxProbe } from './probe.js';
 export {
   DEFAULT_KILL_GRACE_MS,

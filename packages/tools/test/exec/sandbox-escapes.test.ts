@@ -220,6 +220,27 @@ describe('the bubblewrap sandbox (acceptance 2)', () => {
     expect(pidsOfUid(TEST_UID_FIRST)).toEqual([]);
   });
 
+  it('background processes left by a command that exits by itself do not outlive the call', async () => {
+    const host = await makeHost();
+    let seen: number[] = [];
+    const go = path.join(host.workspace, 'go');
+    // The command waits (bounded by the call's timeout) until the test has seen its children, then exits 0.
+    const command = '(sleep 1000 &); sleep 1000 & echo started; while [ ! -e go ]; do sleep 0.05; done';
+    const result = await runSandboxed(await runOptions(host), command, {
+      ...BOUND,
+      onOutput: (text) => {
+        if (!text.includes('started')) return;
+        seen = pidsOfUid(TEST_UID_FIRST);
+        writeFileSync(go, '');
+      },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(result.timedOut || result.aborted).toBe(false);
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    expect(seen.filter(alive)).toEqual([]);
+    expect(pidsOfUid(TEST_UID_FIRST)).toEqual([]);
+  });
+
   it('a command that ignores SIGTERM is killed with SIGKILL after the grace, children included', async () => {
     const host = await makeHost();
     const controller = new AbortController();

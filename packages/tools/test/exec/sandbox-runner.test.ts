@@ -59,6 +59,16 @@ describe('runSandboxed', () => {
     expect(statSync(path.join(host.workspace, 'sub')).gid).toBe(TEST_GID);
   });
 
+  it('observers that throw do not break the run', async () => {
+    const host = await makeHost();
+    const boom = () => {
+      throw new Error('observer failed');
+    };
+    const result = await runSandboxed(await runOptions(host), 'echo one; echo two', { ...BOUND, onOutput: boom, onSpawn: boom, onProgress: boom });
+    expect(result.exitCode).toBe(0);
+    expect(result.output).toBe('one\ntwo\n');
+  });
+
   it('an already-aborted signal starts nothing', async () => {
     const host = await makeHost();
     const controller = new AbortController();
