@@ -89,6 +89,12 @@ export interface BwrapArgsOptions {
   etc?: readonly string[];
   /** Absolute paths inside the workspace to re-bind read-only (they must exist; see `prepareProtectedPaths`). */
   readOnly: readonly string[];
+  /**
+   * Absolute folders inside the workspace bound read-write onto themselves before the read-only
+   * entries (e.g. `.git`): a mount point cannot be renamed or removed (EBUSY), so a command cannot
+   * swap `.git` for a copy with writable hooks. Default none.
+   */
+  pinned?: readonly string[];
   /** Keep the host network (no `--unshare-net`) and bind `/etc/resolv.conf`. Default false. */
   network?: boolean;
   /** When set, drop to this uid inside with `setpriv` (required when bwrap runs as root). */
@@ -166,6 +172,10 @@ export function buildBwrapArgs(options: BwrapArgsOptions, command: string): stri
     args.push('--perms', '0755', '--dir', dir);
   }
   args.push('--bind', ws, ws);
+  for (const pin of options.pinned ?? []) {
+    if (!isInside(ws, pin) || pin === ws) throw new Error(`pinned path must be inside the workspace: ${pin}`);
+    args.push('--bind', pin, pin);
+  }
   for (const ro of options.readOnly) {
     if (!isInside(ws, ro) || ro === ws) throw new Error(`read-only path must be inside the workspace: ${ro}`);
     args.push('--ro-bind', ro, ro);

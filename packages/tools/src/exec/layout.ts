@@ -40,13 +40,21 @@ async function existingEntry(absolute: string, relative: string): Promise<boolea
   }
 }
 
+/** The workspace entries {@link prepareProtectedPaths} found or created (absolute paths). */
+export interface ProtectedPaths {
+  /** Bound read-only on top of the workspace. */
+  readOnly: string[];
+  /** Bound read-write onto themselves first, so they cannot be renamed away (`.git`). */
+  pinned: string[];
+}
+
 /**
  * Makes sure every protected entry of the workspace exists so it can be bound read-only, and returns
- * their absolute paths. Missing `AGENTS.md`, rc files and `.switchboard/` are created empty (owned by
+ * their absolute paths (plus `.git`, pinned). Missing `AGENTS.md`, rc files and `.switchboard/` are created empty (owned by
  * the gateway's uid, not writable by the sandbox group); `.git/hooks` and `.git/config` are handled
  * only when `.git` is a directory (a missing `.git` is not invented). A symlinked entry is refused.
  */
-export async function prepareProtectedPaths(workspace: string): Promise<string[]> {
+export async function prepareProtectedPaths(workspace: string): Promise<ProtectedPaths> {
   const out: string[] = [];
   let gitDir = false;
   try {
@@ -70,7 +78,7 @@ export async function prepareProtectedPaths(workspace: string): Promise<string[]
   };
   for (const dir of PROTECTED_DIRS) await ensure(dir, 'dir');
   for (const file of PROTECTED_FILES) await ensure(file, 'file');
-  return out;
+  return { readOnly: out, pinned: gitDir ? [path.join(workspace, '.git')] : [] };
 }
 
 /**

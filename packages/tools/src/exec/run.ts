@@ -20,7 +20,7 @@ export const MIN_PROGRESS_INTERVAL_MS = 200;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 
 /** Resolved sandbox options for {@link runSandboxed} (no defaults read from the environment). */
-export interface SandboxRunOptions extends Omit<BwrapArgsOptions, 'readOnly' | 'uid' | 'unprivileged'> {
+export interface SandboxRunOptions extends Omit<BwrapArgsOptions, 'readOnly' | 'pinned' | 'uid' | 'unprivileged'> {
   /** Absolute path of the bwrap binary (resolved once by the CLI). */
   bwrapPath: string;
   /** The gateway runs as root: drop to a uid from `uids` inside the sandbox (required then). */
@@ -114,9 +114,9 @@ export async function runSandboxed(options: SandboxRunOptions, command: string, 
     if (uid === undefined) throw new SandboxBusyError();
   }
   try {
-    const readOnly = await prepareProtectedPaths(options.workspace);
+    const { readOnly, pinned } = await prepareProtectedPaths(options.workspace);
     // fd 3 carries bwrap's JSON status ({ "child-pid": <the reaper's host pid> }).
-    const argv = ['--json-status-fd', '3', ...buildBwrapArgs({ ...options, readOnly, uid, unprivileged: !options.hostIsRoot }, command)];
+    const argv = ['--json-status-fd', '3', ...buildBwrapArgs({ ...options, readOnly, pinned, uid, unprivileged: !options.hostIsRoot }, command)];
     const dash = argv.indexOf('--');
     argv.splice(dash + 1, 0, options.bashPath ?? '/usr/bin/bash', ...MERGE_SCRIPT);
     const result = await spawnAndCollect(options, argv, call);

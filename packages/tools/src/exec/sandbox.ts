@@ -12,7 +12,7 @@ export {
   sandboxEnv,
   type SystemEntry,
 } from './bwrap-args.js';
-export { describeSystemLayout, grantSandboxGroup, prepareProtectedPaths, SYSTEM_CANDIDATES, UidAllocator } from './layout.js';
+export { describeSystemLayout, grantSandboxGroup, type ProtectedPaths, prepareProtectedPaths, SYSTEM_CANDIDATES, UidAllocator } from './layout.js';
 export { OutputBuffer } from './output-buffer.js';
 export { childPids, isLive, processState, reapNamespace, signalPid } from './proc.js';
 export { explainSandboxFailure, type ProbeOptions, probeSandbox, type SandboxProbe } from './probe.js';

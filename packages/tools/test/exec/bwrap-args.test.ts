@@ -86,6 +86,16 @@ describe('buildBwrapArgs', () => {
     expect(indexOfSeq(args, '--chdir', base.workspace)).toBeGreaterThan(agents);
   });
 
+  it('pins .git read-write onto itself after the workspace and before the read-only entries', () => {
+    const pinned = buildBwrapArgs({ ...base, pinned: [`${base.workspace}/.git`] }, 'true');
+    const ws = indexOfSeq(pinned, '--bind', base.workspace, base.workspace);
+    const pin = indexOfSeq(pinned, '--bind', `${base.workspace}/.git`, `${base.workspace}/.git`);
+    const hooks = indexOfSeq(pinned, '--ro-bind', `${base.workspace}/.git/hooks`, `${base.workspace}/.git/hooks`);
+    expect(ws).toBeLessThan(pin);
+    expect(pin).toBeLessThan(hooks);
+    expect(() => buildBwrapArgs({ ...base, pinned: ['/etc'] }, 'true')).toThrow(/inside the workspace/);
+  });
+
   it('runs prlimit, then setpriv to the sandbox uid, then bash -c with the command, after --', () => {
     expect(args.slice(dash + 1)).toEqual([
       '/usr/bin/prlimit',

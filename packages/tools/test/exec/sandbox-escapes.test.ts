@@ -61,7 +61,7 @@ describe('the bubblewrap sandbox (acceptance 2)', () => {
     mkdirSync(path.join(host.workspace, '.git'));
     writeFileSync(path.join(host.workspace, '.git', 'config'), '[core]\n');
     // Make every protected entry group-writable first, so only the read-only mount can stop the writes.
-    for (const entry of await prepareProtectedPaths(host.workspace)) await grantSandboxGroup(entry, TEST_GID);
+    for (const entry of (await prepareProtectedPaths(host.workspace)).readOnly) await grantSandboxGroup(entry, TEST_GID);
     await grantSandboxGroup(path.join(host.workspace, '.git'), TEST_GID);
     const cmd = [
       'echo evil > .git/hooks/pre-commit',
@@ -79,6 +79,20 @@ describe('the bubblewrap sandbox (acceptance 2)', () => {
     expect(readFileSync(path.join(host.workspace, 'AGENTS.md'), 'utf8')).toBe('');
     expect(readFileSync(path.join(host.workspace, '.bashrc'), 'utf8')).toBe('');
     expect(existsSync(path.join(host.workspace, '.switchboard/x'))).toBe(false);
+  });
+
+  it('cannot swap .git for a copy with writable hooks (the pinned .git cannot be renamed or removed)', async () => {
+    const host = await makeHost();
+    mkdirSync(path.join(host.workspace, '.git', 'objects'), { recursive: true });
+    writeFileSync(path.join(host.workspace, '.git', 'config'), '[core]\n');
+    await grantSandboxGroup(path.join(host.workspace, '.git'), TEST_GID);
+    await grantSandboxGroup(path.join(host.workspace, '.git', 'objects'), TEST_GID);
+    const cmd = 'mv .git .git-old; rm -rf .git; mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit; ls -a .git';
+    const result = await runSandboxed(await runOptions(host), cmd, BOUND);
+    expect(result.output).toContain('Device or resource busy');
+    expect(existsSync(path.join(host.workspace, '.git-old'))).toBe(false);
+    expect(existsSync(path.join(host.workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(readFileSync(path.join(host.workspace, '.git', 'config'), 'utf8')).toBe('[core]\n');
   });
 
   it('has no network: bash /dev/tcp and curl to a loopback server fail with a network error', async () => {
