@@ -45,3 +45,5 @@ export {
 } from './mcp/mcp-config.js';
 export { mcpToolName, sanitizeToolNamePart } from './mcp/mcp-names.js';
 export { mcpResultToToolResult } from './mcp/mcp-result.js';
+// The exec sandbox (bubblewrap runner); not yet wired into the registry.
+export * from './exec/sandbox.js';

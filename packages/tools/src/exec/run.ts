@@ -1,0 +1,216 @@
+/**
+ * Runs one command in the bubblewrap sandbox: bwrap in its own process group with a scrubbed
+ * environment, stdout and stderr merged on one pipe (arrival order), output cut to a budget (head
+ * and tail kept), progress at an interval, and the whole group killed on abort or timeout.
+ */
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { type BwrapArgsOptions, buildBwrapArgs, sandboxEnv } from './bwrap-args.js';
+import { OutputBuffer } from './output-buffer.js';
+import { prepareProtectedPaths, type UidAllocator } from './layout.js';
+import { childPids, reapNamespace, signalPid } from './proc.js';
+
+/** Default output budget (characters) of one run. */
+export const DEFAULT_OUTPUT_BUDGET = 30_000;
+/** Default progress interval. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 1_000;
+/** Shortest progress interval accepted. */
+export const MIN_PROGRESS_INTERVAL_MS = 200;
+/** Default grace between SIGTERM and SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+
+/** Resolved sandbox options for {@link runSandboxed} (no defaults read from the environment). */
+export interface SandboxRunOptions extends Omit<BwrapArgsOptions, 'readOnly' | 'pinned' | 'uid' | 'unprivileged'> {
+  /** Absolute path of the bwrap binary (resolved once by the CLI). */
+  bwrapPath: string;
+  /** The gateway runs as root: drop to a uid from `uids` inside the sandbox (required then). */
+  hostIsRoot: boolean;
+  /** One uid per concurrent run (required when `hostIsRoot`). */
+  uids?: UidAllocator;
+  /** Output budget in characters. Default {@link DEFAULT_OUTPUT_BUDGET}. */
+  outputBudget?: number;
+  /** Progress interval. Default {@link DEFAULT_PROGRESS_INTERVAL_MS} (at least {@link MIN_PROGRESS_INTERVAL_MS}). */
+  progressIntervalMs?: number;
+  /** Grace between SIGTERM and SIGKILL of the process group. Default {@link DEFAULT_KILL_GRACE_MS}. */
+  killGraceMs?: number;
+}
+
+/** A progress report while the command runs. */
+export interface SandboxProgress {
+  lines: number;
+  elapsedMs: number;
+}
+
+/** Per-call controls. */
+export interface SandboxCallOptions {
+  signal?: AbortSignal;
+  /** Wall-clock limit; the group is killed when it passes. */
+  timeoutMs?: number;
+  onProgress?: (progress: SandboxProgress) => void;
+  /** Called with each piece of output as it arrives (before any cut to the budget). */
+  onOutput?: (text: string) => void;
+  /** Called once bwrap is spawned, with its pid (the process group id). */
+  onSpawn?: (pid: number) => void;
+}
+
+/** What one run produced. */
+export interface SandboxResult {
+  /** The command's exit status (bwrap passes it through); null when killed by a signal. */
+  exitCode: number | null;
+  /** The signal that ended bwrap, if any. */
+  signal: NodeJS.Signals | null;
+  /** stdout and stderr interleaved in arrival order, cut to the budget. */
+  output: string;
+  truncated: boolean;
+  durationMs: number;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The uid the command ran as (undefined when not dropped). */
+  uid?: number;
+}
+
+/** Thrown when every sandbox uid is in use (the caller queues runs below this limit). */
+export class SandboxBusyError extends Error {
+  constructor() {
+    super('no free sandbox uid: every uid of tools.exec.sandboxUids is in use');
+    this.name = 'SandboxBusyError';
+  }
+}
+
+/** Merges stderr into stdout before anything else runs, so one pipe carries both in order. */
+const MERGE_SCRIPT = ['-c', 'exec 2>&1; exec "$@"', 'sandbox'];
+
+/**
+ * Stops a run: SIGTERM to the command (the child of the sandbox's pid-1 reaper), or to bwrap's
+ * process group while the reaper is not known yet; after the grace SIGKILL to the reaper (the
+ * kernel then kills every process in the pid namespace) and to bwrap's group.
+ */
+function stopRun(bwrapPid: number, reaper: () => number | undefined, graceMs: number): NodeJS.Timeout {
+  const known = reaper() ?? childPids(bwrapPid)[0];
+  if (known === undefined) signalPid(-bwrapPid, 'SIGTERM');
+  else for (const command of childPids(known)) signalPid(command, 'SIGTERM');
+  return setTimeout(() => {
+    const current = reaper() ?? childPids(bwrapPid)[0];
+    if (current !== undefined) signalPid(current, 'SIGKILL');
+    signalPid(-bwrapPid, 'SIGKILL');
+  }, graceMs);
+}
+
+/** Calls an observer; an observer that throws never breaks the run (its error is dropped). */
+function notify<T>(observer: ((value: T) => void) | undefined, value: T): void {
+  try {
+    observer?.(value);
+  } catch {
+    // Observers are best-effort; the run and its cleanup must go on.
+  }
+}
+
+/** Runs `command` with `bash -c` in the sandbox and resolves when bwrap has exited. */
+export async function runSandboxed(options: SandboxRunOptions, command: string, call: SandboxCallOptions = {}): Promise<SandboxResult> {
+  let uid: number | undefined;
+  if (options.hostIsRoot) {
+    if (!options.uids) throw new Error('the gateway runs as root: sandbox uids (tools.exec.sandboxUids) are required');
+    uid = options.uids.acquire();
+    if (uid === undefined) throw new SandboxBusyError();
+  }
+  try {
+    const { readOnly, pinned } = await prepareProtectedPaths(options.workspace);
+    // fd 3 carries bwrap's JSON status ({ "child-pid": <the reaper's host pid> }).
+    const argv = ['--json-status-fd', '3', ...buildBwrapArgs({ ...options, readOnly, pinned, uid, unprivileged: !options.hostIsRoot }, command)];
+    const dash = argv.indexOf('--');
+    argv.splice(dash + 1, 0, options.bashPath ?? '/usr/bin/bash', ...MERGE_SCRIPT);
+    const result = await spawnAndCollect(options, argv, call);
+    return uid === undefined ? result : { ...result, uid };
+  } finally {
+    if (uid !== undefined) options.uids?.release(uid);
+  }
+}
+
+function spawnAndCollect(options: SandboxRunOptions, argv: string[], call: SandboxCallOptions): Promise<SandboxResult> {
+  const started = Date.now();
+  const output = new OutputBuffer(options.outputBudget ?? DEFAULT_OUTPUT_BUDGET);
+  return new Promise<SandboxResult>((resolve, reject) => {
+    if (call.signal?.aborted) {
+      resolve({ exitCode: null, signal: null, output: '[not started: aborted]', truncated: false, durationMs: 0, timedOut: false, aborted: true });
+      return;
+    }
+    const child = spawn(options.bwrapPath, argv, {
+      detached: true,
+      env: sandboxEnv(options),
+      cwd: '/',
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    });
+    let reaper: number | undefined;
+    let status = '';
+    child.stdio[3]?.on('data', (chunk: Buffer) => {
+      status += chunk.toString('utf8');
+      const match = /"child-pid"\s*:\s*(\d+)/.exec(status);
+      if (match && reaper === undefined) reaper = Number(match[1]);
+    });
+    const decoder = new StringDecoder('utf8');
+    let timedOut = false;
+    let aborted = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    let timeoutTimer: NodeJS.Timeout | undefined;
+    const progressTimer = call.onProgress
+      ? setInterval(
+          () => notify(call.onProgress, { lines: output.lines, elapsedMs: Date.now() - started }),
+          Math.max(MIN_PROGRESS_INTERVAL_MS, options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS),
+        )
+      : undefined;
+
+    const stop = () => {
+      const pid = child.pid;
+      if (pid === undefined || killTimer) return;
+      killTimer = stopRun(pid, () => reaper, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    };
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    call.signal?.addEventListener('abort', onAbort, { once: true });
+    if (call.timeoutMs !== undefined && Number.isFinite(call.timeoutMs)) {
+      timeoutTimer = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, call.timeoutMs);
+    }
+
+    const append = (text: string) => {
+      if (text.length === 0) return;
+      output.push(text);
+      notify(call.onOutput, text);
+    };
+    child.stdout?.on('data', (chunk: Buffer) => append(decoder.write(chunk)));
+    // bwrap's own errors (before the merge) arrive here; the command's stderr comes through stdout.
+    child.stderr?.on('data', (chunk: Buffer) => append(chunk.toString('utf8')));
+    if (child.pid !== undefined) notify(call.onSpawn, child.pid);
+
+    const cleanup = () => {
+      if (progressTimer) clearInterval(progressTimer);
+      if (timeoutTimer) clearTimeout(timeoutTimer);
+      call.signal?.removeEventListener('abort', onAbort);
+    };
+    child.on('error', (error) => {
+      cleanup();
+      if (killTimer) clearTimeout(killTimer);
+      reject(error);
+    });
+    child.on('close', (exitCode, signal) => {
+      cleanup();
+      if (killTimer) clearTimeout(killTimer);
+      // bwrap exits as soon as the command does; background processes left in the pid namespace
+      // are killed (through the reaper) and awaited here, so none outlives the call.
+      if (child.pid !== undefined) signalPid(-child.pid, 'SIGKILL');
+      const reaped = reaper === undefined ? Promise.resolve(true) : reapNamespace(reaper);
+      void reaped.then((gone) => {
+        append(decoder.end());
+        const durationMs = Date.now() - started;
+        if (timedOut) append(`\n[killed: timed out after ${call.timeoutMs} ms]`);
+        else if (aborted) append('\n[killed: aborted]');
+        if (!gone) append(`\n[sandbox reaper ${reaper} still alive after SIGKILL]`);
+        resolve({ exitCode, signal, output: output.text(), truncated: output.truncated, durationMs, timedOut, aborted });
+      });
+    });
+  });
+}
