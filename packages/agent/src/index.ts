@@ -17,3 +17,4 @@ export * from './token-estimate.js';
 export * from './result-budget.js';
 export * from './context/microcompact.js';
 export * from './context/compaction.js';
+export * from './protected-files.js';

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { toWorkspaceRelative } from './path-glob.js';
+import { SHELL_RC_FILES } from '@switchboard/agent';
 
 /** What the safety checks protect beyond the built-in list. */
 export interface SafetyOptions {
@@ -24,26 +25,8 @@ const PROTECTED_DIRS: ReadonlyArray<[string, string]> = [
   ['.ssh', 'SSH keys and configuration'],
 ];
 
-// Files that a shell, git or direnv runs or obeys on their own.
-const PROTECTED_FILES = new Set([
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.profile',
-  '.zshrc',
-  '.zshenv',
-  '.zprofile',
-  '.zlogin',
-  '.zlogout',
-  '.kshrc',
-  '.cshrc',
-  '.tcshrc',
-  '.login',
-  '.envrc',
-  '.gitconfig',
-  '.gitmodules',
-]);
+// Files that a shell, git or direnv runs or obeys on their own (the sandbox mounts the same list read-only).
+const PROTECTED_FILES: ReadonlySet<string> = new Set(SHELL_RC_FILES);
 
 // Directory sequences (as path segments) whose contents are shell or git configuration.
 const PROTECTED_SUBPATHS: ReadonlyArray<readonly string[]> = [

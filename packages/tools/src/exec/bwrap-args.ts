@@ -1,3 +1,4 @@
+import { SHELL_RC_FILES } from '@switchboard/agent';
 /**
  * The bubblewrap command line for one sandboxed `bash -c` run, built as a pure function of resolved
  * options (no file system, no environment reads): see `docs/exec.md` ("Sandbox") for the layout.
@@ -58,20 +59,7 @@ export const ETC_SAFE_SUBSET: readonly string[] = [
 /** Workspace entries re-bound read-only over the read-write workspace (relative paths). */
 export const PROTECTED_DIRS: readonly string[] = ['.git/hooks', '.switchboard'];
 /** Protected files (relative paths); `AGENTS.md` and the rc files are created empty when missing. */
-export const PROTECTED_FILES: readonly string[] = [
-  'AGENTS.md',
-  '.git/config',
-  '.bashrc',
-  '.bash_profile',
-  '.bash_login',
-  '.bash_logout',
-  '.profile',
-  '.zshrc',
-  '.zshenv',
-  '.zprofile',
-  '.inputrc',
-  '.gitconfig',
-];
+export const PROTECTED_FILES: readonly string[] = ['AGENTS.md', '.git/config', ...SHELL_RC_FILES];
 
 /** Everything {@link buildBwrapArgs} needs, already resolved by the caller. */
 export interface BwrapArgsOptions {
