@@ -6,17 +6,14 @@
 //   node bench/long-session.mjs [--turns 500] [--window 200000] [--json] [--out <file>]
 //
 // Needs the compiled workspaces (`npx tsc -b`). Loopback only; children are killed on exit.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { loadBenchTestkit } from './lib/common.mjs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runLongSession } from './lib/long-session.mjs';
 import { longSessionRows } from './lib/long-session-rows.mjs';
 import { formatTable } from './lib/table.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = join(here, '..');
 const { values: args } = parseArgs({
   options: {
     turns: { type: 'string', default: '500' },
@@ -31,15 +28,7 @@ if (!Number.isFinite(window) || window < 1024) {
   process.stderr.write(`long-session: --window must be a number of tokens ≥ 1024 (got ${args.window})\n`);
   process.exit(2);
 }
-const compiledTestkit = join(repo, 'packages', 'testkit', 'dist', 'index.js');
-if (!existsSync(compiledTestkit)) {
-  process.stderr.write(`long-session: ${compiledTestkit} is missing; build first: npx tsc -b\n`);
-  process.exit(2);
-}
-const benchTmp = mkdtempSync(join(tmpdir(), 'swb-long-'));
-process.env.SWITCHBOARD_RUN_LOG = join(benchTmp, 'run.log');
-process.env.SWITCHBOARD_CANARY_SEEN = join(benchTmp, 'canary-key-seen');
-const tk = await import(compiledTestkit);
+const { tk, tmp: benchTmp } = await loadBenchTestkit('long-session', 'swb-long-');
 const T0 = performance.now();
 const log = (msg) => process.stderr.write(`[long ${((performance.now() - T0) / 1000).toFixed(1)}s] ${msg}\n`);
 

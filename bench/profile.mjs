@@ -8,12 +8,11 @@
 // then prints the hot spots of the measured stretch only (samples are filtered by time) with
 // dist positions mapped to the .ts sources. Writes bench/results/profile-latest.{json,txt} and
 // keeps the raw profile in bench/results/profiles/ (open it in Chrome DevTools > Performance).
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { GATEWAY_CONFIG, checkEcho, createClientToken, mapLimit, raiseRateLimit, sleep, waitReady, within } from './lib/common.mjs';
+import { GATEWAY_CONFIG, loadBenchTestkit, checkEcho, createClientToken, mapLimit, raiseRateLimit, sleep, waitReady, within } from './lib/common.mjs';
 import { formatSummary, isWorkspaceFrame, summarizeProfile } from './lib/cpuprofile.mjs';
 import { ChatConnection, runLoad } from './lib/load.mjs';
 
@@ -30,15 +29,7 @@ const { values: args } = parseArgs({
 const turns = Number(args.turns);
 const sessions = Number(args.sessions);
 
-const compiledTestkit = join(here, '..', 'packages', 'testkit', 'dist', 'index.js');
-if (!existsSync(compiledTestkit)) {
-  process.stderr.write('bench: build first: npx tsc -b\n');
-  process.exit(2);
-}
-const tmp = mkdtempSync(join(tmpdir(), 'swb-prof-'));
-process.env.SWITCHBOARD_RUN_LOG = join(tmp, 'run.log');
-process.env.SWITCHBOARD_CANARY_SEEN = join(tmp, 'canary-key-seen');
-const tk = await import(compiledTestkit);
+const { tk, tmp } = await loadBenchTestkit('profile', 'swb-prof-');
 const profDir = join(tmp, 'prof');
 mkdirSync(profDir);
 const log = (m) => process.stderr.write(`[profile] ${m}\n`);

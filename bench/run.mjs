@@ -7,8 +7,7 @@
 // Needs the compiled workspaces (`npx tsc -b`). Loopback only; every loop is bounded; the whole
 // run has a hard deadline, and every child process is killed on exit, error or signal.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +33,7 @@ import {
   toolHandler,
   waitReady,
   within,
+  loadBenchTestkit,
 } from './lib/common.mjs';
 import { median, round } from './lib/stats.mjs';
 
@@ -131,10 +131,7 @@ if (stale.length > 0) process.stderr.write(`bench: WARNING: src newer than dist 
 
 // The fake and the harness append every request/log line to a run log: keep the bench's out of
 // test-results/ (the test suite's canary scan reads that one).
-const benchTmp = mkdtempSync(join(tmpdir(), 'swb-bench-'));
-process.env.SWITCHBOARD_RUN_LOG = join(benchTmp, 'run.log');
-process.env.SWITCHBOARD_CANARY_SEEN = join(benchTmp, 'canary-key-seen');
-const tk = await import(compiledTestkit);
+const { tk, tmp: benchTmp } = await loadBenchTestkit('bench', 'swb-bench-');
 
 const T0 = performance.now();
 const deadline = T0 + PLAN.budgetMs;

@@ -6,32 +6,19 @@
 //   node bench/text-cpu.mjs [--rounds 3] [--turns 1600] [--json]
 //
 // Needs the compiled workspaces (`npx tsc -b`). Loopback only; children are killed on exit.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ChatConnection, runLoad } from './lib/load.mjs';
-import { GATEWAY_CONFIG, checkEcho, createClientToken, mapLimit, raiseRateLimit, waitReady, within } from './lib/common.mjs';
+import { GATEWAY_CONFIG, loadBenchTestkit, checkEcho, createClientToken, mapLimit, raiseRateLimit, waitReady, within } from './lib/common.mjs';
 import { loadAvg1 } from './lib/proc.mjs';
 import { median, round } from './lib/stats.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = join(here, '..');
 const { values: args } = parseArgs({
   options: { rounds: { type: 'string', default: '3' }, turns: { type: 'string', default: '1600' }, json: { type: 'boolean', default: false } },
 });
 const rounds = Math.max(1, Number(args.rounds) || 3);
 const turns = Math.max(32, Number(args.turns) || 1600);
-const compiledTestkit = join(repo, 'packages', 'testkit', 'dist', 'index.js');
-if (!existsSync(compiledTestkit)) {
-  process.stderr.write(`text-cpu: ${compiledTestkit} is missing; build first: npx tsc -b\n`);
-  process.exit(2);
-}
-const benchTmp = mkdtempSync(join(tmpdir(), 'swb-text-cpu-'));
-process.env.SWITCHBOARD_RUN_LOG = join(benchTmp, 'run.log');
-process.env.SWITCHBOARD_CANARY_SEEN = join(benchTmp, 'canary-key-seen');
-const tk = await import(compiledTestkit);
+const { tk, tmp: benchTmp } = await loadBenchTestkit('text-cpu', 'swb-text-cpu-');
 const log = (msg) => process.stderr.write(`[text-cpu] ${msg}\n`);
 
 let fake;

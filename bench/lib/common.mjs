@@ -1,6 +1,26 @@
-// Pieces shared by bench/run.mjs and bench/profile.mjs.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+// Pieces shared by bench/run.mjs, bench/profile.mjs and the standalone loads.
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The compiled testkit, imported with its run log and canary record in a fresh temp folder
+ * (`<prefix>XXXX`, the bench's own, never the tests'). Exits 2, naming `name`, when it is not built.
+ */
+export async function loadBenchTestkit(name, prefix) {
+  const compiled = join(REPO, 'packages', 'testkit', 'dist', 'index.js');
+  if (!existsSync(compiled)) {
+    process.stderr.write(`${name}: ${compiled} is missing; build first: npx tsc -b\n`);
+    process.exit(2);
+  }
+  const tmp = mkdtempSync(join(tmpdir(), prefix));
+  process.env.SWITCHBOARD_RUN_LOG = join(tmp, 'run.log');
+  process.env.SWITCHBOARD_CANARY_SEEN = join(tmp, 'canary-key-seen');
+  return { tk: await import(compiled), tmp };
+}
 
 /**
  * The gateway config for the bench, deep-merged over the testkit's base test config (loopback,

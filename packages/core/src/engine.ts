@@ -504,14 +504,13 @@ export class TurnEngine {
     const spec = options.modelSpec(options.modelName);
     const counting = turnCounting(options.countTokens, options.model, options.modelName, options.maxTokens, (fields, msg) => log.debug(fields, msg));
     const meter = contextMeter(spec, this.estimators.of(spec.name), agent.system, policy.tools.map(toolSpec), counting);
-    const { message } = active;
     const beforeCall = await options.budgets?.forTurn({
       turnId: turn.id,
       sessionId: session.id,
       agentId: agent.id,
       principalId: run.principalId,
       pendingCalls: () => journal.pendingCalls,
-      notify: (text) => this.options.channel(`${message.channel}:${message.account}`)?.notify(message.conversation, text) ?? Promise.resolve(),
+      notify: (text) => this.notify(active, text),
       log,
     });
     const loop = query({
@@ -520,7 +519,7 @@ export class TurnEngine {
       ...(options.fallbackModel ? { fallbackModel: options.fallbackModel } : {}),
       maxTokens: options.maxTokens,
       // A tool call cut at maxTokens is retried once with the model's own output maximum.
-      maxOutputTokens: options.modelSpec(options.modelName).maxOutputTokens,
+      maxOutputTokens: spec.maxOutputTokens,
       system: agent.system,
       messages: start.messages,
       tools: policy.tools,
