@@ -1,3 +1,4 @@
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -30,6 +31,34 @@ export async function resolveRealPath(p: string, hops = 0): Promise<{ path: stri
   if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
   const target = path.resolve(dir, await readlink(candidate));
   return { path: (await resolveRealPath(target, hops + 1)).path, exists: false };
+}
+
+/**
+ * {@link resolveRealPath}, synchronously, for checks that must not await (the exec command
+ * checks): the same deepest-existing-ancestor and dangling-symlink rules, the same hop limit.
+ *
+ * @throws the fs error for anything but a missing component (`ELOOP` after 40 links).
+ */
+export function resolveRealPathSync(p: string, hops = 0): { path: string; exists: boolean } {
+  try {
+    return { path: realpathSync(p), exists: true };
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+  const parent = path.dirname(p);
+  if (parent === p) return { path: p, exists: false };
+  const dir = resolveRealPathSync(parent, hops).path;
+  const candidate = path.join(dir, path.basename(p));
+  let st: ReturnType<typeof lstatSync> | undefined;
+  try {
+    st = lstatSync(candidate);
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+  if (!st?.isSymbolicLink()) return { path: candidate, exists: false };
+  if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error('too many symbolic links'), { code: 'ELOOP' });
+  const target = path.resolve(dir, readlinkSync(candidate));
+  return { path: resolveRealPathSync(target, hops + 1).path, exists: false };
 }
 
 function isMissing(err: unknown): boolean {

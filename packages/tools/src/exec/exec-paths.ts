@@ -1,6 +1,9 @@
-import { realpathSync } from 'node:fs';
+import { resolveRealPathSync } from '@switchboard/agent';
 import path from 'node:path';
+import { isWithin } from '../workspace-path.js';
 import type { ShellWord } from './shell-script.js';
+
+export { isWithin };
 
 /** Where a path argument lands once symlinks are resolved. */
 export type PathPlace =
@@ -9,28 +12,18 @@ export type PathPlace =
   /** The checks cannot know (an expansion, or `~` without a known home). */
   | { where: 'unknown' };
 
-/** The real path of `target`: the realpath of its longest existing prefix, plus the rest. */
+/**
+ * The real path of `target`, as the file tools resolve it (`resolveRealPathSync`: the deepest
+ * existing ancestor, and a dangling symlink followed to where a write would land). A path that
+ * cannot be resolved (a link loop, a permission error) is returned as it is, lexically.
+ */
 export function realPathOf(target: string): string {
   const absolute = path.resolve(target);
-  const rest: string[] = [];
-  let current = absolute;
-  for (;;) {
-    try {
-      const real = realpathSync(current);
-      return rest.length === 0 ? real : path.join(real, ...rest.reverse());
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return absolute;
-      rest.push(path.basename(current));
-      current = parent;
-    }
+  try {
+    return resolveRealPathSync(absolute).path;
+  } catch {
+    return absolute;
   }
-}
-
-/** Whether `real` is `root` or below it (both real, absolute paths). */
-export function isWithin(root: string, real: string): boolean {
-  const rel = path.relative(root, real);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** Places a path word: resolved against `cwd`, `~` against `home`, symlinks followed. */

@@ -20,6 +20,10 @@ beforeAll(async () => {
   writeFileSync(path.join(ws, 'a.txt'), 'a\n');
   symlinkSync('/etc', path.join(ws, 'etclink'));
   symlinkSync(path.join(ws, 'src'), path.join(ws, 'srclink'));
+  // A dangling link to outside: a write through it lands outside the workspace.
+  symlinkSync(path.join(root, 'outside', 'planted'), path.join(ws, 'dangling'));
+  // A folder whose name starts with two dots is still inside.
+  mkdirSync(path.join(ws, '..foo'));
   checks = await loadExecChecks();
 });
 
@@ -53,6 +57,7 @@ const TABLE: Row[] = [
   ['sed s/a/b/ a.txt', 'allow', true, false],
   ['sort a.txt | uniq -c', 'allow', true, false],
   ['cat srclink/x.ts', 'allow', true, false],
+  ['ls ..foo', 'allow', true, false],
   ['cd src && ls', 'allow', true, false],
   ['(cd src; ls) && pwd', 'allow', true, false],
   ['ls > /dev/null 2>&1', 'allow', true, false],
@@ -130,6 +135,8 @@ const TABLE: Row[] = [
   ['ls > /tmp/out', 'deny', false, true],
   ['echo x >> ../outside.txt', 'deny', false, true],
   ['touch etclink/x', 'deny', false, true],
+  ['echo hi > dangling', 'deny', false, true],
+  ['touch dangling', 'deny', false, true],
   ['echo hi > /dev/tcp/127.0.0.1/80', 'deny', false, true],
   ['ls; cat /etc/passwd; touch /tmp/x', 'deny', false, true],
   ['mv a.txt ~/a.txt', 'deny', false, true],
