@@ -1,4 +1,4 @@
-import type { Message, SystemBlock, Usage } from './messages.js';
+import type { Message, SystemBlock, ToolUseBlock, Usage } from './messages.js';
 import type { ToolSpec } from './model.js';
 
 /** Characters per token before anything was measured: English prose and JSON average about 4 for Claude's tokenizer; 3.5 errs towards counting more. */
@@ -33,11 +33,23 @@ export function messagesChars(messages: readonly Message[]): number {
   for (const message of messages) {
     for (const block of message.content) {
       if (block.type === 'text') chars += block.text.length;
-      else if (block.type === 'tool_use') chars += block.name.length + jsonLength(block.input);
+      else if (block.type === 'tool_use') chars += toolUseChars(block);
       else chars += block.content.length;
       // Every block costs a few tokens of framing.
       chars += 12;
     }
+  }
+  return chars;
+}
+
+// A tool call's input as JSON, measured once per block: every shaper measures every call's whole history.
+const toolUseCharsCache = new WeakMap<ToolUseBlock, number>();
+
+function toolUseChars(block: ToolUseBlock): number {
+  let chars = toolUseCharsCache.get(block);
+  if (chars === undefined) {
+    chars = block.name.length + jsonLength(block.input);
+    toolUseCharsCache.set(block, chars);
   }
   return chars;
 }
@@ -91,11 +103,6 @@ export class TokenEstimator {
   /** Estimated tokens of `chars` characters. */
   tokens(chars: number): number {
     return Math.ceil(chars / this.ratio);
-  }
-
-  /** Estimated tokens of a whole request. */
-  estimate(system: readonly SystemBlock[], tools: readonly ToolSpec[], messages: readonly Message[]): number {
-    return this.tokens(requestChars(system, tools, messages));
   }
 
   /** Corrects the ratio from a request of `chars` characters the API counted as `tokens`; nonsense observations are ignored. */

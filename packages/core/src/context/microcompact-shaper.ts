@@ -1,3 +1,4 @@
+import { lastBoundary } from './compaction-view.js';
 import { clearableResults, type Message, type MicrocompactSettings, microcompactView, type RequestShaper } from '@switchboard/agent';
 import type { NewEntry } from '../storage.js';
 import type { TurnJournal } from '../turn-journal.js';
@@ -15,16 +16,12 @@ export interface MicrocompactPayload {
 
 /**
  * The cleared set of a session as its entries leave it: the union of the `cleared` ids of every
- * `microcompact` marker after the last `compact` boundary. Malformed markers are skipped.
+ * `microcompact` marker after the last valid `compact` boundary (`lastBoundary`, as the view).
+ * Malformed markers are skipped.
  */
 export function clearedSince(entries: readonly NewEntry[]): Set<string> {
-  let from = 0;
-  for (let i = entries.length - 1; i >= 0; i--) {
-    if (entries[i]!.kind === 'compact') {
-      from = i + 1;
-      break;
-    }
-  }
+  // The same boundary the view starts from (a malformed `compact` entry is not one).
+  const from = (lastBoundary(entries)?.index ?? -1) + 1;
   const cleared = new Set<string>();
   for (let i = from; i < entries.length; i++) {
     const entry = entries[i]!;

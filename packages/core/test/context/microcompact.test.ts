@@ -122,6 +122,11 @@ describe('clearedSince', () => {
     expect([...clearedSince(entries.slice(0, 1))]).toEqual(['old']);
     expect(clearedSince([]).size).toBe(0);
   });
+
+  it('a malformed compact entry is not a boundary: it does not reset the set (the view ignores it too)', () => {
+    const entries: NewEntry[] = [marker(['kept']), { kind: 'compact', turnId: 't', payload: { summary: 42 } }, marker(['later'])];
+    expect([...clearedSince(entries)]).toEqual(['kept', 'later']);
+  });
 });
 
 describe('microcompact leaves small cuts alone (minGain)', () => {
