@@ -1,4 +1,4 @@
-import { type BudgetSettings, type BudgetSpec, isTimeZone } from '@switchboard/core';
+import { type BudgetSettings, type BudgetSpec, isTimeZone, ROLES } from '@switchboard/core';
 import { z } from 'zod';
 
 /** One period's limit: `tokens` (input + output + cache read + cache write) and/or `usd`; either blocks. */
@@ -25,7 +25,7 @@ export const budgetsSchema = z
     timezone: z.string().refine(isTimeZone, 'expected an IANA time zone such as "UTC" or "Europe/Berlin"').default('UTC'),
     gateway: budgetSpecSchema.optional(),
     agents: z.record(id, budgetSpecSchema).default({}),
-    roles: z.partialRecord(z.enum(['owner', 'admin', 'member', 'guest']), budgetSpecSchema).default({}),
+    roles: z.partialRecord(z.enum(ROLES), budgetSpecSchema).default({}),
     principals: z.record(id, budgetSpecSchema).default({}),
   })
   .prefault({});

@@ -1,4 +1,4 @@
-import { type ModelLimits, type ModelSpec, type ModelSpecLookup, GENERIC_MODEL_LIMITS, knownModelLimits } from '@switchboard/agent';
+import { defaultModelSpec, type ModelSpec, type ModelSpecLookup, knownModelLimits } from '@switchboard/agent';
 import { z } from 'zod';
 
 /** A model name as the API takes it (`claude-sonnet-4-5`, `claude-sonnet-4-5-20250929`, a Bedrock id with `.` and `:`). */
@@ -30,16 +30,10 @@ export type ModelEntry = z.output<typeof modelEntry>;
 /** Where a model's effective values came from: its `models.<name>` entry, the known table, or the generic default. */
 export type ModelSource = 'config' | 'known' | 'generic';
 
-/** The defaults under a name, and where they came from. */
-function defaultsFor(name: string): { limits: ModelLimits; source: 'known' | 'generic' } {
-  const known = knownModelLimits(name);
-  return known ? { limits: known, source: 'known' } : { limits: GENERIC_MODEL_LIMITS, source: 'generic' };
-}
-
 /** A model's effective limits: its entry's keys over the known table's (or the generic) defaults. */
 export function resolveModelLimits(name: string, entry: ModelEntry | undefined): { spec: ModelSpec; source: ModelSource } {
-  const { limits, source } = defaultsFor(name);
-  const spec: ModelSpec = { name, ...limits, price: { ...limits.price } };
+  const spec = defaultModelSpec(name);
+  const source = knownModelLimits(name) ? 'known' : 'generic';
   if (!entry) return { spec, source };
   const { price, ...rest } = entry;
   for (const [key, value] of Object.entries(rest) as [keyof typeof rest, number | undefined][]) if (value !== undefined) spec[key] = value;
