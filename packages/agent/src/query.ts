@@ -10,7 +10,7 @@ import type { ResultBudgets } from './result-budget.js';
 import type { ToolEnvironment } from './tool-prepare.js';
 import type { BeforeCall, CallInfo, RequestShaper, Shaped } from './shaping.js';
 import type { AfterTool, AnyTool, CanUseTool, ToolContext } from './tool.js';
-import { afterFinalReply, endTurn, maxTurnsResult, modelFailureResult, promptTooLongAfterRecovery, stoppedResult } from './turn-end.js';
+import { afterFinalReply, endTurn, maxTurnsResult, modelFailureResult, stoppedResult } from './turn-end.js';
 
 export { backoffDelay, type RetryPolicy } from './model-call.js';
 
@@ -201,10 +201,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Qu
         break;
       } catch (err) {
         const smaller = isPromptTooLong(err) && !params.signal.aborted ? await recoverRequest(messages, send, shapers, info, recoveries) : null;
-        if (!smaller) {
-          const refused = recoveries > 0 && isPromptTooLong(err) && !params.signal.aborted;
-          return yield* endTurn(refused ? promptTooLongAfterRecovery(recoveries) : modelFailureResult(err, params.signal));
-        }
+        if (!smaller) return yield* endTurn(modelFailureResult(err, params.signal, recoveries));
         send = smaller;
       }
     }

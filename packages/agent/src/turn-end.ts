@@ -18,10 +18,11 @@ export function maxTurnsResult(maxTurns: number): QueryResult {
  * `prompt_too_long` with advice to start over, else `model_error` with the error's message
  * (safe to show: a `ModelError` carries no secret). Total over any thrown value.
  */
-export function modelFailureResult(err: unknown, signal: AbortSignal): QueryResult {
+export function modelFailureResult(err: unknown, signal: AbortSignal, recoveries = 0): QueryResult {
   const failure = typeof err === 'object' && err !== null ? (err as { kind?: unknown; message?: unknown }) : {};
   if (failure.kind === 'aborted' || signal.aborted) return stoppedResult();
   if (failure.kind === 'prompt_too_long') {
+    if (recoveries > 0) return promptTooLongAfterRecovery(recoveries);
     return { reason: 'prompt_too_long', error: 'This conversation has grown too long for the model. Start a new session to continue.' };
   }
   return { reason: 'model_error', error: (typeof failure.message === 'string' && failure.message) || 'The model call failed.' };
