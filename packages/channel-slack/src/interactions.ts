@@ -1,15 +1,15 @@
 import type { WebClient } from '@slack/web-api';
 import {
-  CONTEXT_CONSUMERS,
+  COMPACT_REFUSAL_TEXT,
+  compactedText,
+  contextReportLines,
   MODE_ORDER,
-  sharePercent,
-  utcMinute,
   type ChannelContext,
   type ChatCommandResult,
   type ContextReport,
   type ConversationRef,
-  describeInstant,
   type PersonalUsage,
+  usageLines,
 } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalBoard } from './approval-board.js';
@@ -130,9 +130,9 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
     case 'refused':
       return `Mode not changed: ${escapeMrkdwn(r.reason)}`;
     case 'compacted':
-      return `Compacted the conversation: about ${r.tokensBefore} → ${r.tokensAfter} tokens. The full history stays in the transcript.`;
+      return compactedText(r.tokensBefore, r.tokensAfter);
     case 'not_compacted':
-      return COMPACT_REFUSALS[r.reason];
+      return COMPACT_REFUSAL_TEXT[r.reason];
     case 'report':
       return contextReply(r.report);
     case 'spend':
@@ -140,44 +140,22 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
   }
 }
 
-/** `/context` in mrkdwn: the size against the window, the last compaction, the consumers that fill the request. */
+/** `/context` in mrkdwn (core's words): the size against the window, the last compaction, the consumers that fill the request. */
 function contextReply(c: ContextReport): string {
-  const n = (v: number) => v.toLocaleString('en-US');
-  const last = c.lastCompaction;
-  const consumers = c.consumers.filter((x) => x.tokens > 0).map((k) => `${CONTEXT_CONSUMERS.get(k.name) ?? k.name} ${n(k.tokens)}`);
+  const w = contextReportLines(c);
   return [
-    `*Context* ${n(c.tokens)} of ${n(c.window)} tokens (${sharePercent(c.tokens, c.window)}) · model \`${escapeMrkdwn(c.model)}\``,
-    `Window: ${n(c.contextWindow)} tokens, ${n(c.contextWindow - c.window)} kept for the answer`,
-    last ? `Last compaction: ${utcMinute(last.at)} (${last.trigger}), ${n(last.tokensBefore)} → ${n(last.tokensAfter)} tokens` : 'Last compaction: never',
-    ...(c.clearedResults > 0 ? [`Cleared tool results: ${c.clearedResults}`] : []),
-    `Top consumers: ${consumers.join(' · ')}`,
+    `*Context* ${w.size} · model \`${escapeMrkdwn(w.model)}\``,
+    ...w.details,
+    `Top consumers: ${w.consumers.map((k) => `${k.label} ${k.tokens}`).join(' · ')}`,
   ].join('\n');
 }
 
-/** Why `compact` did nothing, in Slack's words. */
-const COMPACT_REFUSALS = {
-  busy: 'Not compacted: an answer is in progress. Try again when it has finished.',
-  nothing: 'Not compacted: the conversation is still short.',
-  admins_only: 'Not compacted: only admins can compact a shared conversation.',
-  failed: 'Not compacted: the summary could not be written. Nothing changed; try again later.',
-  unavailable: 'Compaction is not available here.',
-} as const;
-
-/** `/usage` in mrkdwn: one line per period — spent tokens and USD, the budget that applies, when it resets. */
+/** `/usage` in mrkdwn (core's words): one line per period — spent tokens and USD, the budget that applies, when it resets. */
 function usageText(u: PersonalUsage): string {
-  const lines = ['*Your usage*'];
-  for (const p of u.periods) {
-    const name = p.period === 'day' ? 'Today' : 'This month';
-    const parts = [
-      p.limit?.tokens !== undefined ? `${p.limit.tokens.toLocaleString('en-US')} tokens` : null,
-      p.limit?.usd !== undefined ? `$${p.limit.usd.toFixed(2)}` : null,
-    ];
-    const limit = parts.filter(Boolean).join(' / ');
-    const whose = p.limit?.scope === 'role' ? ` (role \`${escapeMrkdwn(p.limit.id)}\`)` : '';
-    const budget = limit ? `budget ${limit}${whose}` : 'no budget';
-    lines.push(
-      `${name}: *${p.tokens.toLocaleString('en-US')} tokens*, $${p.usd.toFixed(4)} · ${budget} · resets ${escapeMrkdwn(describeInstant(new Date(p.resetsAt), u.timezone))}`,
-    );
-  }
-  return lines.join('\n');
+  const w = usageLines(u);
+  const periods = w.periods.map((p) => {
+    const whose = p.role !== undefined ? ` (role \`${escapeMrkdwn(p.role)}\`)` : '';
+    return `${p.name}: *${p.tokens}*, ${p.usd} · ${p.budget}${whose} · resets ${escapeMrkdwn(p.resets)}`;
+  });
+  return [`*${w.title}*`, ...periods].join('\n');
 }

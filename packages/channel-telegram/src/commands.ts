@@ -1,13 +1,13 @@
 import {
-  CONTEXT_CONSUMERS,
-  sharePercent,
-  utcMinute,
+  COMPACT_REFUSAL_TEXT,
+  compactedText,
+  contextReportLines,
   type ChannelCommands,
   type ChatCommandResult,
   type ContextReport,
   type ConversationRef,
-  describeInstant,
   type PersonalUsage,
+  usageLines,
 } from '@switchboard/core';
 
 /** The reply to someone who is not a known principal. */
@@ -56,55 +56,23 @@ export function commandReply(r: ChatCommandResult): string {
     case 'report':
       return contextReply(r.report);
     case 'compacted':
-      return `Compacted the conversation: about ${r.tokensBefore} → ${r.tokensAfter} tokens. The full history stays in the transcript.`;
+      return compactedText(r.tokensBefore, r.tokensAfter);
     case 'not_compacted':
-      return COMPACT_REFUSALS[r.reason];
+      return COMPACT_REFUSAL_TEXT[r.reason];
     case 'spend':
       return usageReply(r.usage);
   }
 }
 
-/** Why `/compact` did nothing, in Telegram's words. */
-const COMPACT_REFUSALS = {
-  busy: 'Not compacted: an answer is in progress. Try again when it has finished.',
-  nothing: 'Not compacted: the conversation is still short.',
-  admins_only: 'Not compacted: in a group, only admins can compact the shared conversation.',
-  failed: 'Not compacted: the summary could not be written. Nothing changed; try again later.',
-  unavailable: 'Compaction is not available here.',
-} as const;
-
-/** `/context` in plain text: the size against the window, the last compaction, the consumers that fill the request. */
+/** `/context` in plain text (core's words): the size against the window, the last compaction, the consumers that fill the request. */
 function contextReply(c: ContextReport): string {
-  const n = (v: number) => v.toLocaleString('en-US');
-  const lines = [
-    `Context: ${n(c.tokens)} of ${n(c.window)} tokens (${sharePercent(c.tokens, c.window)}) · model ${c.model}`,
-    `Window: ${n(c.contextWindow)} tokens, ${n(c.contextWindow - c.window)} kept for the answer`,
-    c.lastCompaction
-      ? `Last compaction: ${utcMinute(c.lastCompaction.at)} (${c.lastCompaction.trigger}), ${n(c.lastCompaction.tokensBefore)} → ${n(c.lastCompaction.tokensAfter)} tokens`
-      : 'Last compaction: never',
-  ];
-  if (c.clearedResults > 0) lines.push(`Cleared tool results: ${c.clearedResults}`);
-  lines.push('Top consumers:');
-  for (const k of c.consumers.filter((x) => x.tokens > 0)) lines.push(`  ${CONTEXT_CONSUMERS.get(k.name) ?? k.name}: ${n(k.tokens)}`);
-  return lines.join('\n');
+  const w = contextReportLines(c);
+  return [`Context: ${w.size} · model ${w.model}`, ...w.details, 'Top consumers:', ...w.consumers.map((k) => `  ${k.label}: ${k.tokens}`)].join('\n');
 }
 
-const tokens = (n: number): string => `${n.toLocaleString('en-US')} tokens`;
-const usd = (n: number): string => `$${n.toFixed(4)}`;
-
-/** `/usage` in plain text: one line per period — spent tokens and USD, the budget that applies, when it resets. */
+/** `/usage` in plain text (core's words): one line per period — spent tokens and USD, the budget that applies, when it resets. */
 export function usageReply(u: PersonalUsage): string {
-  const lines = ['Your usage:'];
-  for (const p of u.periods) {
-    const name = p.period === 'day' ? 'Today' : 'This month';
-    const limit = p.limit
-      ? [p.limit.tokens !== undefined ? tokens(p.limit.tokens) : null, p.limit.usd !== undefined ? `$${p.limit.usd.toFixed(2)}` : null]
-          .filter(Boolean)
-          .join(' / ')
-      : null;
-    const whose = p.limit?.scope === 'role' ? ` (role ${p.limit.id})` : '';
-    const budget = limit ? `budget ${limit}${whose}` : 'no budget';
-    lines.push(`${name}: ${tokens(p.tokens)}, ${usd(p.usd)} of ${budget}; resets ${describeInstant(new Date(p.resetsAt), u.timezone)}`);
-  }
-  return lines.join('\n');
+  const w = usageLines(u);
+  const periods = w.periods.map((p) => `${p.name}: ${p.tokens}, ${p.usd} of ${p.budget}${p.role !== undefined ? ` (role ${p.role})` : ''}; resets ${p.resets}`);
+  return [`${w.title}:`, ...periods].join('\n');
 }

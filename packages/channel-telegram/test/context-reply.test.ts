@@ -37,12 +37,14 @@ describe('/context in Telegram words', () => {
     );
   });
 
-  it('says never for a session that was never compacted, and leaves out empty consumers', () => {
+  // The words (never compacted, empty consumers left out, …) are core's: packages/core/test/chat-command-words.test.ts.
+  it('lists the consumers one per indented line under their heading, and adds no markup', () => {
     const text = commandReply({
       command: 'context',
       outcome: 'report',
       report: {
         ...report,
+        model: 'claude-<b>',
         clearedResults: 0,
         lastCompaction: null,
         consumers: [
@@ -51,9 +53,7 @@ describe('/context in Telegram words', () => {
         ],
       },
     });
-    expect(text).toContain('Last compaction: never');
-    expect(text).not.toContain('Cleared tool results');
-    expect(text).not.toContain('summary');
-    expect(text.endsWith('Top consumers:\n  tool schemas: 900')).toBe(true);
+    expect(text.startsWith('Context: 12,345 of 180,000 tokens (6.9%) · model claude-<b>\n')).toBe(true);
+    expect(text.endsWith('Last compaction: never\nTop consumers:\n  tool schemas: 900')).toBe(true);
   });
 });

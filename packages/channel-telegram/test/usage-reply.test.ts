@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { commandReply } from '../src/commands.js';
 
+// The words of each period are core's (packages/core/test/chat-command-words.test.ts); here: Telegram's plain-text layout.
 describe('telegram: /usage wording', () => {
   it('shows each period with tokens, USD, the budget that applies (whose) and the reset in the budget time zone', () => {
     const text = commandReply({

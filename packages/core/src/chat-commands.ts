@@ -56,11 +56,28 @@ export type ChatCommandResult =
    * `nothing` (too little history), `admins_only` (a shared room session), `failed` (the summary
    * call failed; nothing changed), `unavailable` (this channel cannot compact).
    */
-  | { command: 'compact'; outcome: 'not_compacted'; reason: 'busy' | 'nothing' | 'admins_only' | 'failed' | 'unavailable' }
+  | { command: 'compact'; outcome: 'not_compacted'; reason: CompactRefusal }
   /** `/context`: how full the session's next request is, the window, the last compaction and what fills the request. */
   | { command: 'context'; outcome: 'report'; report: ContextReport }
   /** `/usage`: the person's own spend today and this month, each with the budget that applies and when it resets. */
   | { command: 'usage'; outcome: 'spend'; usage: PersonalUsage };
+
+/** Why `/compact` did nothing (see the `not_compacted` result). */
+export type CompactRefusal = 'busy' | 'nothing' | 'admins_only' | 'failed' | 'unavailable';
+
+/** Why `/compact` did nothing, in the words every chat shows (plain text). */
+export const COMPACT_REFUSAL_TEXT: Readonly<Record<CompactRefusal, string>> = {
+  busy: 'Not compacted: an answer is in progress. Try again when it has finished.',
+  nothing: 'Not compacted: the conversation is still short.',
+  admins_only: 'Not compacted: in a shared conversation, only owners and admins can compact it.',
+  failed: 'Not compacted: the summary could not be written. Nothing changed; try again later.',
+  unavailable: 'Compaction is not available here.',
+};
+
+/** What `/compact` did, in the words every chat shows (plain text). */
+export function compactedText(tokensBefore: number, tokensAfter: number): string {
+  return `Compacted the conversation: about ${tokensBefore} → ${tokensAfter} tokens. The full history stays in the transcript.`;
+}
 
 /** What one command does once the sender is known. */
 type Handler = (people: ChannelPeople, conversation: ConversationRef, principalId: string, args: string) => Promise<ChatCommandResult>;

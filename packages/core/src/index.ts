@@ -34,7 +34,15 @@ export type {
 } from './channel.js';
 export { DeliveryLedger, type DeliveryStore, type LedgerOwner } from './delivery-ledger.js';
 export { describeConfigSource, describeNetworkCause, type ChannelDoctor, type DoctorCheck, type DoctorConfigSource, type DoctorDeps } from './doctor-check.js';
-export { ChatCommands, type ChatCommandInput, type ChatCommandResult, type ChatCommandSpec } from './chat-commands.js';
+export {
+  ChatCommands,
+  COMPACT_REFUSAL_TEXT,
+  compactedText,
+  type ChatCommandInput,
+  type ChatCommandResult,
+  type ChatCommandSpec,
+  type CompactRefusal,
+} from './chat-commands.js';
 export { parseSessionKey, type SessionKey, sessionKeyString } from './session-key.js';
 export {
   type Approval,
@@ -91,6 +99,7 @@ export { type CompactPayload, lastBoundary } from './context/compaction-view.js'
 export {
   CONTEXT_CONSUMERS,
   contextReport,
+  contextReportLines,
   lastCompaction,
   sharePercent,
   utcMinute,
@@ -98,6 +107,7 @@ export {
   type ContextConsumerName,
   type ContextReport,
   type ContextReportInput,
+  type ContextReportLines,
   type LastCompaction,
 } from './context/context-report.js';
 export { requestView } from './context/request-view.js';

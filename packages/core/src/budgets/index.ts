@@ -4,3 +4,4 @@ export { applicableBudgets, effectiveBudgets, mergeSpec, describeBudget, anyBudg
 export { BudgetService, tokensOf, type BudgetServiceOptions, type BudgetStanding, type PersonalUsage, type PersonalPeriodUsage } from './service.js';
 export { BudgetGate, WARN_AT, exceededText, warningText, type BudgetExceededDetail, type BudgetGateOptions, type BudgetTurn } from './gate.js';
 export { SpendTracker } from './spend-tracker.js';
+export { usageLines, type UsageLines, type UsagePeriodLine } from './usage-lines.js';

@@ -152,3 +152,31 @@ export function sharePercent(part: number, whole: number): string {
 export function utcMinute(iso: string): string {
   return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+/** `/context` in plain words, for a channel to lay out and mark up (the model name is raw: the channel escapes it). */
+export interface ContextReportLines {
+  /** `12,345 of 180,000 tokens (6.9%)`: the next request against `W`. */
+  size: string;
+  /** The model the next request goes to, unescaped. */
+  model: string;
+  /** One line each: the window and what is kept for the answer, the last compaction, and the cleared tool results when there are any. */
+  details: string[];
+  /** The consumers that fill the request (empty ones left out), largest first: their words and their tokens (`6,000`). */
+  consumers: { label: string; tokens: string }[];
+}
+
+/** The words of `/context` every chat shows: the channels only add their layout and markup. */
+export function contextReportLines(c: ContextReport): ContextReportLines {
+  const n = (v: number) => v.toLocaleString('en-US');
+  const last = c.lastCompaction;
+  return {
+    size: `${n(c.tokens)} of ${n(c.window)} tokens (${sharePercent(c.tokens, c.window)})`,
+    model: c.model,
+    details: [
+      `Window: ${n(c.contextWindow)} tokens, ${n(c.contextWindow - c.window)} kept for the answer`,
+      last ? `Last compaction: ${utcMinute(last.at)} (${last.trigger}), ${n(last.tokensBefore)} → ${n(last.tokensAfter)} tokens` : 'Last compaction: never',
+      ...(c.clearedResults > 0 ? [`Cleared tool results: ${c.clearedResults}`] : []),
+    ],
+    consumers: c.consumers.filter((x) => x.tokens > 0).map((k) => ({ label: CONTEXT_CONSUMERS.get(k.name) ?? k.name, tokens: n(k.tokens) })),
+  };
+}
