@@ -44,10 +44,13 @@ describe('bench: the long-session load', () => {
     expect(r.cpuMsPerTurnEarly).toBeGreaterThan(0);
     expect(r.cpuMsPerTurnLate).toBeGreaterThan(0);
     expect(r.transcriptError).toBeNull();
-    expect(r.compactEntries).toBeGreaterThanOrEqual(0);
+    // 24 turns on a 20k window need microcompact (a run shows ~8 entries; compaction itself is not reached).
+    expect(r.microcompactEntries).toBeGreaterThan(0);
     expect(r.transcriptEntries).toBeGreaterThanOrEqual(ok * 3);
-    expect(r.cacheReadShare).toBeGreaterThanOrEqual(0);
-    expect(r.cacheReadShare).toBeLessThanOrEqual(1);
+    // The stable prefix is read from the cache: a run shows ~0.79 of all input tokens as cache reads.
+    expect(r.cacheReadShare).toBeGreaterThan(0.5);
+    expect(r.cacheReadShare).toBeLessThan(1);
+    expect(r.cacheReadShare).toBeCloseTo(r.usage.cacheRead / (r.usage.input + r.usage.cacheRead + r.usage.cacheWrite), 3);
     expect(r.usage.input + r.usage.cacheRead + r.usage.cacheWrite).toBeGreaterThan(0);
 
     const rows: Row[] = longSessionRows(r);

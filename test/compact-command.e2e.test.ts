@@ -11,6 +11,20 @@ const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.use
 const say = (chat: { id: number; type: string }, text: string, from = ALICE) =>
   env.tg.sendUserMessage(TOKEN, { chat: chat as typeof GROUP, from: from.user, text });
 
+/** The two token counts of a `/compact` reply's "about N → M tokens", asserting it shrank. */
+function shrank(reply: string): { before: number; after: number } {
+  const m = /about ([\d,]+) → ([\d,]+) tokens/.exec(reply);
+  expect(m, reply).not.toBeNull();
+  const before = Number(m![1]!.replaceAll(',', ''));
+  const after = Number(m![2]!.replaceAll(',', ''));
+  expect(before).toBeGreaterThan(0);
+  expect(after).toBeLessThan(before);
+  return { before, after };
+}
+
+/** Bulk for the history's messages, so that a summary of them is smaller than they are (the reply's "before → after" shrinks). */
+const FILLER = ` ${'and some more words '.repeat(40)}`;
+
 type Entry = { seq: number; kind: string; payload: Record<string, unknown> };
 async function sessionOf(chatKey: string): Promise<{ id: string; entries: Entry[] }> {
   const { sessions } = (await control(env.gw, 'GET', '/sessions?channel=telegram')).json as {
@@ -21,9 +35,10 @@ async function sessionOf(chatKey: string): Promise<{ id: string; entries: Entry[
 }
 
 let aliceDm = '';
+let bobDm = '';
 beforeAll(async () => {
   aliceDm = `dm:${await linkedPrincipal(env.gw, 'alice', 'member', 'telegram', String(ALICE.user.id))}`;
-  await linkedPrincipal(env.gw, 'bob', 'admin', 'telegram', String(BOB.user.id));
+  bobDm = `dm:${await linkedPrincipal(env.gw, 'bob', 'admin', 'telegram', String(BOB.user.id))}`;
   env.model.setHandler(summaryHandler({ text: 'SUMMARY: Alice greeted the assistant three times.' }));
 });
 
@@ -31,13 +46,14 @@ describe('telegram: /compact', () => {
   it('in a DM: summarizes the history with the person’s instructions, and the next request starts from the summary', async () => {
     const { tg, model } = env;
     for (let n = 1; n <= 3; n++) {
-      say(ALICE.dm, `hello number ${n}`);
+      say(ALICE.dm, `hello number ${n}${FILLER}`);
       await waitForText(tg, ALICE.dm.id, `echo: hello number ${n}`);
     }
     const before = model.requests.length;
     say(ALICE.dm, '/compact keep the greetings');
     const reply = String(params(await waitForText(tg, ALICE.dm.id, 'Compacted the conversation')).text);
     expect(reply).toMatch(/about \d+ → \d+ tokens/);
+    shrank(reply);
     const calls = model.requests.slice(before);
     expect(calls).toHaveLength(1);
     expect(isSummaryRequest(calls[0]!)).toBe(true);
@@ -61,21 +77,36 @@ describe('telegram: /compact', () => {
   });
 
   it('in a shared group: a member is refused, an admin compacts', async () => {
-    const { tg } = env;
+    const { tg, model } = env;
     for (let n = 1; n <= 3; n++) {
-      say(GROUP, `room message ${n}`);
+      say(GROUP, `room message ${n}${FILLER}`);
       await waitForText(tg, GROUP.id, `echo: room message ${n}`);
     }
+    const beforeRefusal = model.requests.length;
     say(GROUP, '/compact');
     await waitForText(tg, GROUP.id, 'Not compacted: in a shared conversation, only owners and admins can compact it.');
+    // The member's refused /compact made no summary call (no model request at all).
+    expect(model.requests.length).toBe(beforeRefusal);
     say(GROUP, '/compact', BOB);
-    await waitForText(tg, GROUP.id, 'Compacted the conversation');
+    const reply = String(params(await waitForText(tg, GROUP.id, 'Compacted the conversation')).text);
+    shrank(reply);
+    const calls = model.requests.slice(beforeRefusal);
+    expect(calls).toHaveLength(1);
+    expect(isSummaryRequest(calls[0]!)).toBe(true);
   });
 
   it('with too little history: says so and changes nothing', async () => {
-    const { tg } = env;
+    const { tg, model } = env;
+    const before = model.requests.length;
     say(BOB.dm, '/compact', BOB);
     await waitForText(tg, BOB.dm.id, 'Not compacted: the conversation is still short.');
+    // No model request (no summary call) and no compact entry in Bob's DM session, if it has one.
+    expect(model.requests.length).toBe(before);
+    const { sessions } = (await control(env.gw, 'GET', '/sessions?channel=telegram')).json as { sessions: Array<{ id: string; key: string }> };
+    for (const s of sessions.filter((x) => x.key.includes(bobDm))) {
+      const { entries } = (await control(env.gw, 'GET', `/sessions/${s.id}/transcript`)).json as { entries: Entry[] };
+      expect(entries.filter((e) => e.kind === 'compact')).toEqual([]);
+    }
   });
 });
 
@@ -91,6 +122,7 @@ describe('control API: POST /api/v1/sessions/{id}/compact', () => {
       sessionId: id,
       compacted: { throughSeq: expect.any(Number), tokensBefore: expect.any(Number), tokensAfter: expect.any(Number) },
     });
+    expect(res.json.compacted.tokensAfter).toBeLessThan(res.json.compacted.tokensBefore);
     const after = (await sessionOf(aliceDm)).entries;
     expect(after.slice(0, entries.length)).toEqual(entries);
     expect(after.at(-1)).toMatchObject({ kind: 'compact', payload: { trigger: 'manual', instructions: 'operator run' } });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { defaultModelSpec } from '@switchboard/agent';
+import { usageCost } from '@switchboard/core';
 import { api } from '@switchboard/testkit';
 import { chat, collectTurn, useGateway } from './helpers.js';
 
@@ -39,6 +41,19 @@ describe('GET /api/v1/usage', () => {
     expect(res.status, JSON.stringify(res.json)).toBe(200);
     expect(res.json.totals).toMatchObject({ ...sum, calls: 3 });
     expect(res.json.totals.costUsd).toBeGreaterThan(0);
+    // The cost is each call's usage at the model's price (the test config sets no models.claude-test: the generic default).
+    let expectedCost = 0;
+    for (const r of calls) {
+      const u = r.usage!;
+      const usage = {
+        inputTokens: u.input_tokens,
+        outputTokens: u.output_tokens,
+        cacheReadInputTokens: u.cache_read_input_tokens,
+        cacheCreationInputTokens: u.cache_creation_input_tokens,
+      };
+      expectedCost += usageCost(usage, defaultModelSpec(r.body.model as string).price);
+    }
+    expect(res.json.totals.costUsd).toBeCloseTo(expectedCost, 10);
     const today = new Date().toISOString().slice(0, 10);
     expect(res.json.days).toEqual([{ day: today, ...res.json.totals }]);
 

@@ -1,6 +1,6 @@
 import { SUMMARY_REQUEST_MARKER } from '@switchboard/agent';
-import { estimateTokens } from './anthropic-wire.js';
 import type { RecordedBody, RecordedRequest, ResponseHandler, ScriptedResponse } from './fake-anthropic-types.js';
+import { requestTokens } from './fake-prompt-cache.js';
 
 /** Whether a recorded request is a compaction's summary call (its first user message opens with the summary instruction). */
 export function isSummaryRequest(req: RecordedRequest): boolean {
@@ -22,13 +22,13 @@ export function summaryHandler(answer: ScriptedResponse | ((req: RecordedRequest
 }
 
 /**
- * The API's refusal of a request whose estimated input tokens (the fake's usage estimate) plus
- * `max_tokens` exceed `contextWindow`: the 400 `invalid_request_error` "prompt is too long: N
- * tokens > M maximum". Undefined when it fits.
+ * The API's refusal of a request whose input tokens (`requestTokens`, the count the fake's usage and
+ * count_tokens report) plus `max_tokens` exceed `contextWindow`: the 400 `invalid_request_error`
+ * "prompt is too long: N tokens > M maximum". Undefined when it fits.
  */
 export function contextWindowRefusal(body: RecordedBody, contextWindow: number | undefined): string | undefined {
   if (contextWindow === undefined) return undefined;
-  const input = estimateTokens({ s: body.system, m: body.messages, t: body.tools });
+  const input = requestTokens(body as Record<string, unknown>);
   const total = input + (typeof body.max_tokens === 'number' ? body.max_tokens : 0);
   return total > contextWindow ? `prompt is too long: ${total} tokens > ${contextWindow} maximum` : undefined;
 }

@@ -137,9 +137,26 @@ describe('BudgetGate', () => {
   });
 
   it('a failing spend read is logged and the call goes on', async () => {
-    const { gate, turn } = setup({ roles: new Map([['member', { day: { tokens: 1 } }]]) });
-    const check = (await gate.forTurn(turn))!;
+    const { gate, turn, exceeded } = setup({ roles: new Map([['member', { day: { tokens: 1 } }]]) });
+    // A logger that records what the gate logs.
+    const lines: { level: number; msg: string; err?: { message?: string } }[] = [];
+    const recording = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+    const check = (await gate.forTurn({ ...turn, log: recording }))!;
+    // Spent over the limit: a read that worked would refuse the call.
+    await storage.usage.record(row(5, { principalId }));
     storage.close();
     expect(await check(info(0))).toBeNull();
+    expect(exceeded).toEqual([]);
+    const errors = lines.filter((l) => l.level === 50);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.msg).toBe('budget check failed; the call goes on');
+    expect(errors[0]!.err?.message).toBeTruthy();
+  });
+
+  it('the same spend over the limit, read without a failure, refuses the call (the control of the test above)', async () => {
+    const { gate, turn } = setup({ roles: new Map([['member', { day: { tokens: 1 } }]]) });
+    const check = (await gate.forTurn(turn))!;
+    await storage.usage.record(row(5, { principalId }));
+    expect((await check(info(0)))!.error).toContain('daily token budget (role member) of 1 tokens');
   });
 });
