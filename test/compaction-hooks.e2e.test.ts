@@ -41,7 +41,9 @@ describe('compaction hooks', () => {
   it('PreCompact runs before the summary call and its additionalContext joins the instructions; PostCompact reports the boundary', async () => {
     const { ws, fake, gw } = env;
     fake.setHandler(summaryHandler({ text: 'SUMMARY: PAPAYA.' }));
-    for (let n = 1; n <= 3; n++) expect((await chat(ws, `h-${n}`, `note ${n}`)).end.type).toBe('final');
+    // Long enough that a summary is smaller than what it replaces (a short history is not compacted).
+    const filler = ' Some detail about it, to be remembered later.'.repeat(20);
+    for (let n = 1; n <= 3; n++) expect((await chat(ws, `h-${n}`, `note ${n}${filler}`)).end.type).toBe('final');
     const token = gw.credentials().operatorToken;
     const { sessions } = (await api(gw, 'GET', '/api/v1/sessions?channel=websocket', { token })).json as { sessions: Array<{ id: string }> };
     const id = sessions[0]!.id;

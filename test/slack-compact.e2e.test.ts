@@ -18,8 +18,10 @@ const slash = (text: string) => postSlashCommand(env, text, IM);
 describe('slack: /switchboard compact', () => {
   it('says the conversation is too short at first, then compacts with the instructions; the next request starts from the summary', async () => {
     const { slack, model } = env;
+    // Long enough that a summary is smaller than what it replaces (a short history is not compacted).
+    const filler = ' Some detail about it, to be remembered later.'.repeat(20);
     for (const colour of ['red', 'green', 'blue']) {
-      await slack.deliverEvent(slackUrls(env.gw).events, slack.events.im({ text: `tell me about ${colour}` }));
+      await slack.deliverEvent(slackUrls(env.gw).events, slack.events.im({ text: `tell me about ${colour}${filler}` }));
       await waitForMessage(slack, IM, `echo: tell me about ${colour}`);
       // One turn is nothing to summarize.
       if (colour === 'red')

@@ -133,6 +133,23 @@ describe('the auto-compact shaper', () => {
   });
 });
 
+describe('a summary that saves nothing', () => {
+  it('writes no boundary, sends the request as it was, and is not asked for again in the turn', async () => {
+    // Past 0.65·W (2,600 tokens): one 6,000-character turn before the cut and two kept turns of
+    // 2,400 characters; the summary the model writes (8,000 characters) is longer than the turn it replaces.
+    const entries = [...storedTurns(1, 6_000), ...storedTurns(2, 2_400).map((e) => ({ ...e, seq: e.seq + 2, turnId: `k${e.turnId}` }))];
+    const model = new ScriptedModel([text('S'.repeat(8_000))]);
+    const h = harness(entries, model);
+    const history = h.history();
+    const before = entries.length;
+    expect(await h.shaper.shape(history, history, { call: 0, model: 'm', signal })).toEqual({ send: history });
+    expect(await h.shaper.shape(history, history, { call: 1, model: 'm', signal })).toEqual({ send: history });
+    expect(summaryCalls(model)).toHaveLength(1);
+    expect(entries).toHaveLength(before);
+    expect(h.notices).toEqual([]);
+  });
+});
+
 describe('reactive compaction (recover)', () => {
   it('one reactive compaction per turn, then one drop per call, then null: no loop', async () => {
     const entries = storedTurns(6);

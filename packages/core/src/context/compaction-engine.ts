@@ -42,7 +42,7 @@ export interface CompactionTurn {
 /** How a compaction asked for outside a turn (`/compact`, the control API) ended. */
 export type ManualCompactResult =
   | { outcome: 'compacted'; tokensBefore: number; tokensAfter: number; throughSeq: number }
-  /** Too little history: nothing before the kept turns. */
+  /** Too little history: nothing before the kept turns, or a summary no smaller than what it would replace (no boundary written). */
   | { outcome: 'nothing' }
   /** A turn of the session is running or queued: try again once it has finished. */
   | { outcome: 'busy' }

@@ -97,8 +97,12 @@ export interface CompactionContext {
 /** How one compaction ended. */
 export type CompactOutcome =
   | { ok: true; shaped: Shaped & { history: Message[] }; boundary: CompactPayload }
-  /** `nothing`: no turn boundary before the kept turns; `unaligned`: the loop's history is not the stored one; `failed`: the summary call failed. */
-  | { ok: false; reason: 'nothing' | 'unaligned' | 'failed'; error?: string };
+  /**
+   * `nothing`: no turn boundary before the kept turns; `no_gain`: the summary would not make the
+   * request smaller than what it replaces (a short history), so no boundary is written;
+   * `unaligned`: the loop's history is not the stored one; `failed`: the summary call failed.
+   */
+  | { ok: false; reason: 'nothing' | 'no_gain' | 'unaligned' | 'failed'; error?: string };
 
 const SUMMARY_SYSTEM = 'You write faithful, structured summaries of conversations between a person and their assistant.';
 
@@ -171,12 +175,17 @@ export async function compactHistory(
     const summary = messageText(response.message).trim();
     if (!summary) throw new Error('the summary model answered with no text');
     const shaped = { send: compactedHistory(summary, send.slice(cut)), history: compactedHistory(summary, req.history.slice(cut)) };
+    const tokensAfter = ctx.estimate(shaped.send);
+    if (tokensAfter >= tokensBefore) {
+      log.info({ trigger: req.trigger, tokensBefore, tokensAfter }, 'compaction skipped: the summary is not smaller than what it replaces');
+      return { ok: false, reason: 'no_gain' };
+    }
     const boundary: CompactPayload = {
       summary,
       throughSeq,
       trigger: req.trigger,
       tokensBefore,
-      tokensAfter: ctx.estimate(shaped.send),
+      tokensAfter,
       model: response.model,
       ...(req.instructions?.trim() ? { instructions: req.instructions.trim() } : {}),
     };

@@ -40,7 +40,8 @@ export function compactionShaper(options: CompactionShaperOptions): RequestShape
   ): Promise<Shaped | null> => {
     const outcome = await compactHistory(context, { trigger, history, send, signal });
     if (outcome.ok) return outcome.shaped;
-    if (outcome.reason === 'failed') failed = true;
+    // A failed summary, or one that saved nothing, is not asked for again in this turn.
+    if (outcome.reason === 'failed' || outcome.reason === 'no_gain') failed = true;
     return null;
   };
 
