@@ -34,6 +34,8 @@ export type AgentEvent =
   | { type: 'user_message'; message: UserMessage }
   /** A tool call is about to run (persisted: a restart treats it as started). */
   | { type: 'tool_start'; toolUseId: string; name: string; input: unknown; readOnly: boolean }
+  /** A running tool's progress report (not persisted; see `ToolContext.progress`). */
+  | { type: 'tool_progress'; toolUseId: string; name: string; message: string; lines?: number; elapsedMs?: number }
   /**
    * A tool call's result (persisted). `result` is what the model sees; `fullContent` is the
    * whole result, set when the tool-result budget cut it (see `budgetResults`).

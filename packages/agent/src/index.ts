@@ -18,3 +18,4 @@ export * from './result-budget.js';
 export * from './context/microcompact.js';
 export * from './context/compaction.js';
 export * from './protected-files.js';
+export type { ToolProgressSink } from './tool-prepare.js';

@@ -7,7 +7,7 @@ import { appendContinuation, appendToolResults, injectSteered } from './steering
 import { settleToolUses } from './tool-batch.js';
 import { toolSpec } from './tool-exec.js';
 import type { ResultBudgets } from './result-budget.js';
-import type { ToolEnvironment } from './tool-prepare.js';
+import type { ToolEnvironment, ToolProgressSink } from './tool-prepare.js';
 import type { BeforeCall, CallInfo, RequestShaper, Shaped } from './shaping.js';
 import type { AfterTool, AnyTool, CanUseTool, ToolContext } from './tool.js';
 import { afterFinalReply, endTurn, maxTurnsResult, modelFailureResult, stoppedResult } from './turn-end.js';
@@ -88,6 +88,8 @@ export interface QueryParams {
   beforeCall?: BeforeCall;
   /** Sleeps between retries; replaceable so tests need no real waits. See {@link Sleep}. */
   sleep?: Sleep;
+  /** Receives running tools' progress reports (see `ToolContext.progress`); the engine renders them as `tool_progress` events. */
+  onToolProgress?: ToolProgressSink;
 }
 
 /** The tool environment of one turn. */
@@ -101,6 +103,7 @@ function toolEnvironment(params: QueryParams): ToolEnvironment {
     ...(params.toolTimeouts ? { toolTimeouts: params.toolTimeouts } : {}),
     ...(params.afterTool ? { afterTool: params.afterTool } : {}),
     ...(params.resultBudgets ? { resultBudgets: params.resultBudgets } : {}),
+    ...(params.onToolProgress ? { onToolProgress: params.onToolProgress } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ToolResultBlock, ToolUseBlock } from './messages.js';
 import type { ResultBudgets } from './result-budget.js';
 import { describeZodError, type ToolRunOutcome } from './tool-exec.js';
-import type { AfterTool, AnyTool, CanUseTool, Decision, ToolContext } from './tool.js';
+import type { AfterTool, AnyTool, CanUseTool, Decision, ToolContext, ToolProgress } from './tool.js';
 
 /** What the tool steps of one turn need: the tools on offer, the permission seam and the run limits. */
 export interface ToolEnvironment {
@@ -18,7 +18,12 @@ export interface ToolEnvironment {
   afterTool?: AfterTool;
   /** The tool-result budget (default `DEFAULT_RESULT_BUDGETS`); see docs/context.md. */
   resultBudgets?: ResultBudgets;
+  /** Where a running tool's progress reports go (see `ToolContext.progress`); absent: tools get no `progress`. */
+  onToolProgress?: ToolProgressSink;
 }
+
+/** Receives one running call's progress report; called synchronously, its throws are dropped. */
+export type ToolProgressSink = (toolUseId: string, toolName: string, update: ToolProgress) => void;
 
 /**
  * One tool use made ready: either `ready` to run (permission granted, input parsed and possibly
@@ -32,9 +37,21 @@ export type PreparedToolUse =
 /** A {@link PreparedToolUse} that will run. */
 export type ReadyToolUse = Extract<PreparedToolUse, { status: 'ready' }>;
 
-/** The context a tool (and the permission check) sees for one use. */
-export function toolContextFor(env: ToolEnvironment, toolUseId: string): ToolContext {
-  return { ...env.toolContext, signal: env.signal, toolUseId };
+/**
+ * The context a tool (and the permission check) sees for one use; with `toolName` (a call about to
+ * run) and a progress sink, it carries `progress`, which never throws.
+ */
+export function toolContextFor(env: ToolEnvironment, toolUseId: string, toolName?: string): ToolContext {
+  const sink = env.onToolProgress;
+  if (!sink || toolName === undefined) return { ...env.toolContext, signal: env.signal, toolUseId };
+  const progress = (update: ToolProgress): void => {
+    try {
+      sink(toolUseId, toolName, update);
+    } catch {
+      // Progress is best-effort: a failing watcher never breaks the call.
+    }
+  };
+  return { ...env.toolContext, signal: env.signal, toolUseId, progress };
 }
 
 /** An is_error tool_result. */

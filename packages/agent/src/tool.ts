@@ -17,6 +17,22 @@ export interface ToolContext {
    * disk. Absent: every entry may be returned. Contract: never throws; `false` withholds.
    */
   pathFilter?: PathFilter;
+  /**
+   * Reports progress of a long call (an `exec` command's lines so far) to whoever watches the turn
+   * (WebSocket `tool` frames with `phase: "progress"`). Best-effort: never throws, never blocks;
+   * absent when nobody listens. Tools should report at most about once a second.
+   */
+  progress?: (update: ToolProgress) => void;
+}
+
+/** One progress report of a running tool call (see {@link ToolContext.progress}). */
+export interface ToolProgress {
+  /** One human-readable line: `12 lines, 4 s`, `waiting for a free runner`. */
+  message: string;
+  /** Output lines so far, when the tool counts them. */
+  lines?: number;
+  /** Milliseconds since the call started. */
+  elapsedMs?: number;
 }
 
 /** See {@link ToolContext.pathFilter}. */
@@ -40,7 +56,16 @@ export type PermissionResult =
   | { behavior: 'allow'; updatedInput?: unknown }
   | { behavior: 'deny'; reason: string; source: DecisionSource }
   | { behavior: 'ask'; reason: string; source: DecisionSource }
-  | { behavior: 'passthrough' };
+  /**
+   * No opinion; the rules and the mode decide. `access` is the tool's classification of this one
+   * call, for tools whose risk depends on the input (`exec`): `read` lets it run as a read-only
+   * call (in `plan`, and without asking in `default`); `edit` marks a file-system edit inside the
+   * workspace, which `acceptEdits` lets through. Absent: the tool's static `readOnly` decides.
+   */
+  | { behavior: 'passthrough'; access?: CallAccess };
+
+/** See the `passthrough` variant of {@link PermissionResult}. */
+export type CallAccess = 'read' | 'edit';
 
 /** What the gateway answers for one tool_use. */
 export type Decision =
@@ -72,6 +97,13 @@ export interface Tool<I = unknown> {
   checkPermissions?(input: I, ctx: ToolContext): Promise<PermissionResult>;
   /** What `Tool(content)` rules match against. */
   ruleContent?(input: I): string;
+  /**
+   * What `Tool(content)` rules match against when one call holds several parts (one per simple
+   * command of an `exec` command line). Takes precedence over `ruleContent`. Rules are evaluated
+   * per part: a deny on any part denies the call, an ask on any part asks, and an allow must cover
+   * every part. Contract: at least one element; a throw refuses the call.
+   */
+  ruleContents?(input: I): string[];
   /** Contract: honour ctx.signal; a throw becomes an is_error tool_result. */
   call(input: I, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -62,6 +62,18 @@ export type ServerFrame =
   | { type: 'delta'; turnId: string; clientId: string | null; text: string }
   | { type: 'attempt_reset'; turnId: string; clientId: string | null }
   | { type: 'tool'; turnId: string; clientId: string | null; phase: 'start' | 'end'; name: string; toolUseId: string; isError?: boolean }
+  /** A running tool's progress (`exec`: lines so far and elapsed time; `waiting for a free runner`). */
+  | {
+      type: 'tool';
+      turnId: string;
+      clientId: string | null;
+      phase: 'progress';
+      name: string;
+      toolUseId: string;
+      message: string;
+      lines?: number;
+      elapsedMs?: number;
+    }
   | { type: 'final'; turnId: string; clientId: string | null; text: string; reason: string; cursor: number; note?: string }
   | { type: 'error'; code: string; message: string; turnId?: string; clientId?: string | null; text?: string; cursor?: number }
   | CommandResultFrame;

@@ -483,6 +483,19 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       case 'tool_start':
         this.broadcast(principal, { type: 'tool', turnId, clientId, phase: 'start', name: ev.name, toolUseId: ev.toolUseId });
         return;
+      case 'tool_progress':
+        this.broadcast(principal, {
+          type: 'tool',
+          turnId,
+          clientId,
+          phase: 'progress',
+          name: ev.name,
+          toolUseId: ev.toolUseId,
+          message: ev.message,
+          ...(ev.lines !== undefined ? { lines: ev.lines } : {}),
+          ...(ev.elapsedMs !== undefined ? { elapsedMs: ev.elapsedMs } : {}),
+        });
+        return;
       case 'tool_end':
         this.broadcast(principal, {
           type: 'tool',

@@ -537,6 +537,8 @@ export class TurnEngine {
       },
       toolTimeoutMs: options.toolTimeoutMs,
       ...(options.toolTimeouts ? { toolTimeouts: options.toolTimeouts } : {}),
+      // Progress of a running tool goes to the renderer only (never stored).
+      onToolProgress: (toolUseId, name, update) => active.queue.push({ type: 'tool_progress', toolUseId, name, ...update }),
       drainInjected: () => {
         run.drained = run.pending.splice(0);
         return run.drained.map((p) => p.text);
