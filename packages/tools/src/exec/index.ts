@@ -9,3 +9,16 @@ export {
 } from './exec-checks.js';
 export { matchesExecRule } from './rule-contents.js';
 export { loadShellParser, type ShellParser } from './shell-parser.js';
+export {
+  createExecTool,
+  EXEC_TOOL,
+  type ExecAgentSettings,
+  type ExecInput,
+  type ExecRunRecord,
+  type ExecSlots,
+  type ExecToolOptions,
+  formatExecResult,
+  MAX_COMMAND_CHARS,
+} from './exec-tool.js';
+export { type HostRunOptions, runOnHost } from './run-host.js';
+export * from './sandbox.js';
