@@ -12,6 +12,7 @@ import { principalChange, tokenCreate, tokenList, tokenRevoke, type AdminContext
 import { ConfigError, configSecrets, loadConfig, type Config } from './config.js';
 import { doctorCommand } from './doctor.js';
 import { startGateway, type Gateway } from './gateway.js';
+import { resolveExecHost } from './exec-host.js';
 import { InstanceLockedError } from './instance-lock.js';
 import { installProcessGuard } from './process-guard.js';
 import { createLogger } from './logger.js';
@@ -115,7 +116,11 @@ async function start(configFile: string | undefined): Promise<void> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   // Hooks get a minimal environment: the PATH only, never the gateway's secrets.
-  const started = await startGateway(cfg, log, { configFile: configPath(configFile), hookPath: process.env.PATH ?? '/usr/bin:/bin' }).catch((err: unknown) => {
+  const started = await startGateway(cfg, log, {
+    configFile: configPath(configFile),
+    hookPath: process.env.PATH ?? '/usr/bin:/bin',
+    exec: resolveExecHost(cfg.tools.exec, process.env.PATH, process.getuid?.()),
+  }).catch((err: unknown) => {
     // A problem the operator fixes (a config key, another running gateway): the message alone, no stack.
     if (err instanceof StartupError || err instanceof InstanceLockedError) {
       const code = err instanceof StartupError ? err.exitCode : EXIT_LOCKED;

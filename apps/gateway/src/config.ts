@@ -8,6 +8,7 @@ import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';
 import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
+import { toolOptionsSchema, toolsSchema } from './config-tools.js';
 import { parseProxyRange } from './client-address.js';
 import { TOOL_PROFILES } from '@switchboard/core';
 import { isTimeZone } from '@switchboard/core';
@@ -35,6 +36,8 @@ const agent = z.strictObject({
   systemPrompt: z.string().default('You are Switchboard, a helpful assistant. Be concise.'),
   /** The tools this agent offers: a profile, a `group:*`, or a list of them (combined). */
   tools: z.strictObject({ profile: z.union([toolSet, z.array(toolSet).min(1).max(10)]).default('coding') }).default({ profile: 'coding' }),
+  /** Per-agent overrides of the top-level `tools` section (`toolOptions.exec.network`, …). */
+  toolOptions: toolOptionsSchema,
   mode: permissionMode.default('default'),
   maxTurns: z.number().int().min(1).max(200).default(25),
   /** Permission rules at this agent's scope. */
@@ -92,6 +95,8 @@ export const configSchema = z.strictObject({
   context: contextSchema,
   /** Budgets (config-budgets.ts): per-day and per-month token and USD limits per principal, role, agent and gateway. */
   budgets: budgetsSchema,
+  /** Built-in tool settings: `tools.exec` (docs/exec.md). */
+  tools: toolsSchema,
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
   permissions: z
     .strictObject({

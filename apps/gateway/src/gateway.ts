@@ -12,6 +12,9 @@ import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/life
 import { listen, publishCredentials, writeEndpointFile } from './wiring/publish.js';
 import { openDataDir, openStorage } from './wiring/storage.js';
 import { buildRegistry, connectMcp } from './wiring/tools.js';
+import { type ExecHost, prepareExec } from './wiring/exec.js';
+import { configSecrets } from './config.js';
+import { scrubber } from './logger.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -31,6 +34,8 @@ export interface StartOptions {
   configFile?: string;
   /** The `PATH` command hooks get (the CLI's). */
   hookPath: string;
+  /** The host facts `exec` needs, resolved by the CLI; absent: `exec` is not offered (tools.exec cannot be checked). */
+  exec?: ExecHost;
 }
 
 /**
@@ -46,7 +51,10 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const { storage, databaseFile } = openStorage(cfg.gateway.dataDir);
   const mcp = await connectMcp(cfg, log);
   const channels = await openChannels(cfg, log);
-  const registry = buildRegistry(cfg, log, mcp, channels.list, storage);
+  const exec = opts.exec
+    ? await prepareExec(cfg, log, opts.exec, storage, { scrub: scrubber(configSecrets(cfg)) })
+    : { status: { available: false as const, sandbox: 'bwrap' as const, reason: 'the host was not described to the gateway (started without the CLI)' } };
+  const registry = buildRegistry(cfg, log, mcp, channels.list, storage, exec.tool ? [exec.tool] : []);
   const workspaces = await prepareWorkspaces(cfg, storage, log);
   const agents = buildAgents(cfg, registry, workspaces.directories, log);
   const models = buildModels(cfg, log);
@@ -66,7 +74,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     channels,
     accepting: flag.accepting,
   });
-  const http = await buildHttp({ cfg, log, storage, registry, agents, models, channels, domain, stopping: flag.stopping });
+  const http = await buildHttp({ cfg, log, storage, registry, agents, models, channels, domain, exec: exec.status, stopping: flag.stopping });
   await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting });
 
   const endpoint = await listen(http.app, cfg.gateway, instance);

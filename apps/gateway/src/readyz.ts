@@ -11,13 +11,15 @@ export interface ReadyzDeps {
   clientAddress(req: IncomingMessage): string;
   /** `token`: channel details need a `read` operator token; `public`: anyone sees them (`gateway.readyzDetails`). */
   details: 'token' | 'public';
+  /** Built-in tools that may be unavailable on this host (`exec` without a working sandbox), with the reason. */
+  tools: { exec: { available: boolean; sandbox: string; reason?: string } };
 }
 
 /**
  * `/readyz`: 200 when every required channel is up or degraded (working, with recent failures),
  * 503 when one is down or still starting. Anyone gets `{ ready, state }` (`up`; `degraded` when
  * some channel is not up but every required one works; `down`); the database and each
- * channel's state and detail (ids, connection counts) need an operator token with `read` (or
+ * channel's state and detail (ids, connection counts) and the built-in tools' availability (`tools.exec`: offered, or why not) need an operator token with `read` (or
  * `admin`), unless `gateway.readyzDetails` is `public`. A presented wrong token is a failed login.
  */
 /** How many inbound items were given up on, and the newest (for operators: GET /api/v1/inbox/dead-letters). */
@@ -62,6 +64,7 @@ export async function registerReadyz(app: FastifyInstance, deps: ReadyzDeps): Pr
     if (!detailed) return reply.code(status).send({ ready, state });
     const channels = Object.fromEntries(health.map(({ c, h }) => [c.id, { ...h, required: c.required }]));
     const deadLetters = await deadLetterSummary(deps.storage);
-    return reply.code(status).send({ ready, state, database: 'up', channels, deadLetters });
+    // A tool that cannot run is not offered; readiness is about the channels, so it only shows here.
+    return reply.code(status).send({ ready, state, database: 'up', channels, deadLetters, tools: deps.tools });
   });
 }

@@ -23,6 +23,7 @@ import { toolResultBudgets } from '../config-context.js';
 import { budgetSettings } from '../config-budgets.js';
 import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
+import { execLoopTimeout } from './exec.js';
 import { livePolicySettings } from '../policy-settings.js';
 import type { Agents } from './agents.js';
 import type { Models } from './models.js';
@@ -169,7 +170,8 @@ function buildEngine(
     modelSpec: inputs.models.lookup,
     retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
     toolTimeoutMs: cfg.limits.toolTimeout,
-    toolTimeouts: cfg.limits.toolTimeouts,
+    // exec stops its command at the command's own timeout; the loop's limit only backs it up.
+    toolTimeouts: { exec: execLoopTimeout(cfg), ...cfg.limits.toolTimeouts },
     resultBudgets: toolResultBudgets(cfg.context, cfg.limits),
     microcompact: cfg.context.microcompact,
     maxContinuations: cfg.limits.maxContinuations,

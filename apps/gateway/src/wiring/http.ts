@@ -10,6 +10,7 @@ import { clientAddressResolver } from '../client-address.js';
 import type { Config } from '../config.js';
 import { httpServerOptions, registerHttpEdges } from '../http-edges.js';
 import { registerReadyz } from '../readyz.js';
+import type { ExecStatus } from './exec.js';
 import { TokenExpiry } from '../token-expiry.js';
 import type { Agents } from './agents.js';
 import type { OpenedChannels } from './channels.js';
@@ -41,6 +42,8 @@ export interface HttpInputs {
   models: Models;
   channels: OpenedChannels;
   domain: Domain;
+  /** Whether `exec` is offered and why not (shown by `/readyz` with a `read` token). */
+  exec: ExecStatus;
   /** True once the gateway is shutting down: every request then gets 503 `shutting_down`. */
   stopping(): boolean;
 }
@@ -71,7 +74,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   const tokenExpiry = new TokenExpiry(access);
   const channels = inputs.channels.list;
   app.get('/healthz', async () => ({ ok: true, status: 'live' }));
-  await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails });
+  await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails, tools: { exec: inputs.exec } });
   await registerOpenApi(app, VERSION);
   await app.register(controlApi, {
     prefix: '/api/v1',

@@ -24,12 +24,19 @@ export async function connectMcp(cfg: Readonly<Config>, log: Logger): Promise<Mc
 }
 
 /**
- * Start-up step: the capability registry over the built-in file tools, the MCP tools and
+ * Start-up step: the capability registry over the built-in file tools, `builtins` (`exec`, when its sandbox works), the MCP tools and
  * `read_result` (which pages stored results from `storage`). Every tool's results have a budget:
  * the file tools declare the default one, any other tool (MCP) gets it from the turn
  * (`context.toolResults`); `read_result` is exempt (its pages are bounded).
  */
-export function buildRegistry(cfg: Readonly<Config>, log: Logger, mcp: McpConnection, channels: readonly Channel[], storage: Storage): CapabilityRegistry {
+export function buildRegistry(
+  cfg: Readonly<Config>,
+  log: Logger,
+  mcp: McpConnection,
+  channels: readonly Channel[],
+  storage: Storage,
+  builtins: readonly AnyTool[] = [],
+): CapabilityRegistry {
   const resultCap = toolResultBudgets(cfg.context, cfg.limits).maxChars;
   const fileTools = createFileTools({
     maxResultChars: resultCap,
@@ -37,7 +44,7 @@ export function buildRegistry(cfg: Readonly<Config>, log: Logger, mcp: McpConnec
     regexDeadlineMs: cfg.limits.regexDeadline,
     onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
   });
-  const tools = [...fileTools, ...mcp.tools, createReadResultTool(storage.sessions)];
+  const tools = [...fileTools, ...builtins, ...mcp.tools, createReadResultTool(storage.sessions)];
   return new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
 }
 
