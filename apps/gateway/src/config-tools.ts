@@ -49,13 +49,16 @@ export const execSchema = execAgentSchema
             return Number(a) > 0 && Number(b) >= Number(a) && Number(b) < 2 ** 31;
           }, 'the range must be FIRST-LAST with 0 < FIRST <= LAST')
           .default('61000-61031'),
-        gid: z.number().int().min(1).max(2 ** 31 - 1).default(61000),
+        gid: z
+          .number()
+          .int()
+          .min(1)
+          .max(2 ** 31 - 1)
+          .default(61000),
       })
       .prefault({}),
     /** At most this many commands run at once in the gateway, and in one session; more wait in a queue. */
-    concurrency: z
-      .strictObject({ gateway: z.number().int().min(1).max(1024).default(4), session: z.number().int().min(1).max(64).default(1) })
-      .prefault({}),
+    concurrency: z.strictObject({ gateway: z.number().int().min(1).max(1024).default(4), session: z.number().int().min(1).max(64).default(1) }).prefault({}),
     /** Characters of output kept per command (head and tail). */
     outputChars: z.number().int().min(200).max(1_000_000).default(30_000),
     /** How often a running command reports progress. */

@@ -4,6 +4,9 @@ import { dirname } from 'node:path';
 import { describeNetworkCause, type DoctorCheck } from '@switchboard/core';
 import type { Config } from './config.js';
 import { runningGateway } from './cli-remote.js';
+import { tmpdir } from 'node:os';
+import { DEFAULT_SANDBOX_LIMITS, describeSystemLayout, probeSandbox } from '@switchboard/tools';
+import { BWRAP_MISSING, type ExecHost, runnerOptions } from './wiring/exec.js';
 
 /** The time limit of each request the doctor makes (the model API, every channel module's checks). */
 export const DOCTOR_TIMEOUT_MS = 10_000;
@@ -82,4 +85,33 @@ export async function checkModel(cfg: Readonly<Config>): Promise<DoctorCheck> {
     return { ok: false, title, detail: why, fix: hint };
   }
   return { ok: false, title, detail: why, fix: 'the model API answered with an error: check model.baseUrl and retry later' };
+}
+
+/**
+ * The `exec` sandbox: bwrap is found and runs `true` the way the gateway will (as root: dropping to
+ * a `tools.exec.sandboxUser` uid), over a scratch workspace in the data dir when it exists. With
+ * `tools.exec.sandbox: "none"` the check fails loudly: commands would run unsandboxed.
+ */
+export async function checkExec(cfg: Readonly<Config>, host: ExecHost): Promise<DoctorCheck> {
+  const exec = cfg.tools.exec;
+  const title = 'exec sandbox (bubblewrap) starts';
+  if (exec.sandbox === 'none') {
+    return {
+      ok: false,
+      title,
+      detail: 'tools.exec.sandbox is "none": exec runs commands on this host without a sandbox (every call asks a person)',
+      fix: 'set tools.exec.sandbox to "bwrap" (the default) and install bubblewrap',
+    };
+  }
+  if (!host.bwrapPath)
+    return { ok: false, title, detail: BWRAP_MISSING, fix: 'apt-get install bubblewrap (Dockerfile: see docs/operations.md), or set tools.exec.bwrapPath' };
+  const scratchDir = existsSync(cfg.gateway.dataDir) && statSync(cfg.gateway.dataDir).isDirectory() ? cfg.gateway.dataDir : tmpdir();
+  const probe = await probeSandbox({ ...runnerOptions(exec, host, await describeSystemLayout()), limits: DEFAULT_SANDBOX_LIMITS, scratchDir });
+  if (probe.ok) return { ok: true, title: `${title} (${host.bwrapPath}${host.hostIsRoot ? `, commands as uids ${exec.sandboxUser.uids}` : ''})` };
+  return {
+    ok: false,
+    title,
+    detail: `${probe.reason}: ${probe.detail.split('\n')[0]?.slice(0, 300) ?? ''}`,
+    fix: 'see docs/operations.md ("The exec sandbox"): in Docker, user namespaces need a seccomp profile that allows them; exec is not offered until this passes',
+  };
 }

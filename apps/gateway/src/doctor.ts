@@ -4,7 +4,8 @@ import { describeNetworkCause, type ChannelModule, type DoctorCheck, type Doctor
 import type { CliOutcome } from './cli-admin.js';
 import { CHANNEL_MODULES } from './config-channels.js';
 import { ConfigError, configSecrets, parseConfig, type Config } from './config.js';
-import { checkDataDir, checkModel, checkPort, DOCTOR_TIMEOUT_MS } from './doctor-checks.js';
+import { checkDataDir, checkExec, checkModel, checkPort, DOCTOR_TIMEOUT_MS } from './doctor-checks.js';
+import { resolveExecHost } from './exec-host.js';
 
 /** EX_CONFIG from sysexits.h. */
 const EXIT_CONFIG = 78;
@@ -157,6 +158,7 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
     const at = refs.filter((r) => r.path.join('.') === key);
     return { variables: at.map((r) => r.name), unset: at.some((r) => missing.has(r.name)) };
   };
+  checks.push(await checkExec(cfg, resolveExecHost(cfg.tools.exec, env.PATH, process.getuid?.())));
   checks.push(...(await channelChecks(cfg.channels, sourceOf)));
   const failed = checks.filter((c) => !c.ok && !c.skipped).length;
   return { code: Math.min(failed, MAX_EXIT), stdout: render(file, checks, secrets) };

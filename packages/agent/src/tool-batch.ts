@@ -41,7 +41,9 @@ export function toolTimeoutFor(toolName: string, env: Pick<ToolEnvironment, 'too
  * order. Throws only what `afterTool` throws.
  */
 export async function runReadyToolUses(ready: readonly ReadyToolUse[], env: ToolEnvironment, messageRemaining: number): Promise<ToolRunOutcome[]> {
-  const raw = await Promise.all(ready.map((call) => runTool(call.tool, call.input, toolContextFor(env, call.use.id, call.tool.name), toolTimeoutFor(call.tool.name, env))));
+  const raw = await Promise.all(
+    ready.map((call) => runTool(call.tool, call.input, toolContextFor(env, call.use.id, call.tool.name), toolTimeoutFor(call.tool.name, env))),
+  );
   const budgets = env.resultBudgets ?? DEFAULT_RESULT_BUDGETS;
   const budgeted = budgetResults(
     ready.map((call, i) => ({ result: raw[i]!.result, budget: toolResultBudget(call.tool, budgets) })),

@@ -17,9 +17,7 @@ export interface ExecHost {
 }
 
 /** Whether `exec` is offered, and why not (for `/readyz`, `doctor` and the start-up log). */
-export type ExecStatus =
-  | { available: true; sandbox: 'bwrap' | 'none' }
-  | { available: false; sandbox: 'bwrap'; reason: string; detail?: string };
+export type ExecStatus = { available: true; sandbox: 'bwrap' | 'none' } | { available: false; sandbox: 'bwrap'; reason: string; detail?: string };
 
 /** The outcome of {@link prepareExec}. */
 export interface ExecSetup {
@@ -29,7 +27,11 @@ export interface ExecSetup {
 }
 
 /** The sandbox runner's options from `tools.exec` and the host facts. */
-export function runnerOptions(exec: ExecConfig, host: ExecHost, system: SandboxRunOptions['system']): Omit<SandboxRunOptions, 'workspace' | 'network' | 'limits'> {
+export function runnerOptions(
+  exec: ExecConfig,
+  host: ExecHost,
+  system: SandboxRunOptions['system'],
+): Omit<SandboxRunOptions, 'workspace' | 'network' | 'limits'> {
   const { first, last } = uidRange(exec);
   return {
     bwrapPath: host.bwrapPath ?? 'bwrap',
@@ -90,7 +92,14 @@ export async function prepareExec(
       .append({ actor: 'gateway', action: 'exec.run', target: record.turnId, detail })
       .catch((err: unknown) => execLog.error({ err }, 'audit write failed'));
     execLog.info(
-      { sessionId: record.sessionId, turnId: record.turnId, toolUseId: record.toolUseId, pid: record.pid, exitCode: record.exitCode, durationMs: record.durationMs },
+      {
+        sessionId: record.sessionId,
+        turnId: record.turnId,
+        toolUseId: record.toolUseId,
+        pid: record.pid,
+        exitCode: record.exitCode,
+        durationMs: record.durationMs,
+      },
       'exec finished',
     );
   };

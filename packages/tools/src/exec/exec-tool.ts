@@ -128,7 +128,10 @@ export function createExecTool(options: ExecToolOptions): Tool<ExecInput> {
     async validateInput(input, ctx) {
       const settings = options.settingsFor(ctx.agentId);
       if (input.timeout !== undefined && input.timeout > settings.maxTimeoutMs) {
-        return { ok: false, message: `timeout: at most ${settings.maxTimeoutMs} ms is allowed (tools.exec.maxTimeout); omit it for the default ${settings.timeoutMs} ms` };
+        return {
+          ok: false,
+          message: `timeout: at most ${settings.maxTimeoutMs} ms is allowed (tools.exec.maxTimeout); omit it for the default ${settings.timeoutMs} ms`,
+        };
       }
       return { ok: true };
     },
@@ -151,14 +154,24 @@ export function createExecTool(options: ExecToolOptions): Tool<ExecInput> {
       const timeoutMs = Math.min(input.timeout ?? settings.timeoutMs, settings.maxTimeoutMs);
       const started = Date.now();
       const release = options.slots
-        ? await options.slots.acquire(ctx.sessionId, ctx.signal, () => ctx.progress?.({ message: 'waiting for a free runner', elapsedMs: Date.now() - started }))
+        ? await options.slots.acquire(ctx.sessionId, ctx.signal, () =>
+            ctx.progress?.({ message: 'waiting for a free runner', elapsedMs: Date.now() - started }),
+          )
         : undefined;
-      const fields = { sessionId: ctx.sessionId, turnId: ctx.turnId, toolUseId: ctx.toolUseId, agentId: ctx.agentId, command: input.command, sandbox: options.sandbox };
+      const fields = {
+        sessionId: ctx.sessionId,
+        turnId: ctx.turnId,
+        toolUseId: ctx.toolUseId,
+        agentId: ctx.agentId,
+        command: input.command,
+        sandbox: options.sandbox,
+      };
       let pid: number | undefined;
       const call: SandboxCallOptions = {
         signal: ctx.signal,
         timeoutMs,
-        onProgress: ({ lines, elapsedMs }) => ctx.progress?.({ message: `${lines} line${lines === 1 ? '' : 's'} so far, ${seconds(elapsedMs)}`, lines, elapsedMs }),
+        onProgress: ({ lines, elapsedMs }) =>
+          ctx.progress?.({ message: `${lines} line${lines === 1 ? '' : 's'} so far, ${seconds(elapsedMs)}`, lines, elapsedMs }),
         onSpawn: (spawned) => {
           pid = spawned;
           options.onSpawn?.({ sessionId: ctx.sessionId, turnId: ctx.turnId, toolUseId: ctx.toolUseId, pid: spawned });

@@ -68,7 +68,13 @@ describe('exec tool', () => {
     expect(out.content).toMatch(/^Exit code 4 · \d+\.\d+ s\n\nhi\n(.*\n)*a\.txt\n(.*\n)*oops\n$/);
     expect(out.isError).toBeUndefined();
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ command: "echo hi && ls && printf 'o%s\\n' ops >&2 && exit 4", exitCode: 4, sandbox: 'bwrap', timedOut: false, toolUseId: 'tu_1' });
+    expect(runs[0]).toMatchObject({
+      command: "echo hi && ls && printf 'o%s\\n' ops >&2 && exit 4",
+      exitCode: 4,
+      sandbox: 'bwrap',
+      timedOut: false,
+      toolUseId: 'tu_1',
+    });
     expect(runs[0]?.pid).toBeGreaterThan(0);
     expect(JSON.stringify(runs[0])).not.toContain('oops');
   });
@@ -83,10 +89,13 @@ describe('exec tool', () => {
     const progressed = new Promise<void>((resolve) => {
       first = resolve;
     });
-    const run = tool.call({ command: 'echo started; read line < go; echo "got $line"' }, ctxFor(host, (update) => {
-      updates.push(update);
-      first();
-    }));
+    const run = tool.call(
+      { command: 'echo started; read line < go; echo "got $line"' },
+      ctxFor(host, (update) => {
+        updates.push(update);
+        first();
+      }),
+    );
     await progressed;
     // Only now let the command finish: it was still running when progress arrived.
     const writer = await open(fifo, 'w');
@@ -124,7 +133,10 @@ describe('exec tool', () => {
     const released = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const out = await tool.call({ command: 'echo ok' }, ctxFor(host, (update) => waits.push(update.message)));
+    const out = await tool.call(
+      { command: 'echo ok' },
+      ctxFor(host, (update) => waits.push(update.message)),
+    );
     await released;
     expect(out.content).toContain('ok');
     expect(waits[0]).toBe('waiting for a free runner');
