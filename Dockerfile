@@ -36,6 +36,10 @@ FROM base AS prod-deps
 RUN npm ci --omit=dev --ignore-scripts && npm rebuild better-sqlite3 && npm cache clean --force
 
 FROM ${NODE_IMAGE} AS runtime
+# bubblewrap: the exec tool's sandbox (util-linux, with prlimit and setpriv, is in the base image).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap \
+ && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     SWITCHBOARD_HOST=0.0.0.0 \
     SWITCHBOARD_PORT=7420 \
