@@ -77,9 +77,6 @@ export class SandboxBusyError extends Error {
   }
 }
 
-/** Merges stderr into stdout before anything else runs, so one pipe carries both in order. */
-const MERGE_SCRIPT = ['-c', 'exec 2>&1; exec "$@"', 'sandbox'];
-
 /**
  * Stops a run: SIGTERM to the command (the child of the sandbox's pid-1 reaper), or to bwrap's
  * process group while the reaper is not known yet; after the grace SIGKILL to the reaper (the
@@ -116,9 +113,11 @@ export async function runSandboxed(options: SandboxRunOptions, command: string, 
   try {
     const { readOnly, pinned } = await prepareProtectedPaths(options.workspace);
     // fd 3 carries bwrap's JSON status ({ "child-pid": <the reaper's host pid> }).
-    const argv = ['--json-status-fd', '3', ...buildBwrapArgs({ ...options, readOnly, pinned, uid, unprivileged: !options.hostIsRoot }, command)];
-    const dash = argv.indexOf('--');
-    argv.splice(dash + 1, 0, options.bashPath ?? '/usr/bin/bash', ...MERGE_SCRIPT);
+    const argv = [
+      '--json-status-fd',
+      '3',
+      ...buildBwrapArgs({ ...options, readOnly, pinned, uid, unprivileged: !options.hostIsRoot, mergeStderr: true }, command),
+    ];
     const result = await spawnAndCollect(options, argv, call);
     return uid === undefined ? result : { ...result, uid };
   } finally {

@@ -10,6 +10,7 @@ export {
   PROTECTED_FILES,
   type SandboxLimits,
   sandboxEnv,
+  sandboxPrelude,
   type SystemEntry,
 } from './bwrap-args.js';
 export { describeSystemLayout, grantSandboxGroup, type ProtectedPaths, prepareProtectedPaths, SYSTEM_CANDIDATES, UidAllocator } from './layout.js';
