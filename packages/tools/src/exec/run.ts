@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { type BwrapArgsOptions, buildBwrapArgs, sandboxEnv } from './bwrap-args.js';
 import { OutputBuffer } from './output-buffer.js';
-import { prepareProtectedPaths, type UidAllocator } from './layout.js';
+import { prepareProtectedPaths, prepareWorkspaceForSandbox, type UidAllocator } from './layout.js';
 import { childPids, reapNamespace, signalPid } from './proc.js';
 
 /** Default output budget (characters) of one run. */
@@ -33,6 +33,12 @@ export interface SandboxRunOptions extends Omit<BwrapArgsOptions, 'readOnly' | '
   progressIntervalMs?: number;
   /** Grace between SIGTERM and SIGKILL of the process group. Default {@link DEFAULT_KILL_GRACE_MS}. */
   killGraceMs?: number;
+  /**
+   * The sandbox group every uid of `uids` runs in (with `hostIsRoot`). When set, the workspace
+   * root is given this group (g+rwx, setgid; see `prepareWorkspaceForSandbox`) before each run.
+   * Default: the run's uid (then the workspace is left as it is).
+   */
+  gid?: number;
 }
 
 /** A progress report while the command runs. */
@@ -111,6 +117,8 @@ export async function runSandboxed(options: SandboxRunOptions, command: string, 
     if (uid === undefined) throw new SandboxBusyError();
   }
   try {
+    // The shared sandbox group owns the workspace root (g+rwx, setgid) before every run.
+    if (uid !== undefined && options.gid !== undefined) await prepareWorkspaceForSandbox(options.workspace, options.gid);
     const { readOnly, pinned } = await prepareProtectedPaths(options.workspace);
     // fd 3 carries bwrap's JSON status ({ "child-pid": <the reaper's host pid> }).
     const argv = [

@@ -13,7 +13,15 @@ export {
   sandboxPrelude,
   type SystemEntry,
 } from './bwrap-args.js';
-export { describeSystemLayout, grantSandboxGroup, type ProtectedPaths, prepareProtectedPaths, SYSTEM_CANDIDATES, UidAllocator } from './layout.js';
+export {
+  describeSystemLayout,
+  grantSandboxGroup,
+  type ProtectedPaths,
+  prepareProtectedPaths,
+  prepareWorkspaceForSandbox,
+  SYSTEM_CANDIDATES,
+  UidAllocator,
+} from './layout.js';
 export { OutputBuffer } from './output-buffer.js';
 export { ExecRunQueue, type ExecRunQueueLimits, type ReleaseRunSlot, WAITING_FOR_RUNNER } from './run-queue.js';
 export { childPids, isLive, processState, reapNamespace, signalPid } from './proc.js';
