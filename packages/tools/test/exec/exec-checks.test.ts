@@ -214,3 +214,18 @@ describe('exec checks: the command table (evaluated, never executed)', () => {
     expect({ outcome: result.outcome, readOnly: result.readOnly, safety: result.source === 'safety' }).toEqual({ outcome, readOnly, safety });
   });
 });
+
+describe('exec checks: one rule-content formula', () => {
+  it.each([
+    'npm   test && git status | grep -c "modified:"',
+    "r''m -rf /",
+    "$'\\x72m' -rf /",
+    'FOO=1 "$CMD" x',
+    'LANG=C  ls   -la src; echo "a  b"',
+    'echo $(cat a.txt) `ls src`',
+    '[[ -f a.txt ]] && cat a.txt',
+    'X=1; echo "$X"',
+  ])('the parts of %j carry exactly the contents rules match against', (command) => {
+    expect(checks.analyze(command, { workspace: ws, home }).parts.map((part) => part.content)).toEqual(checks.ruleContents({ command }));
+  });
+});
