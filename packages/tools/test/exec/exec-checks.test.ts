@@ -130,6 +130,9 @@ const TABLE: Row[] = [
   ['echo x > .switchboard/settings.json', 'ask', false, true],
   ['echo x > sub/.GIT/config', 'ask', false, true],
   ['cp a.txt srclink/.zshrc', 'ask', false, true],
+  ['rm .bashrc', 'ask', false, true],
+  ['mv .git/config old-config', 'ask', false, true],
+  ['ln -s /tmp/x .ssh/config', 'ask', false, true],
   // Reading them, git's own writes, and look-alike names are not asks.
   ['cat .git/config', 'allow', true, false],
   ['cat .bashrc', 'allow', true, false],
