@@ -18,4 +18,5 @@ export * from './result-budget.js';
 export * from './context/microcompact.js';
 export * from './context/compaction.js';
 export * from './protected-files.js';
+export * from './protected-paths.js';
 export type { ToolProgressSink } from './tool-prepare.js';

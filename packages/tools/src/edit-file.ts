@@ -17,7 +17,9 @@ const editFileInput = z.strictObject({
 export type EditFileInput = z.output<typeof editFileInput>;
 
 /** Creates `edit_file`: exact string replacement in a workspace text file, written atomically. */
-export function createEditFileTool(opts: Pick<FileToolsOptions, 'maxFileBytes' | 'maxWriteBytes' | 'maxResultChars'> = {}): Tool<EditFileInput> {
+export function createEditFileTool(
+  opts: Pick<FileToolsOptions, 'maxFileBytes' | 'maxWriteBytes' | 'maxResultChars' | 'sandboxGroup'> = {},
+): Tool<EditFileInput> {
   const maxRead = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const maxWrite = opts.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
   return {
@@ -49,7 +51,7 @@ export function createEditFileTool(opts: Pick<FileToolsOptions, 'maxFileBytes' |
         );
       }
       throwIfAborted(ctx.signal, 'edit_file');
-      await writeFileAtomic(target.real, target.relative, parts.join(input.new_string), maxWrite);
+      await writeFileAtomic(target.real, target.relative, parts.join(input.new_string), maxWrite, { sandboxGroup: opts.sandboxGroup });
       return { content: `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${target.relative}` };
     },
   };

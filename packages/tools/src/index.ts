@@ -20,7 +20,7 @@ export {
   type WorkspacePath,
 } from './workspace-path.js';
 export { BINARY_SNIFF_BYTES, formatBytes, type LoadedText, loadText, looksBinary, readTextFile } from './text-file.js';
-export { writeFileAtomic } from './atomic-write.js';
+export { type AtomicWriteOptions, makeParentDirs, writeFileAtomic } from './atomic-write.js';
 export { compileNameGlob } from './glob.js';
 export { walk, type WalkEntry, type WalkOptions, withheldNote } from './walk.js';
 export { createReadFileTool, type ReadFileInput } from './read-file.js';

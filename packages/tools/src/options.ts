@@ -34,4 +34,11 @@ export interface FileToolsOptions {
   regexDeadlineMs?: number;
   /** Told when search_files terminates its regex worker (deadline, abort, crash). Must not throw. */
   onRegexWorkerTerminated?: (info: { why: 'deadline' | 'aborted' | 'crashed'; toolUseId: string }) => void;
+  /**
+   * The exec sandbox's shared group (set when the gateway runs as root and the sandbox drops to
+   * uids of this group). Files write_file creates and folders it makes on the way get this group
+   * with group read/write (folders also setgid); files edit_file or write_file replace keep their
+   * owner, group and mode. Default: unset, ownership is left to the process.
+   */
+  sandboxGroup?: number;
 }

@@ -1,9 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Tool } from '@switchboard/agent';
 import { z } from 'zod';
-import { writeFileAtomic } from './atomic-write.js';
-import { fsError, throwIfAborted } from './errors.js';
+import { makeParentDirs, writeFileAtomic } from './atomic-write.js';
+import { throwIfAborted } from './errors.js';
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_MAX_WRITE_BYTES, type FileToolsOptions } from './options.js';
 import { normalizeUserPath, confinedPath, resolveInWorkspace } from './workspace-path.js';
 
@@ -16,7 +15,7 @@ const writeFileInput = z.strictObject({
 export type WriteFileInput = z.output<typeof writeFileInput>;
 
 /** Creates `write_file`: creates or replaces a workspace file atomically. */
-export function createWriteFileTool(opts: Pick<FileToolsOptions, 'maxWriteBytes' | 'maxResultChars'> = {}): Tool<WriteFileInput> {
+export function createWriteFileTool(opts: Pick<FileToolsOptions, 'maxWriteBytes' | 'maxResultChars' | 'sandboxGroup'> = {}): Tool<WriteFileInput> {
   const maxBytes = opts.maxWriteBytes ?? DEFAULT_MAX_WRITE_BYTES;
   return {
     name: 'write_file',
@@ -33,10 +32,8 @@ export function createWriteFileTool(opts: Pick<FileToolsOptions, 'maxWriteBytes'
       throwIfAborted(ctx.signal, 'write_file');
       const target = await resolveInWorkspace(ctx.workspace, input.path, { forWrite: true });
       // The resolved parent is inside the workspace, so creating it cannot escape either.
-      await mkdir(path.dirname(target.real), { recursive: true }).catch((err: unknown) => {
-        throw fsError(err, target.relative);
-      });
-      const bytes = await writeFileAtomic(target.real, target.relative, input.content, maxBytes);
+      await makeParentDirs(path.dirname(target.real), target.relative, opts.sandboxGroup);
+      const bytes = await writeFileAtomic(target.real, target.relative, input.content, maxBytes, { sandboxGroup: opts.sandboxGroup });
       return { content: `Wrote ${bytes} bytes to ${target.relative}` };
     },
   };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { toWorkspaceRelative } from './path-glob.js';
-import { SHELL_RC_FILES } from '@switchboard/agent';
+import { protectedWorkspacePathReason } from '@switchboard/agent';
 
 /** What the safety checks protect beyond the built-in list. */
 export interface SafetyOptions {
@@ -18,28 +18,13 @@ export interface SafetyHit {
   reason: string;
 }
 
-// Directories whose contents run code or hold the gateway's state (any depth, any case).
-const PROTECTED_DIRS: ReadonlyArray<[string, string]> = [
-  ['.git', 'git metadata (hooks and config run code)'],
-  ['.switchboard', "the gateway's own state"],
-  ['.ssh', 'SSH keys and configuration'],
-];
-
-// Files that a shell, git or direnv runs or obeys on their own (the sandbox mounts the same list read-only).
-const PROTECTED_FILES: ReadonlySet<string> = new Set(SHELL_RC_FILES);
-
-// Directory sequences (as path segments) whose contents are shell or git configuration.
-const PROTECTED_SUBPATHS: ReadonlyArray<readonly string[]> = [
-  ['.config', 'fish'],
-  ['.config', 'git'],
-];
-
 /**
  * Why a write to `p` is sensitive, or `undefined` when it is not. Checks, on the lexical path
  * (placed in the workspace when it is inside; `..` folded; case-insensitive): any `.git/`,
  * `.switchboard/` or `.ssh/` directory; shell rc and profile files (`.bashrc`, `.zshrc`,
  * `.profile`, …), `.envrc`, `.gitconfig`, `.gitmodules`; `.config/fish/` and `.config/git/`;
- * and the gateway's config file, database and `extraPaths`.
+ * and the gateway's config file, database and `extraPaths`. The workspace part is
+ * `protectedWorkspacePathReason` (`@switchboard/agent`), which the exec checks share.
  */
 export function protectedPathReason(p: string, workspace: string | undefined, opts: SafetyOptions = {}): string | undefined {
   const abs = workspace === undefined ? undefined : path.posix.resolve(toPosix(workspace), toPosix(p));
@@ -48,21 +33,7 @@ export function protectedPathReason(p: string, workspace: string | undefined, op
   }
   const rel = toWorkspaceRelative(p, workspace);
   const lexical = rel ?? abs ?? path.posix.normalize(toPosix(p));
-  const segments = lexical
-    .toLowerCase()
-    .split('/')
-    .filter((s) => s !== '' && s !== '.');
-  for (const [dir, label] of PROTECTED_DIRS) {
-    if (segments.includes(dir)) return `${dir}/ holds ${label}`;
-  }
-  const base = segments[segments.length - 1];
-  if (base !== undefined && PROTECTED_FILES.has(base)) return `${base} is run or read by the shell or git on its own`;
-  for (const sub of PROTECTED_SUBPATHS) {
-    for (let i = 0; i + sub.length <= segments.length; i++) {
-      if (sub.every((s, j) => segments[i + j] === s)) return `${sub.join('/')}/ holds shell or git configuration`;
-    }
-  }
-  return undefined;
+  return protectedWorkspacePathReason(lexical);
 }
 
 /**

@@ -101,6 +101,17 @@ export interface BwrapArgsOptions {
   setprivPath?: string;
   /** Absolute path of `bash` inside the sandbox. Default `/usr/bin/bash`. */
   bashPath?: string;
+  /** Merge the command's stderr into its stdout (one pipe, arrival order) before it starts. Default false. */
+  mergeStderr?: boolean;
+}
+
+/**
+ * The wrapper script run by `bash -c` before the command itself (`exec "$@"` then runs
+ * `bash -c command`): `umask 0002` so files a run creates stay writable by the sandbox group (the
+ * next run has another uid of that group), and, with `mergeStderr`, `exec 2>&1`.
+ */
+export function sandboxPrelude(mergeStderr: boolean): string {
+  return mergeStderr ? 'umask 0002; exec 2>&1; exec "$@"' : 'umask 0002; exec "$@"';
 }
 
 /** Every parent of an absolute path, outermost first, excluding `/` and the path itself. */
@@ -129,7 +140,9 @@ export function sandboxEnv(options: Pick<BwrapArgsOptions, 'workspace' | 'path' 
  * The argv (without the bwrap binary itself) that runs `bash -c command` in the sandbox: system
  * folders read-only, the workspace read-write with its protected entries read-only on top, a
  * private `/tmp`, `/proc` and minimal `/dev`, new pid/ipc/uts/net namespaces, a scrubbed
- * environment, then `prlimit` and (when `uid` is set) `setpriv` before the command.
+ * environment, then `prlimit` and (when `uid` is set) `setpriv`, then a `bash -c` prelude
+ * ({@link sandboxPrelude}: umask 0002, stderr merged when `mergeStderr`) that execs `bash -c command`.
+ * The result is the complete argv that runs (the caller adds only bwrap's own fd options in front).
  */
 export function buildBwrapArgs(options: BwrapArgsOptions, command: string): string[] {
   const ws = options.workspace;
@@ -192,6 +205,7 @@ export function buildBwrapArgs(options: BwrapArgsOptions, command: string): stri
       '--bounding-set=-all',
     );
   }
-  args.push(options.bashPath ?? '/usr/bin/bash', '-c', command);
+  const bash = options.bashPath ?? '/usr/bin/bash';
+  args.push(bash, '-c', sandboxPrelude(options.mergeStderr ?? false), 'sandbox', bash, '-c', command);
   return args;
 }

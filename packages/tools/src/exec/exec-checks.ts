@@ -1,8 +1,9 @@
+import { protectedWorkspacePathReason } from '@switchboard/agent';
 import path from 'node:path';
 import { INTERPRETERS, judgeWords } from './command-kinds.js';
 import { isWithin, placePath, placeWord, realPathOf } from './exec-paths.js';
 import type { CommandJudgement } from './judgement.js';
-import { ruleContentsOf } from './rule-contents.js';
+import { commandRuleContent, ruleContentsOf } from './rule-contents.js';
 import { loadShellParser, type ShellParser } from './shell-parser.js';
 import type { ScriptStep, ShellWord, SimpleCommand } from './shell-script.js';
 
@@ -26,7 +27,8 @@ export interface ExecPartResult {
  *   non-read-only command still asks in `default` and is refused in `plan`).
  * - `ask` always carries `source: "safety"`: a construct the checks cannot judge, a parse
  *   failure, a path outside the workspace that is read, a dangerous removal, `git config`,
- *   writes into `.git/hooks`. No hook, classifier or allow rule may answer it; every mode asks.
+ *   an argument or redirection write to a protected workspace path (`protectedWorkspacePathReason`:
+ *   any `.git/`, `.switchboard/`, `.ssh/`, the rc files, `.config/git/`, `.config/fish/`). No hook, classifier or allow rule may answer it; every mode asks.
  * - `deny`: a write outside the workspace, or `cd` out of it.
  *
  * `readOnly` is true only when every part is a `read` with outcome `allow`.
@@ -148,10 +150,9 @@ class PartJudge {
   }
 
   private command(command: SimpleCommand): ExecPartResult[] {
-    const content = [...command.assignments, ...command.words.map((word) => word.value ?? word.text)].join(' ');
     const parts: ExecPartResult[] = [];
     const own = this.judgeCommand(command, command.words, parts);
-    parts.unshift({ content: normalize(content), ...own });
+    parts.unshift({ content: commandRuleContent(command), ...own });
     return parts;
   }
 
@@ -182,7 +183,7 @@ class PartJudge {
     for (const inner of judgement.inner ?? []) {
       const innerParts: ExecPartResult[] = [];
       const verdict = this.judgeCommand({ ...command, words: inner, redirects: [] }, inner, innerParts);
-      extra.push({ content: normalize(inner.map((word) => word.value ?? word.text).join(' ')), ...verdict }, ...innerParts);
+      extra.push({ content: commandRuleContent({ assignments: [], words: inner }), ...verdict }, ...innerParts);
     }
     let worst: Omit<ExecPartResult, 'content'> = { kind, outcome: 'allow', reason: judgement.reason };
     for (const verdict of verdicts) if (RANK[verdict.outcome] > RANK[worst.outcome]) worst = verdict;
@@ -218,9 +219,9 @@ class PartJudge {
         : { kind, outcome: 'deny', reason: `writes ${place.real}, outside the workspace` };
     }
     if (access === 'write') {
-      const rel = path.relative(this.workspace, place.real).split(path.sep);
-      if (rel[0] === '.git' && (rel[1] === 'hooks' || rel[1] === 'config')) return { kind, outcome: 'ask', reason: `writes ${place.real}, git's ${rel[1]}` };
-      if (rel[0] === '.switchboard') return { kind, outcome: 'ask', reason: `writes ${place.real}, the workspace's settings` };
+      // The same list core's safety check holds the file tools to (any `.git/`, `.ssh/`, rc files, …).
+      const why = protectedWorkspacePathReason(path.relative(this.workspace, place.real).split(path.sep).join('/'));
+      if (why !== undefined) return { kind, outcome: 'ask', reason: `writes ${place.real}: ${why}` };
     }
     return { kind, outcome: 'allow', reason: 'inside the workspace' };
   }

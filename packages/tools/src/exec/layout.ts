@@ -3,7 +3,8 @@
  * (created when missing so they can be bound read-only), workspace ownership for the sandbox group,
  * and the uid allocator. Everything here takes resolved values; nothing reads the environment.
  */
-import { chmod, chown, lstat, mkdir, readlink, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, lstat, mkdir, open, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PROTECTED_DIRS, PROTECTED_FILES, type SystemEntry } from './bwrap-args.js';
 
@@ -81,16 +82,57 @@ export async function prepareProtectedPaths(workspace: string): Promise<Protecte
   return { readOnly: out, pinned: gitDir ? [path.join(workspace, '.git')] : [] };
 }
 
+/** Opens `target` without following a symlink (and without blocking on a FIFO), for fchown/fchmod. */
+async function openNoFollow(target: string, directory: boolean): Promise<FileHandle> {
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (directory ? constants.O_DIRECTORY : 0);
+  try {
+    return await open(target, flags);
+  } catch (error) {
+    const code = errno(error);
+    // O_NOFOLLOW fails with ELOOP on a symlink, or ENOTDIR when O_DIRECTORY is set too.
+    if (code === 'ELOOP' || (code === 'ENOTDIR' && (await lstat(target)).isSymbolicLink())) {
+      throw new Error(`refusing to change the ownership of a symlink: ${target}`);
+    }
+    throw error;
+  }
+}
+
 /**
  * Gives `target` (a file or folder the file tools created in a workspace) the sandbox group with
  * group read/write (and, for folders, group search plus setgid so new entries inherit the group),
- * so the sandboxed shell, running as that group's uid, can read and change it.
+ * so the sandboxed shell, running as a uid of that group, can read and change it. The owner and
+ * the other bits are kept. A symlink is refused (never followed); so is anything but a regular
+ * file or a folder.
  */
 export async function grantSandboxGroup(target: string, gid: number): Promise<void> {
-  const info = await stat(target);
-  await chown(target, info.uid, gid);
-  const mode = info.mode & 0o7777;
-  await chmod(target, info.isDirectory() ? mode | 0o2070 : mode | 0o060);
+  const handle = await openNoFollow(target, false);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() && !info.isDirectory()) throw new Error(`refusing to change the ownership of a special file: ${target}`);
+    await handle.chown(-1, gid);
+    const mode = info.mode & 0o7777;
+    await handle.chmod(info.isDirectory() ? mode | 0o2070 : mode | 0o060);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Readies the workspace root for a sandboxed run as a uid of group `gid`: the root folder gets the
+ * group, group read/write/search and setgid (so what a run creates stays in the group). Only the
+ * root itself: its parents and its entries are never touched, and a symlinked root is refused.
+ */
+export async function prepareWorkspaceForSandbox(workspace: string, gid: number): Promise<void> {
+  const handle = await openNoFollow(workspace, true);
+  try {
+    const info = await handle.stat();
+    const mode = info.mode & 0o7777;
+    if (info.gid !== gid) await handle.chown(-1, gid);
+    // chown clears setgid on some systems: always set the mode after it.
+    if (info.gid !== gid || (mode & 0o2070) !== 0o2070) await handle.chmod(mode | 0o2070);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Hands out one uid per concurrent run from an inclusive range; `acquire` returns undefined when all are taken. */

@@ -1,6 +1,16 @@
 import type { ShellParser } from './shell-parser.js';
+import type { SimpleCommand } from './shell-script.js';
 
 const normalize = (text: string): string => text.trim().replace(/\s+/gu, ' ');
+
+/**
+ * The rule content of one simple command: its assignments and words after quote removal (an
+ * expansion keeps its written form), joined with single spaces. The one formula the checks' parts
+ * and `exec(...)` rule matching share.
+ */
+export function commandRuleContent(command: Pick<SimpleCommand, 'assignments' | 'words'>): string {
+  return normalize([...command.assignments, ...command.words.map((word) => word.value ?? word.text)].join(' '));
+}
 
 /**
  * One rule content per simple command of `command` (assignments and words after quote removal,
@@ -13,7 +23,7 @@ export function ruleContentsOf(parser: ShellParser, command: string): string[] {
   const out: string[] = [];
   for (const step of steps) {
     if (step.type === 'command') {
-      const content = normalize([...step.command.assignments, ...step.command.words.map((word) => word.value ?? word.text)].join(' '));
+      const content = commandRuleContent(step.command);
       if (content !== '') out.push(content);
     } else if (step.type === 'test' || step.type === 'assignment' || step.type === 'unjudgeable') {
       out.push(normalize(step.text));

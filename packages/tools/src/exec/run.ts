@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { type BwrapArgsOptions, buildBwrapArgs, sandboxEnv } from './bwrap-args.js';
 import { OutputBuffer } from './output-buffer.js';
-import { prepareProtectedPaths, type UidAllocator } from './layout.js';
+import { prepareProtectedPaths, prepareWorkspaceForSandbox, type UidAllocator } from './layout.js';
 import { childPids, reapNamespace, signalPid } from './proc.js';
 
 /** Default output budget (characters) of one run. */
@@ -33,6 +33,12 @@ export interface SandboxRunOptions extends Omit<BwrapArgsOptions, 'readOnly' | '
   progressIntervalMs?: number;
   /** Grace between SIGTERM and SIGKILL of the process group. Default {@link DEFAULT_KILL_GRACE_MS}. */
   killGraceMs?: number;
+  /**
+   * The sandbox group every uid of `uids` runs in (with `hostIsRoot`). When set, the workspace
+   * root is given this group (g+rwx, setgid; see `prepareWorkspaceForSandbox`) before each run.
+   * Default: the run's uid (then the workspace is left as it is).
+   */
+  gid?: number;
 }
 
 /** A progress report while the command runs. */
@@ -77,9 +83,6 @@ export class SandboxBusyError extends Error {
   }
 }
 
-/** Merges stderr into stdout before anything else runs, so one pipe carries both in order. */
-const MERGE_SCRIPT = ['-c', 'exec 2>&1; exec "$@"', 'sandbox'];
-
 /**
  * Stops a run: SIGTERM to the command (the child of the sandbox's pid-1 reaper), or to bwrap's
  * process group while the reaper is not known yet; after the grace SIGKILL to the reaper (the
@@ -114,11 +117,15 @@ export async function runSandboxed(options: SandboxRunOptions, command: string, 
     if (uid === undefined) throw new SandboxBusyError();
   }
   try {
+    // The shared sandbox group owns the workspace root (g+rwx, setgid) before every run.
+    if (uid !== undefined && options.gid !== undefined) await prepareWorkspaceForSandbox(options.workspace, options.gid);
     const { readOnly, pinned } = await prepareProtectedPaths(options.workspace);
     // fd 3 carries bwrap's JSON status ({ "child-pid": <the reaper's host pid> }).
-    const argv = ['--json-status-fd', '3', ...buildBwrapArgs({ ...options, readOnly, pinned, uid, unprivileged: !options.hostIsRoot }, command)];
-    const dash = argv.indexOf('--');
-    argv.splice(dash + 1, 0, options.bashPath ?? '/usr/bin/bash', ...MERGE_SCRIPT);
+    const argv = [
+      '--json-status-fd',
+      '3',
+      ...buildBwrapArgs({ ...options, readOnly, pinned, uid, unprivileged: !options.hostIsRoot, mergeStderr: true }, command),
+    ];
     const result = await spawnAndCollect(options, argv, call);
     return uid === undefined ? result : { ...result, uid };
   } finally {

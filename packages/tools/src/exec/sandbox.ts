@@ -10,10 +10,20 @@ export {
   PROTECTED_FILES,
   type SandboxLimits,
   sandboxEnv,
+  sandboxPrelude,
   type SystemEntry,
 } from './bwrap-args.js';
-export { describeSystemLayout, grantSandboxGroup, type ProtectedPaths, prepareProtectedPaths, SYSTEM_CANDIDATES, UidAllocator } from './layout.js';
+export {
+  describeSystemLayout,
+  grantSandboxGroup,
+  type ProtectedPaths,
+  prepareProtectedPaths,
+  prepareWorkspaceForSandbox,
+  SYSTEM_CANDIDATES,
+  UidAllocator,
+} from './layout.js';
 export { OutputBuffer } from './output-buffer.js';
+export { ExecRunQueue, type ExecRunQueueLimits, type ReleaseRunSlot, WAITING_FOR_RUNNER } from './run-queue.js';
 export { childPids, isLive, processState, reapNamespace, signalPid } from './proc.js';
 export { explainSandboxFailure, type ProbeOptions, probeSandbox, type SandboxProbe } from './probe.js';
 export {

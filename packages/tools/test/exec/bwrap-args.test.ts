@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildBwrapArgs, type BwrapArgsOptions, DEFAULT_SANDBOX_LIMITS, parentDirs, sandboxEnv } from '../../src/index.js';
+import { buildBwrapArgs, type BwrapArgsOptions, DEFAULT_SANDBOX_LIMITS, parentDirs, sandboxEnv, sandboxPrelude } from '../../src/index.js';
 
 const base: BwrapArgsOptions = {
   workspace: '/srv/data/workspaces/w1',
@@ -96,7 +96,7 @@ describe('buildBwrapArgs', () => {
     expect(() => buildBwrapArgs({ ...base, pinned: ['/etc'] }, 'true')).toThrow(/inside the workspace/);
   });
 
-  it('runs prlimit, then setpriv to the sandbox uid, then bash -c with the command, after --', () => {
+  it('runs prlimit, then setpriv to the sandbox uid, then the umask prelude, then bash -c with the command, after --', () => {
     expect(args.slice(dash + 1)).toEqual([
       '/usr/bin/prlimit',
       '--cpu=7',
@@ -113,8 +113,18 @@ describe('buildBwrapArgs', () => {
       '--bounding-set=-all',
       '/usr/bin/bash',
       '-c',
+      'umask 0002; exec "$@"',
+      'sandbox',
+      '/usr/bin/bash',
+      '-c',
       'echo hi && ls',
     ]);
+  });
+
+  it('with mergeStderr the prelude sends stderr to stdout before exec-ing the command (the argv runSandboxed spawns)', () => {
+    const merged = buildBwrapArgs({ ...base, mergeStderr: true }, 'echo hi >&2');
+    expect(merged.slice(-7)).toEqual(['/usr/bin/bash', '-c', 'umask 0002; exec 2>&1; exec "$@"', 'sandbox', '/usr/bin/bash', '-c', 'echo hi >&2']);
+    expect(sandboxPrelude(true).indexOf('umask 0002')).toBeLessThan(sandboxPrelude(true).indexOf('exec'));
   });
 
   it('without a uid (unprivileged gateway) uses a user namespace and no setpriv', () => {

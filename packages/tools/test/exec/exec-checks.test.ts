@@ -117,6 +117,30 @@ const TABLE: Row[] = [
   ['git -c core.pager=evil log', 'ask', false, true],
   ['echo x > .git/hooks/pre-commit', 'ask', false, true],
   ['cp evil .git/hooks/post-checkout', 'ask', false, true],
+  // Every write to core's protected-path list (protectedWorkspacePathReason) is a safety ask.
+  ['echo x > .git/config', 'ask', false, true],
+  ['echo x >> .git/info/exclude', 'ask', false, true],
+  ['cp a .ssh/authorized_keys', 'ask', false, true],
+  ['tee .bashrc', 'ask', false, true],
+  ['echo "export X=1" >> .profile', 'ask', false, true],
+  ['touch .envrc', 'ask', false, true],
+  ['mv a.txt src/.gitconfig', 'ask', false, true],
+  ['mkdir -p .config/git', 'ask', false, true],
+  ['cp a.txt .config/fish/config.fish', 'ask', false, true],
+  ['echo x > .switchboard/settings.json', 'ask', false, true],
+  ['echo x > sub/.GIT/config', 'ask', false, true],
+  ['cp a.txt srclink/.zshrc', 'ask', false, true],
+  ['rm .bashrc', 'ask', false, true],
+  ['mv .git/config old-config', 'ask', false, true],
+  ['ln -s /tmp/x .ssh/config', 'ask', false, true],
+  // Reading them, git's own writes, and look-alike names are not asks.
+  ['cat .git/config', 'allow', true, false],
+  ['cat .bashrc', 'allow', true, false],
+  ['git commit -m x', 'allow', false, false],
+  ['git add a.txt', 'allow', false, false],
+  ['echo x > bashrc', 'allow', false, false],
+  ['echo x > .config/nvim/init.vim', 'allow', false, false],
+  ['touch .gitignore', 'allow', false, false],
   ['ls | xargs sh', 'ask', false, true],
   ['sed "1e id" a.txt', 'ask', false, true],
   ['if (', 'ask', false, true],
@@ -191,5 +215,20 @@ describe('exec checks: the command table (evaluated, never executed)', () => {
   it.each(TABLE)('%j → %s (readOnly %s, safety %s)', (command, outcome, readOnly, safety) => {
     const result = checks.analyze(command, { workspace: ws, home });
     expect({ outcome: result.outcome, readOnly: result.readOnly, safety: result.source === 'safety' }).toEqual({ outcome, readOnly, safety });
+  });
+});
+
+describe('exec checks: one rule-content formula', () => {
+  it.each([
+    'npm   test && git status | grep -c "modified:"',
+    "r''m -rf /",
+    "$'\\x72m' -rf /",
+    'FOO=1 "$CMD" x',
+    'LANG=C  ls   -la src; echo "a  b"',
+    'echo $(cat a.txt) `ls src`',
+    '[[ -f a.txt ]] && cat a.txt',
+    'X=1; echo "$X"',
+  ])('the parts of %j carry exactly the contents rules match against', (command) => {
+    expect(checks.analyze(command, { workspace: ws, home }).parts.map((part) => part.content)).toEqual(checks.ruleContents({ command }));
   });
 });
