@@ -54,7 +54,10 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const exec = opts.exec
     ? await prepareExec(cfg, log, opts.exec, storage, { scrub: scrubber(configSecrets(cfg)) })
     : { status: { available: false as const, sandbox: 'bwrap' as const, reason: 'the host was not described to the gateway (started without the CLI)' } };
-  const registry = buildRegistry(cfg, log, mcp, channels.list, storage, exec.tool ? [exec.tool] : []);
+  const registry = buildRegistry(cfg, log, mcp, channels.list, storage, {
+    tools: exec.tool ? [exec.tool] : [],
+    ...('sandboxGroup' in exec && exec.sandboxGroup !== undefined ? { sandboxGroup: exec.sandboxGroup } : {}),
+  });
   const workspaces = await prepareWorkspaces(cfg, storage, log);
   const agents = buildAgents(cfg, registry, workspaces.directories, log);
   const models = buildModels(cfg, log);

@@ -1,7 +1,7 @@
 import type { AnyTool } from '@switchboard/agent';
 import type { Storage } from '@switchboard/core';
-import { createExecTool, type ExecRunRecord, type ExecSlots, loadExecChecks } from '@switchboard/tools/exec';
-import { DEFAULT_SANDBOX_LIMITS, describeSystemLayout, probeSandbox, type SandboxRunOptions, UidAllocator } from '@switchboard/tools';
+import { createExecTool, type ExecRunRecord, loadExecChecks } from '@switchboard/tools/exec';
+import { DEFAULT_SANDBOX_LIMITS, describeSystemLayout, ExecRunQueue, probeSandbox, type SandboxRunOptions, UidAllocator } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { type ExecConfig, execSettingsOf, uidRange } from '../config-tools.js';
@@ -23,6 +23,8 @@ export type ExecStatus = { available: true; sandbox: 'bwrap' | 'none' } | { avai
 export interface ExecSetup {
   /** The tool, when the sandbox works (or `sandbox: "none"` was chosen). */
   tool?: AnyTool;
+  /** The group the file tools give what they create, so sandboxed commands (other uids of it) can change it; set when commands drop to `tools.exec.sandboxUser`. */
+  sandboxGroup?: number;
   status: ExecStatus;
 }
 
@@ -62,7 +64,7 @@ export async function prepareExec(
   log: Logger,
   host: ExecHost,
   storage: Storage,
-  deps: { scrub: (text: string) => string; slots?: ExecSlots },
+  deps: { scrub: (text: string) => string },
 ): Promise<ExecSetup> {
   const exec = cfg.tools.exec;
   const execLog = log.child({ component: 'exec' });
@@ -108,12 +110,13 @@ export async function prepareExec(
     sandbox: exec.sandbox,
     runner: runnerOptions(exec, host, system),
     settingsFor: (agentId) => agents.get(agentId) ?? fallback,
-    ...(deps.slots ? { slots: deps.slots } : {}),
+    slots: new ExecRunQueue({ perGateway: exec.concurrency.gateway, perSession: exec.concurrency.session }),
     onSpawn: (info) => execLog.info(info, 'exec started'),
     onRun: audit,
   });
   execLog.info({ sandbox: exec.sandbox }, 'exec is offered');
-  return { tool: tool as AnyTool, status: { available: true, sandbox: exec.sandbox } };
+  const sandboxGroup = exec.sandbox === 'bwrap' && host.hostIsRoot ? exec.sandboxUser.gid : undefined;
+  return { tool: tool as AnyTool, status: { available: true, sandbox: exec.sandbox }, ...(sandboxGroup !== undefined ? { sandboxGroup } : {}) };
 }
 
 /**

@@ -35,16 +35,17 @@ export function buildRegistry(
   mcp: McpConnection,
   channels: readonly Channel[],
   storage: Storage,
-  builtins: readonly AnyTool[] = [],
+  builtins: { tools: readonly AnyTool[]; sandboxGroup?: number } = { tools: [] },
 ): CapabilityRegistry {
   const resultCap = toolResultBudgets(cfg.context, cfg.limits).maxChars;
   const fileTools = createFileTools({
     maxResultChars: resultCap,
     regexMaxLength: cfg.limits.regexMaxLength,
     regexDeadlineMs: cfg.limits.regexDeadline,
+    ...(builtins.sandboxGroup !== undefined ? { sandboxGroup: builtins.sandboxGroup } : {}),
     onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
   });
-  const tools = [...fileTools, ...builtins, ...mcp.tools, createReadResultTool(storage.sessions)];
+  const tools = [...fileTools, ...builtins.tools, ...mcp.tools, createReadResultTool(storage.sessions)];
   return new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
 }
 

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { SandboxLimits } from './bwrap-args.js';
 import type { ExecCheckResult, ExecChecks } from './exec-checks.js';
 import { type HostRunOptions, runOnHost } from './run-host.js';
+import { WAITING_FOR_RUNNER } from './run-queue.js';
 import { runSandboxed, type SandboxCallOptions, type SandboxResult, type SandboxRunOptions } from './run.js';
 
 /** The tool's name. */
@@ -154,9 +155,7 @@ export function createExecTool(options: ExecToolOptions): Tool<ExecInput> {
       const timeoutMs = Math.min(input.timeout ?? settings.timeoutMs, settings.maxTimeoutMs);
       const started = Date.now();
       const release = options.slots
-        ? await options.slots.acquire(ctx.sessionId, ctx.signal, () =>
-            ctx.progress?.({ message: 'waiting for a free runner', elapsedMs: Date.now() - started }),
-          )
+        ? await options.slots.acquire(ctx.sessionId, ctx.signal, () => ctx.progress?.({ message: WAITING_FOR_RUNNER, elapsedMs: Date.now() - started }))
         : undefined;
       const fields = {
         sessionId: ctx.sessionId,
