@@ -181,6 +181,8 @@ export const configSchema = z.strictObject({
   workspaces: z.strictObject({ root: z.string().min(1).optional() }).prefault({}),
   /** Hooks per event (PreToolUse, PostToolUse, PermissionRequest, …): command or http. */
   hooks: hooksConfigSchema.default({}),
+  /** Capabilities: `offeredTo` per tool name, the roles offered it by default (over the built-in defaults: `exec` → owner, admin). */
+  capabilities: z.strictObject({ offeredTo: z.record(z.string().min(1).max(128), z.array(ROLE).max(4)).default({}) }).prefault({}),
   /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), McpServerConfigSchema).default({}),
   /** One section per channel module (config-channels.ts): `channels.<type>.accounts.<id>`. */
