@@ -117,6 +117,22 @@ describe('offeredTo role defaults and allow-switches', () => {
   });
 });
 
+describe('switches of a tool every role is offered', () => {
+  it('enabling stores no offer-switch (nothing to offer) and only removes the deny switch at that scope', async () => {
+    const read = (body: unknown) => api(gw, 'PUT', '/api/v1/capabilities/read_file', { token: op, body });
+    const none = await read({ scope: { kind: 'principal', id: memberId }, enabled: true });
+    expect(none.json).toMatchObject({ changed: false, capability: { offeredTo: ['owner', 'admin', 'member', 'guest'], enabledAt: [] } });
+    expect((await read({ scope: { kind: 'gateway' }, enabled: false })).json).toMatchObject({
+      changed: true,
+      capability: { disabledAt: [{ kind: 'gateway' }] },
+    });
+    expect(await offered(owner)).not.toContain('read_file');
+    const on = await read({ scope: { kind: 'gateway' }, enabled: true });
+    expect(on.json).toMatchObject({ changed: true, capability: { enabledAt: [], disabledAt: [] } });
+    expect(await offered(owner)).toContain('read_file');
+  });
+});
+
 describe('capabilities.offeredTo in the config', () => {
   const start = (offeredTo: unknown) => {
     const dir = mkdtempSync(join(tmpdir(), 'swb-offer-'));
