@@ -63,6 +63,8 @@ export class PolicyService {
   private rulesCache: RuleSet | null = null;
   /** The operators' offer-switches, cached like the rules (dropped by {@link invalidateRules}). */
   private offersCache: readonly OfferScope[] | null = null;
+  /** Bumped by {@link invalidateRules}: a read that started before a change is not cached. */
+  private offersGeneration = 0;
   /** When the earliest session rule in the cache lapses (the cache is rebuilt then). */
   private rulesLiveUntil = Infinity;
   /** Session grants: their expiry, audit and notices. */
@@ -114,14 +116,20 @@ export class PolicyService {
   invalidateRules(): void {
     this.rulesCache = null;
     this.offersCache = null;
+    this.offersGeneration++;
   }
 
   /** Who is offered what for a speaker of `role`; undefined without `offeredTo` (every tool is offered). */
   private async offers(role: string): Promise<OfferContext | undefined> {
     const offeredTo = this.options.offeredTo;
     if (!offeredTo) return undefined;
-    this.offersCache ??= (await this.options.storage.offerSwitches.list()).map(offerScopeOf);
-    return { role, offeredTo: (tool) => offeredTo(tool), switches: this.offersCache };
+    let switches = this.offersCache;
+    if (!switches) {
+      const generation = this.offersGeneration;
+      switches = (await this.options.storage.offerSwitches.list()).map(offerScopeOf);
+      if (generation === this.offersGeneration) this.offersCache = switches;
+    }
+    return { role, offeredTo: (tool) => offeredTo(tool), switches };
   }
 
   /** Every rule in force: settings (gateway and agent scopes) and database. */

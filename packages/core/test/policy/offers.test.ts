@@ -41,3 +41,35 @@ describe('PolicyService: offeredTo and offer-switches', () => {
     expect(names((await env.turn({ room: 'r1' })).policy.tools)).not.toContain('mcp__mail__send');
   });
 });
+
+describe('PolicyService: the switch cache', () => {
+  it('a read that started before invalidateRules is not cached: the next turn sees the change', async () => {
+    const service = env.setup();
+    const member = await env.principal('member');
+    const storage = env.storage;
+    const list = storage.offerSwitches.list.bind(storage.offerSwitches);
+    let release: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered: (() => void) | undefined;
+    const reading = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    // The first read returns the (empty) list only after a switch was stored and the cache dropped.
+    storage.offerSwitches.list = async () => {
+      const before = await list();
+      storage.offerSwitches.list = list;
+      entered?.();
+      await gate;
+      return before;
+    };
+    const racing = env.turn({ principalId: member, agentTools });
+    await reading;
+    await storage.offerSwitches.put({ tool: 'exec', scopeKind: 'principal', scopeId: member, createdBy: 'operator:t' });
+    service.invalidateRules();
+    release?.();
+    expect(names((await racing).policy.tools)).not.toContain('exec');
+    expect(names((await env.turn({ principalId: member, agentTools })).policy.tools)).toContain('exec');
+  });
+});
