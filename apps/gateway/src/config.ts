@@ -6,6 +6,7 @@ import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, TOOL_GROUPS, checkRuleText, 
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';
+import { capabilitiesSchema } from './config-capabilities.js';
 import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
 import { toolOptionsSchema, toolsSchema } from './config-tools.js';
@@ -186,6 +187,8 @@ export const configSchema = z.strictObject({
   workspaces: z.strictObject({ root: z.string().min(1).optional() }).prefault({}),
   /** Hooks per event (PreToolUse, PostToolUse, PermissionRequest, …): command or http. */
   hooks: hooksConfigSchema.default({}),
+  /** Capabilities: `offeredTo` per tool name, the roles offered it by default (over the built-in defaults: `exec` → owner, admin). */
+  capabilities: capabilitiesSchema,
   /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), McpServerConfigSchema).default({}),
   /** One section per channel module (config-channels.ts): `channels.<type>.accounts.<id>`. */

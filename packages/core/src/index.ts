@@ -70,6 +70,7 @@ export {
   type SessionSettings,
   type Storage,
   type StoredRule,
+  type OfferSwitch,
   type TokenKind,
   type TokenRecord,
   type Turn,
@@ -305,6 +306,15 @@ export {
   type ToolProfile,
   type ToolProfileSetting,
 } from './registry.js';
+export {
+  ALL_ROLES,
+  coversEveryRole,
+  DEFAULT_OFFERED_TO,
+  OfferedToError,
+  offerScopeOf,
+  type OfferContext,
+  type OfferScope,
+} from './capability-offers.js';
 export {
   BOUNDARY_FIELDS,
   type BoundaryField,

@@ -1,7 +1,9 @@
 import { toolSpec, type AnyTool } from '@switchboard/agent';
+import { ALL_ROLES, DEFAULT_OFFERED_TO, OfferedToError } from './capability-offers.js';
 import type { Channel } from './channel.js';
 import { HOOK_EVENTS, type HooksConfig } from './permissions/hooks.js';
 import { GROUP_RULE, TOOL_GROUPS, type ToolGroup } from './permissions/rule-text.js';
+import type { Role } from './storage.js';
 
 /** What kind of capability an entry is. */
 export type CapabilityKind = 'tool' | 'channel' | 'model' | 'hook';
@@ -32,6 +34,8 @@ export interface Capability {
   risk?: RiskFacts;
   /** Tools: the `group:*` shorthands that include it. */
   groups?: string[];
+  /** Tools: the roles offered it by default (`capabilities.offeredTo` over the built-in defaults); operators' offer-switches add scopes. */
+  offeredTo?: Role[];
   /** Non-secret facts about channels, models and hooks. */
   detail?: Record<string, unknown>;
 }
@@ -48,7 +52,9 @@ const FS_TOOLS = ['read_file', 'list_files', 'search_files', 'write_file', 'edit
 const FS_READ_ONLY = ['read_file', 'list_files', 'search_files'];
 /** Names the web and runtime groups take once such tools exist. */
 const WEB_TOOLS = ['web_fetch', 'web_search'];
-const RUNTIME_TOOLS = ['exec', 'process'];
+const RUNTIME_TOOLS = ['exec'];
+/** Built-in tool names that may be absent from a registry (a tool whose prerequisite is missing): `capabilities.offeredTo` may name them. */
+const RESERVED_TOOLS: ReadonlySet<string> = new Set([...FS_TOOLS, ...WEB_TOOLS, ...RUNTIME_TOOLS, 'read_result']);
 const PROFILE_GROUPS: Record<Exclude<ToolProfile, 'none' | 'minimal' | 'readonly'>, ToolGroup[]> = {
   messaging: ['group:web'],
   coding: ['group:fs', 'group:runtime', 'group:web'],
@@ -68,6 +74,12 @@ export interface RegistryInput {
   channels: readonly Channel[];
   model: { name: string; fallback?: string | undefined; baseUrl: string; apiKey: string };
   hooks: HooksConfig;
+  /**
+   * `capabilities.offeredTo`: per tool name, the roles offered it by default, over
+   * {@link DEFAULT_OFFERED_TO}. A name must be a registered tool, a reserved built-in name, or a
+   * tool of a configured MCP server that registered no tools (it did not come up).
+   */
+  offeredTo?: ReadonlyMap<string, readonly Role[]>;
 }
 
 /**
@@ -79,7 +91,9 @@ export class CapabilityRegistry {
   private readonly byName: Map<string, AnyTool>;
   private readonly sources = new Map<string, string>();
   private readonly groups: Record<ToolGroup, string[]>;
+  private readonly offers = new Map<string, readonly Role[]>();
 
+  /** @throws {OfferedToError} when `input.offeredTo` names a tool that is neither registered nor reserved. */
   constructor(private readonly input: RegistryInput) {
     this.tools = input.tools;
     this.byName = new Map(input.tools.map((t) => [t.name, t]));
@@ -94,6 +108,28 @@ export class CapabilityRegistry {
       'group:runtime': builtin(RUNTIME_TOOLS),
       'group:mcp': input.tools.filter((t) => this.sources.get(t.name)?.startsWith('mcp:')).map((t) => t.name),
     };
+    for (const [name, roles] of input.offeredTo ?? []) {
+      if (!this.mayOffer(name)) {
+        const known = input.tools.map((t) => t.name).join(', ') || 'none';
+        throw new OfferedToError(name, `capabilities.offeredTo.${name}: no tool named ${JSON.stringify(name)} is registered (registered: ${known})`);
+      }
+      this.offers.set(name, [...roles]);
+    }
+  }
+
+  /** Whether `capabilities.offeredTo` may name this tool (see {@link RegistryInput.offeredTo}). */
+  private mayOffer(name: string): boolean {
+    if (this.byName.has(name) || RESERVED_TOOLS.has(name)) return true;
+    const server = mcpServerOf(name, this.input.mcpServers);
+    return server !== undefined && !this.tools.some((t) => this.sources.get(t.name) === `mcp:${server}`);
+  }
+
+  /**
+   * The roles a tool is offered to by default: its `capabilities.offeredTo` entry, else the
+   * built-in default ({@link DEFAULT_OFFERED_TO}: `exec` → owner and admin), else every role.
+   */
+  offeredTo(name: string): readonly Role[] {
+    return this.offers.get(name) ?? DEFAULT_OFFERED_TO.get(name) ?? ALL_ROLES;
   }
 
   /** The tool with this name, if registered. */
@@ -170,6 +206,7 @@ export class CapabilityRegistry {
       inputSchema: toolSpec(t).input_schema,
       risk: this.riskOf(t),
       groups: TOOL_GROUPS.filter((g) => this.groups[g].includes(t.name)),
+      offeredTo: [...this.offeredTo(t.name)],
     }));
     for (const c of this.input.channels) {
       out.push({

@@ -199,6 +199,21 @@ export interface StoredRule {
   createdAt: Date;
 }
 
+/**
+ * An operator's offer-switch: the tool is offered to the model wherever this scope applies, even
+ * to roles outside its `offeredTo` defaults. Not a permission rule: it grants no call (approvals
+ * still apply) and deny rules still hide the tool. One per tool and scope.
+ */
+export interface OfferSwitch {
+  /** The tool's name (a capability id). */
+  tool: string;
+  scopeKind: StoredRule['scopeKind'];
+  /** The agent, channel, conversation, role, principal or session id; null for the gateway. */
+  scopeId: string | null;
+  createdBy: string;
+  createdAt: Date;
+}
+
 export interface AuditEntry {
   id: number;
   at: Date;
@@ -513,6 +528,15 @@ export interface Storage {
     list(): Promise<BudgetOverride[]>;
     /** Replaces the override of (scope, id); null removes it. */
     set(scope: BudgetScope, id: string, spec: BudgetSpec | null, by: string): Promise<void>;
+  };
+  /** Operators' offer-switches (control API `PUT /capabilities/{id}` with `enabled: true`), one per tool and scope. */
+  offerSwitches: {
+    /** Every switch, oldest first. */
+    list(): Promise<OfferSwitch[]>;
+    /** Stores the switch of `tool` at exactly that scope unless one is there; true when it was stored. */
+    put(s: Omit<OfferSwitch, 'createdAt'>): Promise<boolean>;
+    /** Removes the switch of `tool` at exactly that scope; false when there was none. */
+    remove(tool: string, scopeKind: OfferSwitch['scopeKind'], scopeId: string | null): Promise<boolean>;
   };
   close(): void;
 }

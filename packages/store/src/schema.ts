@@ -312,3 +312,17 @@ export const budgetOverrides = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.scope, t.scopeId] })],
 );
+
+/** Operators' offer-switches (control API `PUT /capabilities/{id}` with `enabled: true`): a tool offered at a scope beyond its `offeredTo` roles. */
+export const offerSwitches = sqliteTable(
+  'offer_switches',
+  {
+    tool: text('tool').notNull(),
+    scopeKind: text('scope_kind').notNull(),
+    /** The scope's id; `''` for the gateway. */
+    scopeId: text('scope_id').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tool, t.scopeKind, t.scopeId] })],
+);

@@ -14,6 +14,7 @@ import { sessionOps, sessionRepo } from './session-repo.js';
 import { turnRepo } from './turn-repo.js';
 import { usageOps, usageRepo } from './usage-repo.js';
 import { budgetRepo } from './budget-repo.js';
+import { offerSwitchRepo } from './offer-switch-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -87,6 +88,7 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     ...boundaryRepos(db),
     usage: usageRepo(db, calls),
     budgets: budgetRepo(db),
+    offerSwitches: offerSwitchRepo(db),
     close() {
       if (db.open) db.close();
     },

@@ -5,6 +5,7 @@ import { budgetContract } from './contract/budget-contract.js';
 import { deliveryContract } from './contract/delivery-contract.js';
 import { governanceContract } from './contract/governance-contract.js';
 import { identityContract } from './contract/identity-contract.js';
+import { offerSwitchContract } from './contract/offer-switch-contract.js';
 import { pairingContract } from './contract/pairing-contract.js';
 import { sessionContract } from './contract/session-contract.js';
 import { turnContract } from './contract/turn-contract.js';
@@ -38,5 +39,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('pairing requests and held messages', () => pairingContract(store));
     describe('usage rows (one per model call)', () => usageContract(store));
     describe('budget overrides and spend', () => budgetContract(store));
+    describe('offer-switches (tools offered at a scope)', () => offerSwitchContract(store));
   });
 }

@@ -1,4 +1,4 @@
-import type { Capability, StoredRule } from '@switchboard/core';
+import { coversEveryRole, type Capability, type OfferSwitch, type StoredRule } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf, auditChange, scopeProblem, scopeSchema, scopeView } from './common.js';
@@ -11,15 +11,24 @@ const isSwitch = (r: StoredRule, tool: string) => r.behavior === 'deny' && r.rul
 
 /**
  * The capability registry (scope `read` to list, `admin` to switch). Disabling a tool at a scope
- * stores a content-less deny rule there (so the tool is never offered to the model within that
- * scope); enabling removes such operator rules at exactly that scope. Config rules are not touched.
+ * removes the operator's offer-switch there and stores a content-less deny rule (so the tool is
+ * never offered to the model within that scope); enabling removes such operator rules at exactly
+ * that scope and, when the tool's `offeredTo` leaves a role out, stores an offer-switch there
+ * (never an allow rule: that would skip approvals). Config rules are not touched; deny still wins.
  */
 export const capabilityRoutes: RouteModule = async (app, deps) => {
   const { storage, registry, policy } = deps;
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['capabilities'];
-  const view = (c: Capability, rules: readonly StoredRule[]) =>
-    c.kind === 'tool' ? { ...c, disabledAt: rules.filter((x) => isSwitch(x, c.id)).map((x) => ({ ...scopeView(x.scopeKind, x.scopeId), ruleId: x.id })) } : c;
+  const view = (c: Capability, rules: readonly StoredRule[], offers: readonly OfferSwitch[]) =>
+    c.kind === 'tool'
+      ? {
+          ...c,
+          enabledAt: offers.filter((o) => o.tool === c.id).map((o) => ({ ...scopeView(o.scopeKind, o.scopeId), createdBy: o.createdBy })),
+          disabledAt: rules.filter((x) => isSwitch(x, c.id)).map((x) => ({ ...scopeView(x.scopeKind, x.scopeId), ruleId: x.id })),
+        }
+      : c;
+  const current = async () => ({ rules: await storage.rules.list(), offers: await storage.offerSwitches.list() });
 
   r.get(
     '/capabilities',
@@ -32,16 +41,22 @@ export const capabilityRoutes: RouteModule = async (app, deps) => {
       },
     },
     async (req) => {
-      const rules = await storage.rules.list();
+      const { rules, offers } = await current();
       const caps = registry.list().filter((c) => !req.query.kind || c.kind === req.query.kind);
-      return { capabilities: caps.map((c) => view(c, rules)), groups: registry.groupTable(), profiles: registry.profileTable(), agents: deps.agentTools };
+      return {
+        capabilities: caps.map((c) => view(c, rules, offers)),
+        groups: registry.groupTable(),
+        profiles: registry.profileTable(),
+        agents: deps.agentTools,
+      };
     },
   );
 
   r.get('/capabilities/:id', { config: { scope: 'read' }, schema: { tags, summary: 'One capability', params: capabilityParam } }, async (req, reply) => {
     const c = registry.get(req.params.id);
     if (!c) return sendError(reply, 404, 'not_found', `No capability ${req.params.id}.`);
-    return { capability: view(c, await storage.rules.list()) };
+    const { rules, offers } = await current();
+    return { capability: view(c, rules, offers) };
   });
 
   r.put(
@@ -65,18 +80,26 @@ export const capabilityRoutes: RouteModule = async (app, deps) => {
       if (problem) return sendError(reply, 400, 'bad_request', problem);
       const scopeId = scope.id ?? null;
       const here = (await storage.rules.list()).filter((x) => isSwitch(x, c.id) && x.scopeKind === scope.kind && x.scopeId === scopeId);
-      let changed = false;
+      let rulesChanged = false;
+      let offerSwitch: 'stored' | 'removed' | null = null;
       if (enabled) {
-        for (const rule of here) changed = (await storage.rules.delete(rule.id)) || changed;
-      } else if (here.length === 0) {
-        await storage.rules.create({ scopeKind: scope.kind, scopeId, behavior: 'deny', rule: c.id, createdBy: actorOf(req) });
-        changed = true;
+        for (const rule of here) rulesChanged = (await storage.rules.delete(rule.id)) || rulesChanged;
+        const needed = !coversEveryRole(registry.offeredTo(c.id));
+        if (needed && (await storage.offerSwitches.put({ tool: c.id, scopeKind: scope.kind, scopeId, createdBy: actorOf(req) }))) offerSwitch = 'stored';
+      } else {
+        if (await storage.offerSwitches.remove(c.id, scope.kind, scopeId)) offerSwitch = 'removed';
+        if (here.length === 0) {
+          await storage.rules.create({ scopeKind: scope.kind, scopeId, behavior: 'deny', rule: c.id, createdBy: actorOf(req) });
+          rulesChanged = true;
+        }
       }
+      const changed = rulesChanged || offerSwitch !== null;
       if (changed) {
         policy.invalidateRules();
-        await auditChange(storage, req, enabled ? 'capability.enable' : 'capability.disable', c.id, { scope: scopeView(scope.kind, scopeId) });
+        await auditChange(storage, req, enabled ? 'capability.enable' : 'capability.disable', c.id, { scope: scopeView(scope.kind, scopeId), offerSwitch });
       }
-      return { id: c.id, scope: scopeView(scope.kind, scopeId), enabled, changed, capability: view(c, await storage.rules.list()) };
+      const { rules, offers } = await current();
+      return { id: c.id, scope: scopeView(scope.kind, scopeId), enabled, changed, capability: view(c, rules, offers) };
     },
   );
 };

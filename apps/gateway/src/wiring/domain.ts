@@ -113,6 +113,7 @@ async function buildPolicy(
     sessionGrantTtlMs: cfg.permissions.sessionGrantTtl,
     protectedFiles: { configFile: inputs.configFile, databaseFile: inputs.databaseFile },
     expandRule: (rule) => registry.expandRule(rule),
+    offeredTo: (tool) => registry.offeredTo(tool),
     // A channel's permissionMode and rooms come with operators' overrides applied.
     boundaryPolicy,
     workspaces: inputs.workspaces,

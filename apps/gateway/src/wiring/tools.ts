@@ -4,6 +4,7 @@ import { createFileTools } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toolResultBudgets } from '../config-context.js';
+import { offeredToOf, withOfferedToKey } from './offered-to.js';
 
 /** The tools of the configured MCP servers that came up, and how to close their clients. */
 export interface McpConnection {
@@ -46,7 +47,9 @@ export function buildRegistry(
     onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
   });
   const tools = [...fileTools, ...builtins.tools, ...mcp.tools, createReadResultTool(storage.sessions)];
-  return new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks });
+  return withOfferedToKey(
+    () => new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks, offeredTo: offeredToOf(cfg) }),
+  );
 }
 
 /**

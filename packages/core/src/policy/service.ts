@@ -1,5 +1,6 @@
 import type { AnyTool, Decision, ToolContext } from '@switchboard/agent';
 import type { Logger } from 'pino';
+import { offerScopeOf, type OfferContext, type OfferScope } from '../capability-offers.js';
 import { compactionHooks } from '../context/compaction-hooks.js';
 import type { CompactionHooks } from '../context/compaction-run.js';
 import type { HookTurnFields } from '../permissions/hooks.js';
@@ -60,6 +61,10 @@ const isFileTool = (tool: { name: string }) => toolMatchKind(tool.name) === 'pat
  */
 export class PolicyService {
   private rulesCache: RuleSet | null = null;
+  /** The operators' offer-switches, cached like the rules (dropped by {@link invalidateRules}). */
+  private offersCache: readonly OfferScope[] | null = null;
+  /** Bumped by {@link invalidateRules}: a read that started before a change is not cached. */
+  private offersGeneration = 0;
   /** When the earliest session rule in the cache lapses (the cache is rebuilt then). */
   private rulesLiveUntil = Infinity;
   /** Session grants: their expiry, audit and notices. */
@@ -110,6 +115,21 @@ export class PolicyService {
   /** Forgets cached rules (after a rule was created or deleted, or the settings were replaced). */
   invalidateRules(): void {
     this.rulesCache = null;
+    this.offersCache = null;
+    this.offersGeneration++;
+  }
+
+  /** Who is offered what for a speaker of `role`; undefined without `offeredTo` (every tool is offered). */
+  private async offers(role: string): Promise<OfferContext | undefined> {
+    const offeredTo = this.options.offeredTo;
+    if (!offeredTo) return undefined;
+    let switches = this.offersCache;
+    if (!switches) {
+      const generation = this.offersGeneration;
+      switches = (await this.options.storage.offerSwitches.list()).map(offerScopeOf);
+      if (generation === this.offersGeneration) this.offersCache = switches;
+    }
+    return { role, offeredTo: (tool) => offeredTo(tool), switches };
   }
 
   /** Every rule in force: settings (gateway and agent scopes) and database. */
@@ -226,7 +246,8 @@ export class PolicyService {
             ? { kind: 'room', channel: message.channel, account: message.account, conversation: message.conversation.id }
             : { kind: 'person', principalId },
         );
-    const tools = preFilter(agent.tools, ruleSet, scopes).filter((tool) => !(fileless && isFileTool(tool)));
+    const offers = await this.offers(role);
+    const tools = preFilter(agent.tools, ruleSet, scopes, offers ? { offers } : {}).filter((tool) => !(fileless && isFileTool(tool)));
     const log = this.options.log.child({ sessionId: session.id, turnId: turn.id });
     const preToolUse = this.hooks.preToolUse(log);
     const turnFields = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };

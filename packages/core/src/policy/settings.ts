@@ -88,6 +88,8 @@ export interface PolicyServiceOptions {
   protectedFiles: { configFile?: string | undefined; databaseFile: string };
   /** Expands a `group:*` rule into per-tool rules (the capability registry); other rules pass through. */
   expandRule?(rule: string): string[];
+  /** The roles a tool is offered to by default (the capability registry's `offeredTo`); unset: every tool to every role. */
+  offeredTo?(tool: string): readonly string[];
   /** The effective boundary policy of a channel account by id (config with operators' overrides): its `permissionMode` and rooms. */
   boundaryPolicy?(channelId: string): Promise<BoundaryPolicy | null>;
   /** Where each turn's file tools work (per person, per room, or shared). */

@@ -14,6 +14,7 @@ import {
   LiveSettings,
   PolicyService,
   type PolicySettings,
+  type Role,
   type SessionKey,
   type TurnPolicy,
   type TurnPolicyContext,
@@ -57,6 +58,8 @@ export interface PolicyFixtureOptions {
   /** Boundary policies by channel id (`websocket:default`). */
   boundary?: ReadonlyMap<string, BoundaryPolicy>;
   workspaceMode?: WorkspaceMode;
+  /** `capabilities.offeredTo` overrides for the registry the service reads `offeredTo` from. */
+  offeredTo?: ReadonlyMap<string, readonly Role[]>;
 }
 
 /** One turn's policy and everything it emitted. */
@@ -120,6 +123,7 @@ export function usePolicy() {
         channels: [],
         model: { name: 'm', baseUrl: '', apiKey: '' },
         hooks: options.hooks ?? {},
+        ...(options.offeredTo ? { offeredTo: options.offeredTo } : {}),
       });
       const workspaceMode = options.workspaceMode ?? 'per-person';
       service = new PolicyService({
@@ -133,6 +137,7 @@ export function usePolicy() {
         sessionGrantTtlMs: 3_600_000,
         protectedFiles: { databaseFile: join(root, 'switchboard.db') },
         expandRule: (rule) => registry.expandRule(rule),
+        offeredTo: (tool) => registry.offeredTo(tool),
         boundaryPolicy: async (channelId) => options.boundary?.get(channelId) ?? null,
         workspaces: new WorkspaceDirectories({ root, modeOf: () => workspaceMode }),
       });
