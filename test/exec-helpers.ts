@@ -1,17 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { GatewayProcess, WsClient, WsFrame } from '@switchboard/testkit';
 import { personWorkspace } from './helpers.js';
 
 /**
- * A person's workspace the sandboxed uid can enter (0755): the gateway creates workspaces 0700, and
+ * A person's workspace the sandboxed uid can enter (others get r-x): the gateway creates workspaces 0700, and
  * until workspace group ownership lands the uid commands run as could not even `cd` there.
  */
 export function execWorkspace(gw: GatewayProcess, principalId?: string): string {
   const dir = personWorkspace(gw, principalId);
-  chmodSync(dir, 0o755);
+  // adds r-x for others, keeping whatever owner/group bits the gateway set
+  chmodSync(dir, (statSync(dir).mode & 0o7777) | 0o005);
   return dir;
 }
 

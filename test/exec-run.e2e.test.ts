@@ -67,6 +67,7 @@ describe('exec: an abort kills the whole process tree (acceptance 6)', () => {
       const tree = processTree(pid);
       // bwrap, its pid-1 child, the shell, two sleeps (at least)
       expect(tree.length).toBeGreaterThanOrEqual(4);
+      expect(alive(tree)).toEqual(tree);
       const accepted = ws.frames.find((f) => f.type === 'accepted' && f.clientId === 'ab1');
       ws.send({ type: 'abort', turnId: accepted!.turnId });
       const finished = await execLog(env.gw, 'exec finished', 'toolu_ab1');
@@ -93,6 +94,7 @@ describe('exec: an abort kills the whole process tree (acceptance 6)', () => {
       await ws.next((f) => f.type === 'tool' && f.phase === 'progress' && f.toolUseId === 'toolu_k9' && f.lines >= 1, 20_000);
       tree = processTree(pid);
       expect(tree.length).toBeGreaterThanOrEqual(4);
+      expect(alive(tree)).toEqual(tree);
       const requestsBefore = fake.requests.length;
       await env.gw.kill('SIGKILL');
       approver.stop();
