@@ -89,7 +89,10 @@ describe('capability registry', () => {
   it('disabling write_file for members hides it from members only, and enabling brings it back', async () => {
     const ownerBefore = await toolsOffered(owner);
     expect(names(ownerBefore)).toContain('write_file');
-    expect(await toolsOffered(member)).toEqual(ownerBefore);
+    // exec is offered to owners and admins only (its offeredTo default); everything else to both.
+    expect(names(ownerBefore)).toContain('exec');
+    const memberBefore = ownerBefore.filter((t) => t.name !== 'exec');
+    expect(await toolsOffered(member)).toEqual(memberBefore);
 
     const off = await api(gw, 'PUT', '/api/v1/capabilities/write_file', { token: op, body: { scope: { kind: 'role', id: 'member' }, enabled: false } });
     expect(off.status).toBe(200);
@@ -105,11 +108,11 @@ describe('capability registry', () => {
     const ownerTools = await toolsOffered(owner);
     const memberTools = await toolsOffered(member);
     expect(ownerTools).toEqual(ownerBefore);
-    expect(memberTools).toEqual(ownerTools.filter((t) => t.name !== 'write_file'));
+    expect(memberTools).toEqual(memberBefore.filter((t) => t.name !== 'write_file'));
 
     const on = await api(gw, 'PUT', '/api/v1/capabilities/write_file', { token: op, body: { scope: { kind: 'role', id: 'member' }, enabled: true } });
     expect(on.json).toMatchObject({ enabled: true, changed: true, capability: { disabledAt: [] } });
-    expect(await toolsOffered(member)).toEqual(ownerBefore);
+    expect(await toolsOffered(member)).toEqual(memberBefore);
 
     const audit = await api(gw, 'GET', '/api/v1/audit?actor=operator:bootstrap-operator', { token: op });
     const actions = (audit.json.entries as any[]).map((e) => `${e.action} ${e.target}`);
@@ -150,9 +153,10 @@ describe('tool profiles and groups in the config', () => {
     const mcp = res.json.groups['group:mcp'] as string[];
     expect(mcp).toContain('mcp__fx__echo');
     expect(res.json.agents.default).toEqual(['read_file', 'list_files', 'search_files', 'read_result']);
-    expect(res.json.agents.everything).toEqual([...res.json.groups['group:fs'], ...mcp, 'read_result']);
+    expect(res.json.groups['group:runtime']).toEqual(['exec']);
+    expect(res.json.agents.everything).toEqual([...res.json.groups['group:fs'], 'exec', ...mcp, 'read_result']);
     expect(res.json.agents.mixed).toEqual(['read_file', 'list_files', 'search_files', ...mcp, 'read_result']);
-    expect(res.json.agents.plain).toEqual([...res.json.groups['group:fs'], 'read_result']);
+    expect(res.json.agents.plain).toEqual([...res.json.groups['group:fs'], 'exec', 'read_result']);
 
     const ws = await connectWs(other.wsUrl, { headers: bearer(other.credentials().clientToken) });
     const before = fake.requests.length;

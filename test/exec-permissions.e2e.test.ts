@@ -10,7 +10,7 @@ import { bearer, collectTurn, personWorkspace, toolResultFor, useGateway } from 
 
 const env = useGateway({ client: true });
 type Body = { tools?: Array<{ name: string }> };
-const toolsOf = (i: number) => ((env.fake.requests[i]?.body as Body).tools ?? []).map((t) => t.name);
+const toolsOf = (i: number) => ((env.fake.requests[i]?.body as Body | undefined)?.tools ?? []).map((t) => t.name);
 
 async function person(name: string, role: string): Promise<{ ws: WsClient; principalId: string }> {
   const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as {
