@@ -18,6 +18,7 @@ import { measureUnreachableStop } from './lib/unreachable-stop.mjs';
 import { formatTable } from './lib/table.mjs';
 import { runLongSession } from './lib/long-session.mjs';
 import { LONG_TARGETS, longSessionRows } from './lib/long-session-rows.mjs';
+import { EXEC_TARGETS, execRows, runExecBench } from './lib/exec.mjs';
 import {
   GATEWAY_CONFIG,
   WORKSPACE_FILE,
@@ -82,6 +83,7 @@ const TARGETS = {
   baselineShareAt32: 0.25,
   rssGrowthMB: 30,
   longSession: LONG_TARGETS,
+  exec: EXEC_TARGETS,
   hiBytes: 12 * 1024,
   // shutdownGrace (2 s) + 2 s
   unreachableStopMs: 4000,
@@ -577,6 +579,15 @@ try {
       log(`long session FAILED: ${err instanceof Error ? err.stack : err}`);
     }
   }
+
+  // --- exec: the command checks and the bubblewrap sandbox, in-process (bench/lib/exec.mjs) ---
+  try {
+    results.exec = await runExecBench(repo, { iterations: Q ? 20 : 200, runs: Q ? 5 : 20, log });
+  } catch (err) {
+    exitCode = 1;
+    results.exec = { error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err) };
+    log(`exec FAILED: ${err instanceof Error ? err.stack : err}`);
+  }
 } catch (err) {
   exitCode = 1;
   results.error = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
@@ -697,6 +708,7 @@ function buildTable(r) {
   }
   row('request bytes for a first "hi" (default tools)', 'bytes', g.hiRequest?.bodyBytes, null, TARGETS.hiBytes, 'lower');
   if (r.longSession?.turnsDone !== undefined) rows.push(...longSessionRows(r.longSession));
+  if (r.exec?.checkMicrosMedian !== undefined) rows.push(...execRows(r.exec));
   return rows;
 }
 
