@@ -1,5 +1,5 @@
 /** Small Linux `/proc` readers the runner uses to find and reap the sandbox's processes. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Direct children of a process (`/proc/<pid>/task/<pid>/children`); empty when unknown. */
 export function childPids(pid: number): number[] {
@@ -51,6 +51,40 @@ export async function reapNamespace(reaper: number, boundMs = 5_000, stepMs = 10
   signalPid(reaper, 'SIGKILL');
   const deadline = Date.now() + boundMs;
   while (isLive(reaper, 'bwrap')) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, stepMs));
+  }
+  return true;
+}
+
+/** Live (not zombie) processes whose process group is `pgid`, read from `/proc/<pid>/stat`. */
+export function liveGroupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!/^\d+$/u.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // Fields after the command name: state, ppid, pgrp, …
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') out.push(Number(name));
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return out;
+}
+
+/** Kills a process group and resolves once none of it is alive (checks every `stepMs` for at most `boundMs`); false if some survived. */
+export async function killGroup(pgid: number, boundMs = 5_000, stepMs = 10): Promise<boolean> {
+  signalPid(-pgid, 'SIGKILL');
+  const deadline = Date.now() + boundMs;
+  while (liveGroupMembers(pgid).length > 0) {
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, stepMs));
   }

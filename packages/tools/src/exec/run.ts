@@ -4,18 +4,12 @@
  * and tail kept), progress at an interval, and the whole group killed on abort or timeout.
  */
 import { spawn } from 'node:child_process';
-import { StringDecoder } from 'node:string_decoder';
 import { type BwrapArgsOptions, buildBwrapArgs, sandboxEnv } from './bwrap-args.js';
-import { OutputBuffer } from './output-buffer.js';
+import { abortedBeforeStart, collectRun } from './run-collect.js';
+export { DEFAULT_OUTPUT_BUDGET, DEFAULT_PROGRESS_INTERVAL_MS, MIN_PROGRESS_INTERVAL_MS } from './run-collect.js';
 import { prepareProtectedPaths, prepareWorkspaceForSandbox, type UidAllocator } from './layout.js';
 import { childPids, reapNamespace, signalPid } from './proc.js';
 
-/** Default output budget (characters) of one run. */
-export const DEFAULT_OUTPUT_BUDGET = 30_000;
-/** Default progress interval. */
-export const DEFAULT_PROGRESS_INTERVAL_MS = 1_000;
-/** Shortest progress interval accepted. */
-export const MIN_PROGRESS_INTERVAL_MS = 200;
 /** Default grace between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 
@@ -99,15 +93,6 @@ function stopRun(bwrapPid: number, reaper: () => number | undefined, graceMs: nu
   }, graceMs);
 }
 
-/** Calls an observer; an observer that throws never breaks the run (its error is dropped). */
-function notify<T>(observer: ((value: T) => void) | undefined, value: T): void {
-  try {
-    observer?.(value);
-  } catch {
-    // Observers are best-effort; the run and its cleanup must go on.
-  }
-}
-
 /** Runs `command` with `bash -c` in the sandbox and resolves when bwrap has exited. */
 export async function runSandboxed(options: SandboxRunOptions, command: string, call: SandboxCallOptions = {}): Promise<SandboxResult> {
   let uid: number | undefined;
@@ -134,90 +119,27 @@ export async function runSandboxed(options: SandboxRunOptions, command: string, 
 }
 
 function spawnAndCollect(options: SandboxRunOptions, argv: string[], call: SandboxCallOptions): Promise<SandboxResult> {
-  const started = Date.now();
-  const output = new OutputBuffer(options.outputBudget ?? DEFAULT_OUTPUT_BUDGET);
-  return new Promise<SandboxResult>((resolve, reject) => {
-    if (call.signal?.aborted) {
-      resolve({ exitCode: null, signal: null, output: '[not started: aborted]', truncated: false, durationMs: 0, timedOut: false, aborted: true });
-      return;
-    }
-    const child = spawn(options.bwrapPath, argv, {
-      detached: true,
-      env: sandboxEnv(options),
-      cwd: '/',
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-    });
-    let reaper: number | undefined;
-    let status = '';
-    child.stdio[3]?.on('data', (chunk: Buffer) => {
-      status += chunk.toString('utf8');
-      const match = /"child-pid"\s*:\s*(\d+)/.exec(status);
-      if (match && reaper === undefined) reaper = Number(match[1]);
-    });
-    const decoder = new StringDecoder('utf8');
-    let timedOut = false;
-    let aborted = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    let timeoutTimer: NodeJS.Timeout | undefined;
-    const progressTimer = call.onProgress
-      ? setInterval(
-          () => notify(call.onProgress, { lines: output.lines, elapsedMs: Date.now() - started }),
-          Math.max(MIN_PROGRESS_INTERVAL_MS, options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS),
-        )
-      : undefined;
-
-    const stop = () => {
-      const pid = child.pid;
-      if (pid === undefined || killTimer) return;
-      killTimer = stopRun(pid, () => reaper, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-    };
-    const onAbort = () => {
-      aborted = true;
-      stop();
-    };
-    call.signal?.addEventListener('abort', onAbort, { once: true });
-    if (call.timeoutMs !== undefined && Number.isFinite(call.timeoutMs)) {
-      timeoutTimer = setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, call.timeoutMs);
-    }
-
-    const append = (text: string) => {
-      if (text.length === 0) return;
-      output.push(text);
-      notify(call.onOutput, text);
-    };
-    child.stdout?.on('data', (chunk: Buffer) => append(decoder.write(chunk)));
-    // bwrap's own errors (before the merge) arrive here; the command's stderr comes through stdout.
-    child.stderr?.on('data', (chunk: Buffer) => append(chunk.toString('utf8')));
-    if (child.pid !== undefined) notify(call.onSpawn, child.pid);
-
-    const cleanup = () => {
-      if (progressTimer) clearInterval(progressTimer);
-      if (timeoutTimer) clearTimeout(timeoutTimer);
-      call.signal?.removeEventListener('abort', onAbort);
-    };
-    child.on('error', (error) => {
-      cleanup();
+  if (call.signal?.aborted) return Promise.resolve(abortedBeforeStart());
+  const child = spawn(options.bwrapPath, argv, { detached: true, env: sandboxEnv(options), cwd: '/', stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  let reaper: number | undefined;
+  let status = '';
+  child.stdio[3]?.on('data', (chunk: Buffer) => {
+    status += chunk.toString('utf8');
+    const match = /"child-pid"\s*:\s*(\d+)/.exec(status);
+    if (match && reaper === undefined) reaper = Number(match[1]);
+  });
+  let killTimer: NodeJS.Timeout | undefined;
+  return collectRun(child, options, call, {
+    stop: () => {
+      if (child.pid !== undefined) killTimer = stopRun(child.pid, () => reaper, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+    },
+    // bwrap exits as soon as the command does; background processes left in the pid namespace
+    // are killed (through the reaper) and awaited here, so none outlives the call.
+    settle: async () => {
       if (killTimer) clearTimeout(killTimer);
-      reject(error);
-    });
-    child.on('close', (exitCode, signal) => {
-      cleanup();
-      if (killTimer) clearTimeout(killTimer);
-      // bwrap exits as soon as the command does; background processes left in the pid namespace
-      // are killed (through the reaper) and awaited here, so none outlives the call.
       if (child.pid !== undefined) signalPid(-child.pid, 'SIGKILL');
-      const reaped = reaper === undefined ? Promise.resolve(true) : reapNamespace(reaper);
-      void reaped.then((gone) => {
-        append(decoder.end());
-        const durationMs = Date.now() - started;
-        if (timedOut) append(`\n[killed: timed out after ${call.timeoutMs} ms]`);
-        else if (aborted) append('\n[killed: aborted]');
-        if (!gone) append(`\n[sandbox reaper ${reaper} still alive after SIGKILL]`);
-        resolve({ exitCode, signal, output: output.text(), truncated: output.truncated, durationMs, timedOut, aborted });
-      });
-    });
+      const gone = reaper === undefined ? true : await reapNamespace(reaper);
+      return gone ? undefined : `sandbox reaper ${reaper} still alive after SIGKILL`;
+    },
   });
 }

@@ -24,7 +24,7 @@ export {
 } from './layout.js';
 export { OutputBuffer } from './output-buffer.js';
 export { ExecRunQueue, type ExecRunQueueLimits, type ReleaseRunSlot, WAITING_FOR_RUNNER } from './run-queue.js';
-export { childPids, isLive, processState, reapNamespace, signalPid } from './proc.js';
+export { childPids, isLive, killGroup, liveGroupMembers, processState, reapNamespace, signalPid } from './proc.js';
 export { explainSandboxFailure, type ProbeOptions, probeSandbox, type SandboxProbe } from './probe.js';
 export {
   DEFAULT_KILL_GRACE_MS,

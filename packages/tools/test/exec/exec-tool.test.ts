@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { ToolContext, ToolProgress } from '@switchboard/agent';
 import { describe, expect, it } from 'vitest';
 import { createExecTool, type ExecRunRecord, type ExecToolOptions, loadExecChecks } from '../../src/exec/index.js';
-import { DEFAULT_SANDBOX_LIMITS } from '../../src/index.js';
+import { DEFAULT_SANDBOX_LIMITS, liveGroupMembers } from '../../src/index.js';
 import { type Host, makeHost, runOptions } from './helpers.js';
 
 const SETTINGS = { network: false, timeoutMs: 20_000, maxTimeoutMs: 30_000, limits: { ...DEFAULT_SANDBOX_LIMITS, cpuSeconds: 20 } };
@@ -48,6 +48,21 @@ describe('exec tool', () => {
     const { tool } = await toolFor(host, { sandbox: 'none' });
     await expect(tool.checkPermissions?.({ command: 'ls' }, ctxFor(host))).resolves.toMatchObject({ behavior: 'ask', source: 'sandbox' });
     await expect(tool.checkPermissions?.({ command: 'rm -rf .' }, ctxFor(host))).resolves.toMatchObject({ behavior: 'ask', source: 'safety' });
+  });
+
+  it('without a sandbox runs on the host in the workspace, with only the four variables, and kills the group at its timeout', async () => {
+    const host = await makeHost();
+    const { tool, runs } = await toolFor(host, { sandbox: 'none' });
+    const out = await tool.call({ command: 'pwd; echo "home=$HOME"; env | grep -c VITEST; echo e >&2' }, ctxFor(host));
+    expect(out.content).toMatch(/^Exit code 0 · /);
+    expect(out.content).toContain(`\n${host.workspace}\nhome=${host.workspace}\n0\ne\n`);
+    const killed = await tool.call({ command: 'sleep 1000 & sleep 1000; echo never', timeout: 300 }, ctxFor(host));
+    expect(killed.isError).toBe(true);
+    expect(killed.content).toMatch(/^Timed out and killed/);
+    expect(killed.content).not.toContain('never');
+    expect(runs.map((r) => r.sandbox)).toEqual(['none', 'none']);
+    // The background sleep went with its process group.
+    expect(liveGroupMembers(runs[1]?.pid ?? 0)).toEqual([]);
   });
 
   it('refuses a timeout above tools.exec.maxTimeout, naming the key', async () => {
