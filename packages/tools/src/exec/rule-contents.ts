@@ -1,11 +1,14 @@
 import type { ShellParser } from './shell-parser.js';
+import type { ShellWord } from './shell-script.js';
 
 const normalize = (text: string): string => text.trim().replace(/\s+/gu, ' ');
 
 /**
  * One rule content per simple command of `command` (assignments and words after quote removal,
- * joined with single spaces; an expansion keeps its written form), in execution order. A line
- * the grammar rejects yields itself, normalised, as its only content.
+ * joined with single spaces; an expansion keeps its written form; then each file redirection as
+ * its operator and target, `>notes.txt`, except one to `/dev/null`), in execution order. A line
+ * the grammar rejects yields itself, normalised, as its only content. Keeping redirections means
+ * a prefix allow (`exec(echo:*)`, which never covers shell operators) does not cover `echo hi >f`.
  */
 export function ruleContentsOf(parser: ShellParser, command: string): string[] {
   const steps = parser.parse(command);
@@ -13,7 +16,9 @@ export function ruleContentsOf(parser: ShellParser, command: string): string[] {
   const out: string[] = [];
   for (const step of steps) {
     if (step.type === 'command') {
-      const content = normalize([...step.command.assignments, ...step.command.words.map((word) => word.value ?? word.text)].join(' '));
+      const redirects = step.command.redirects.flatMap((r) => (r.kind !== 'file' || r.target === undefined ? [] : [redirectContent(r.op, r.target)]));
+      const words = step.command.words.map((word) => word.value ?? word.text);
+      const content = normalize([...step.command.assignments, ...words, ...redirects.filter((r) => r !== '')].join(' '));
       if (content !== '') out.push(content);
     } else if (step.type === 'test' || step.type === 'assignment' || step.type === 'unjudgeable') {
       out.push(normalize(step.text));
@@ -22,16 +27,8 @@ export function ruleContentsOf(parser: ShellParser, command: string): string[] {
   return out;
 }
 
-/**
- * Whether an `exec(...)` rule's content matches one part's content: `prefix:*` matches `prefix`
- * alone or followed by a space (`git:*` matches `git` and `git status`, never `gitx`); anything
- * else must equal the content (whitespace runs count as one space).
- */
-export function matchesExecRule(rule: string, content: string): boolean {
-  const part = normalize(content);
-  if (rule.endsWith(':*')) {
-    const prefix = normalize(rule.slice(0, -2));
-    return prefix !== '' && (part === prefix || part.startsWith(`${prefix} `));
-  }
-  return normalize(rule) === part;
+/** `>target` for one file redirection (the target after quote removal, or as written); `''` for `/dev/null`. */
+function redirectContent(op: string, target: ShellWord): string {
+  const value = target.value ?? target.text;
+  return value === '/dev/null' ? '' : `${op}${value}`;
 }
