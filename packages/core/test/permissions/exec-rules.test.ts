@@ -119,6 +119,15 @@ describe('decidePermission with the real exec checks', () => {
     expect(pick(await decide('rm -rf .', 'dontAsk'))).toEqual(['deny', 'mode']);
   });
 
+  it('a wrapped dangerous removal asks too, and a deny rule reaches the wrapped command', async () => {
+    expect(pick(await decide('timeout 5 rm -rf .', 'bypassPermissions'))).toEqual(['ask', 'safety']);
+    const r = await decide('timeout 5 rm -rf build', 'bypassPermissions', { ruleSet: [rule('deny', 'exec(rm:*)')] });
+    expect(pick(r)).toEqual(['deny', 'rule']);
+    expect(r.reason).toContain('rm -rf build');
+    // A prefix allow on the wrapper alone does not allow what it runs.
+    expect(pick(await decide('timeout 5 touch a', 'default', { ruleSet: [rule('allow', 'exec(timeout:*)')] }))).toEqual(['ask', 'mode']);
+  });
+
   it('in plan, ls && cat f runs and touch a is denied', async () => {
     expect(pick(await decide('ls && cat f', 'plan'))).toEqual(['allow', 'mode']);
     expect(pick(await decide('touch a', 'plan'))).toEqual(['deny', 'mode']);

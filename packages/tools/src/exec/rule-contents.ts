@@ -1,3 +1,4 @@
+import { judgeWords } from './command-kinds.js';
 import type { ShellParser } from './shell-parser.js';
 import type { ShellWord } from './shell-script.js';
 
@@ -9,6 +10,9 @@ const normalize = (text: string): string => text.trim().replace(/\s+/gu, ' ');
  * its operator and target, `>notes.txt`, except one to `/dev/null`), in execution order. A line
  * the grammar rejects yields itself, normalised, as its only content. Keeping redirections means
  * a prefix allow (`exec(echo:*)`, which never covers shell operators) does not cover `echo hi >f`.
+ * A command another one runs (`timeout 5 rm x`, `nice make`, `xargs rm`, `sudo …` — what the
+ * checks unwrap) is a content of its own right after its wrapper, so `exec(rm:*)` denies
+ * `timeout 5 rm x` and `exec(timeout:*)` alone does not allow it.
  */
 export function ruleContentsOf(parser: ShellParser, command: string): string[] {
   const steps = parser.parse(command);
@@ -20,6 +24,7 @@ export function ruleContentsOf(parser: ShellParser, command: string): string[] {
       const words = step.command.words.map((word) => word.value ?? word.text);
       const content = normalize([...step.command.assignments, ...words, ...redirects.filter((r) => r !== '')].join(' '));
       if (content !== '') out.push(content);
+      out.push(...innerContents(step.command.words, 0));
     } else if (step.type === 'test' || step.type === 'assignment' || step.type === 'unjudgeable') {
       out.push(normalize(step.text));
     }
@@ -31,4 +36,24 @@ export function ruleContentsOf(parser: ShellParser, command: string): string[] {
 function redirectContent(op: string, target: ShellWord): string {
   const value = target.value ?? target.text;
   return value === '/dev/null' ? '' : `${op}${value}`;
+}
+
+/** The contents of the commands `words` runs through wrappers, outermost first (bounded depth). */
+function innerContents(words: ShellWord[], depth: number): string[] {
+  if (depth >= 16 || words.length === 0) return [];
+  const out: string[] = [];
+  for (const inner of judgeWords(withBaseName(words)).inner ?? []) {
+    const content = normalize(inner.map((word) => word.value ?? word.text).join(' '));
+    if (content !== '') out.push(content);
+    out.push(...innerContents(inner, depth + 1));
+  }
+  return out;
+}
+
+/** `/usr/bin/timeout …` is judged as `timeout …`, as the checks do. */
+function withBaseName(words: ShellWord[]): ShellWord[] {
+  const first = words[0];
+  const name = first?.value ?? '';
+  if (!first || !/^\/(usr\/)?(local\/)?s?bin\/[^/]+$/u.test(name)) return words;
+  return [{ ...first, value: name.slice(name.lastIndexOf('/') + 1) }, ...words.slice(1)];
 }

@@ -39,6 +39,17 @@ describe('ruleContents', () => {
     expect(checks.ruleContents({ command: 'npm test 2>&1 | tee log' })).toEqual(['npm test', 'tee log']);
   });
 
+  it('gives the command a wrapper runs a content of its own, with its options intact', () => {
+    expect(checks.ruleContents({ command: 'timeout 5 rm -rf build' })).toEqual(['timeout 5 rm -rf build', 'rm -rf build']);
+    expect(checks.ruleContents({ command: 'nice -n 5 timeout -s KILL 3 rm x' })).toEqual([
+      'nice -n 5 timeout -s KILL 3 rm x',
+      'timeout -s KILL 3 rm x',
+      'rm x',
+    ]);
+    expect(checks.ruleContents({ command: '/usr/bin/env FOO=1 npm test' })).toEqual(['/usr/bin/env FOO=1 npm test', 'npm test']);
+    expect(checks.ruleContents({ command: 'command -v ls' })).toEqual(['command -v ls']);
+  });
+
   it('keeps a line the parser rejects whole', () => {
     expect(checks.ruleContents({ command: 'echo "oops' })).toEqual(['echo "oops']);
   });
@@ -81,6 +92,15 @@ describe('analysis details', () => {
       expect(checks.analyze(command, { workspace: ws }).outcome, command).toBe('deny');
     }
     expect(checks.analyze('env -S "rm -rf /"', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    // The wrapped command keeps its own options: `timeout 5 rm -rf .` is a dangerous removal, not `rm .`.
+    expect(checks.analyze('timeout 5 rm -rf .', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    expect(checks.analyze('timeout -k 1 5 find . -delete', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    expect(checks.analyze('timeout 5 -- sed -i s/a/b/ f', { workspace: ws }).readOnly).toBe(false);
+    expect(checks.analyze('timeout 5 sed -i s/a/b/ f', { workspace: ws }).parts.map((part) => part.content)).toEqual([
+      'timeout 5 sed -i s/a/b/ f',
+      'sed -i s/a/b/ f',
+    ]);
+    expect(checks.analyze('ls | xargs -n 1 rm -rf', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
     expect(checks.analyze('ls | xargs rm -rf', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
     expect(checks.analyze('find . -exec rm -rf / \\;', { workspace: ws }).outcome).toBe('deny');
   });
