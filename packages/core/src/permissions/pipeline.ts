@@ -180,13 +180,17 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   }
   const updated = input === call.input ? {} : { updatedInput: input };
   const asks: Array<{ source: AskSource; reason: string; rule?: ScopedRule }> = [];
+  // The tool's own safety and sandbox asks hold under bypassPermissions too, and are shown before
+  // a rule's or a hook's (the person approving must see them); its other asks are bypassed.
+  const binding = isBindingOwnAsk(own);
+  const ownAsk = own.behavior === 'ask' && (binding || mode !== 'bypassPermissions') ? { source: ownAskSource(own.source), reason: own.reason } : undefined;
   if (safety) asks.push({ source: 'safety', reason: safety.reason });
+  if (ownAsk && binding) asks.push(ownAsk);
   if (rules.behavior === 'ask' && rules.matched) {
     asks.push({ source: 'rule', reason: ruleReason(rules.matched, 'asks before', name) + partNote(rules), rule: rules.matched });
   }
   if (hookAsk) asks.push({ source: 'hook', reason: hookAsk.reason ?? `a PreToolUse hook asks for approval of ${name}` });
-  // The tool's own safety and sandbox asks hold under bypassPermissions too; its other asks do not.
-  if (own.behavior === 'ask' && (mode !== 'bypassPermissions' || isBindingOwnAsk(own))) asks.push({ source: ownAskSource(own.source), reason: own.reason });
+  if (ownAsk && !binding) asks.push(ownAsk);
   const ask = asks[0];
   if (ask) {
     if (mode === 'dontAsk') return dontAsk(ask.reason, ask.rule);

@@ -94,6 +94,12 @@ describe('decidePermission — per-call classification and the tool’s own asks
     }
   });
 
+  it('an own safety ask is the one shown when an ask rule or a hook asks too', async () => {
+    const tool = partsTool({ behavior: 'ask', reason: 'a dangerous removal', source: 'safety' });
+    const r = await decide(tool, 'rm -rf .', { ruleSet: [rule('ask', 'exec(rm:*)')], ...hooks({ decision: 'ask' }) });
+    expect(r).toMatchObject({ behavior: 'ask', source: 'safety', reason: 'a dangerous removal' });
+  });
+
   it('an own ask with any other source is still skipped by bypassPermissions', async () => {
     const tool = partsTool({ behavior: 'ask', reason: 'costly', source: 'tool' });
     expect(pick(await decide(tool, 'ls', { mode: 'bypassPermissions' }))).toEqual(['allow', 'mode']);
