@@ -3,6 +3,7 @@ import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import {
   connectWs,
+  runCli,
   startFakeAnthropic,
   startGateway,
   stopAllGateways,
@@ -48,6 +49,15 @@ export async function connectClient(gw: GatewayProcess, token = gw.credentials()
   const ws = await connectWs(gw.wsUrl, { headers: bearer(token) });
   await ws.next((f) => f.type === 'hello_ok');
   return ws;
+}
+
+/** A new principal with `role` and a client token (through the CLI), connected once its `hello_ok` arrived. */
+export async function connectPerson(gw: GatewayProcess, name: string, role: string): Promise<{ ws: WsClient; principalId: string }> {
+  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: gw })).stdout) as {
+    secret: string;
+    principalId: string;
+  };
+  return { ws: await connectClient(gw, r.secret), principalId: r.principalId };
 }
 
 /** Sends one frame and takes the next frame of `type`. */

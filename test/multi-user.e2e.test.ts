@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { api, connectWs, runCli, type WsClient } from '@switchboard/testkit';
-import { bearer, collectTurn, isEnd, useGateway } from './helpers.js';
+import { api } from '@switchboard/testkit';
+import { collectTurn, isEnd, useGateway, connectPerson } from './helpers.js';
 
 const env = useGateway();
 
-async function person(name: string, role: string): Promise<{ ws: WsClient; principalId: string }> {
-  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as {
-    secret: string;
-    principalId: string;
-  };
-  const ws = await connectWs(env.gw.wsUrl, { headers: bearer(r.secret) });
-  await ws.next((f) => f.type === 'hello_ok');
-  return { ws, principalId: r.principalId };
-}
+const person = (name: string, role: string) => connectPerson(env.gw, name, role);
 
 type Body = { messages: Array<{ content: Array<{ text?: string }> }> };
 

@@ -2,23 +2,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { connectWs, runCli, startGateway, type WsClient } from '@switchboard/testkit';
-import { bearer, chat, useGateway, toolResultFor } from './helpers.js';
+import { connectWs, startGateway } from '@switchboard/testkit';
+import { bearer, chat, useGateway, toolResultFor, connectPerson } from './helpers.js';
 
 // File edits inside one's own workspace run without asking: the point here is whose workspace.
 const env = useGateway({ config: { agents: { default: { mode: 'acceptEdits' } } }, client: true });
 
 const resultFor = (id: string) => toolResultFor(env.fake, id);
 
-async function person(name: string, role: string): Promise<{ ws: WsClient; principalId: string }> {
-  const r = JSON.parse((await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', role], { gateway: env.gw })).stdout) as {
-    secret: string;
-    principalId: string;
-  };
-  const ws = await connectWs(env.gw.wsUrl, { headers: bearer(r.secret) });
-  await ws.next((f) => f.type === 'hello_ok');
-  return { ws, principalId: r.principalId };
-}
+const person = (name: string, role: string) => connectPerson(env.gw, name, role);
 
 describe('per-person workspaces', () => {
   it('a member cannot read, list or overwrite a file the owner wrote', async () => {

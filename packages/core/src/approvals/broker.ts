@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConversationRef } from '../channel.js';
 import type { AskSource } from '@switchboard/agent';
+import { storedAlwaysRules } from '../permissions/always-rules.js';
 import { mayAnswerAutomatically, whyPeopleOnly } from '../permissions/ask-source.js';
 import type { Approval, Role, Scope, Storage, StoredRule } from '../storage.js';
 
@@ -38,7 +39,7 @@ export interface ApprovalRequest {
   agentId: string;
   channelId: string;
   tool: string;
-  /** The rule "always allow" saves: one that matches exactly this call (see `exactRuleFor`). */
+  /** What "always allow" saves: rules that match exactly this call, in stored form (see `alwaysRuleFor`). */
   alwaysRule: string;
   summary: string;
   input: unknown;
@@ -205,6 +206,18 @@ export class ApprovalBroker {
       });
       return;
     }
+    const rules = storedAlwaysRules(rule);
+    if (rules.length === 0) {
+      // A call whose parts could not be generalised safely (see `alwaysRuleFor`): the call itself was allowed.
+      this.options.log.info({ approvalId: a.id, tool: a.tool }, '"always allow" saved no rule: this call cannot be saved as a rule safely');
+      await this.options.storage.audit.append({
+        actor: actorName(who),
+        action: 'rule.not_saved',
+        target: a.id,
+        detail: { tool: a.tool, reason: 'a part of the call depends on what runs before it, so no rule could match only what was approved' },
+      });
+      return;
+    }
     let scopeKind: StoredRule['scopeKind'];
     let scopeId: string | null;
     if (who.kind === 'operator' && who.scopes.includes('admin')) {
@@ -220,14 +233,16 @@ export class ApprovalBroker {
       scopeKind = 'session';
       scopeId = a.sessionId;
     }
-    const saved = await this.options.storage.rules.create({ scopeKind, scopeId, behavior: 'allow', rule, createdBy: actorName(who) });
-    await this.options.storage.audit.append({
-      actor: actorName(who),
-      action: 'rule.created',
-      target: saved.id,
-      detail: { scopeKind, scopeId, behavior: 'allow', rule, via: a.id },
-    });
-    this.options.onRuleSaved?.(saved);
+    for (const one of rules) {
+      const saved = await this.options.storage.rules.create({ scopeKind, scopeId, behavior: 'allow', rule: one, createdBy: actorName(who) });
+      await this.options.storage.audit.append({
+        actor: actorName(who),
+        action: 'rule.created',
+        target: saved.id,
+        detail: { scopeKind, scopeId, behavior: 'allow', rule: one, via: a.id },
+      });
+      this.options.onRuleSaved?.(saved);
+    }
   }
 
   private armExpiry(a: Approval): void {

@@ -26,3 +26,5 @@ export * from './ask-source.js';
 export * from './literal.js';
 export * from './exact-rule.js';
 export * from './rule-text.js';
+export * from './part-rules.js';
+export * from './always-rules.js';

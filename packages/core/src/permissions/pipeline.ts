@@ -2,6 +2,7 @@ import { describeZodError, type AnyTool, type AskSource, type Decision, type Per
 import type { HookOpinion } from './hooks.js';
 import { toolMatchKind, type MatchKind, type MatchOptions } from './matchers.js';
 import type { PermissionMode } from './modes.js';
+import { classifyCall, evaluateParts, isBindingOwnAsk, type PartRuleEvaluation, partsOf } from './part-rules.js';
 import { toWorkspaceRelative } from './path-glob.js';
 import { realRuleContent } from './real-path.js';
 import { checkSafety, type SafetyHit, type SafetyOptions } from './safety.js';
@@ -72,18 +73,29 @@ class Stop {
  * 2. **Rules** (`evaluateRules` on the tool's `ruleContent`): deny denies; ask asks; allow skips
  *    the mode's prompt. For a `path` tool the rules see the path as written **and** where it
  *    really leads (symlinks resolved, relative to the workspace's real root): a deny or ask on
- *    either counts; an allow must cover both.
- * 3. **The tool's `checkPermissions`**: deny denies; ask asks (skipped by `bypassPermissions`);
- *    allow skips the mode's prompt (an `updatedInput` is revalidated and rules re-checked).
+ *    either counts; an allow must cover both. A tool with `ruleContents` (`exec`: one content per
+ *    simple command) has its rules evaluated on **every part**: a deny on any part denies (the
+ *    reason names the part and the rule), an ask on any part asks, and the rules allow the call
+ *    only when every part is allowed by some rule (`exec(npm test)` exact, `exec(git:*)` prefix,
+ *    `Bash(...)` as an alias; a prefix allow never covers a part holding shell syntax, see
+ *    `matchCommand`). A throw or an empty list from `ruleContents` refuses the call.
+ * 3. **The tool's `checkPermissions`**: deny denies (kind `safety` when its source is `safety`);
+ *    ask asks — an ask with source `safety` or `sandbox` in every mode, any other ask is skipped
+ *    by `bypassPermissions`; allow skips the mode's prompt (an `updatedInput` is revalidated and
+ *    rules re-checked); `passthrough` may classify the call: `access: 'read'` makes it read-only
+ *    for step 5, `access: 'edit'` a file-system edit inside the workspace (`acceptEdits` allows
+ *    it); without `access` the tool's static `readOnly` decides.
  * 4. **Safety checks** (`checkSafety`, on the written and the real path): a non-read-only tool
  *    writing a protected path is asked, in every mode — no allow skips it.
- * 5. **Mode**: `plan` denies every non-read-only tool; `dontAsk` turns every ask into a deny;
- *    otherwise a pending ask is returned; else the call is allowed by a rule, the tool, a hook,
- *    being read-only, `bypassPermissions`, or `acceptEdits` for a file edit inside the
- *    workspace; anything left is asked (`default`, `acceptEdits`) or denied (`dontAsk`).
+ * 5. **Mode**: `plan` denies every call that is not read-only (step 3's classification);
+ *    `dontAsk` turns every ask into a deny; otherwise a pending ask is returned; else the call is
+ *    allowed by a rule, the tool, a hook, being read-only, `bypassPermissions`, or `acceptEdits`
+ *    for a file edit inside the workspace; anything left is asked (`default`, `acceptEdits`) or
+ *    denied (`dontAsk`).
  *
- * Ask rules and hook asks still ask under `bypassPermissions`: they are explicit operator
- * statements, like deny rules; only the tool's own ask and the mode's prompt are bypassed.
+ * Ask rules, hook asks and the tool's own `safety`/`sandbox` asks still ask under
+ * `bypassPermissions`: they are explicit statements, like deny rules; only the tool's other asks
+ * and the mode's prompt are bypassed. No allow rule or hook allow answers any ask.
  * Every ask says which step raised it (`source`: `safety`, `rule`, `hook`, the tool's own —
  * `safety` unless it names `mode`, `rule`, `hook` or `sandbox` — or `mode` for the default
  * prompt); only `mode` asks may go to automatic responders (`mayAnswerAutomatically`).
@@ -101,7 +113,9 @@ export async function decidePermission(call: PermissionCall, env: PermissionEnv)
 
 /**
  * The agent loop's {@link Decision} for a settled result (`ask` must first be resolved by a
- * person). A deny by the tool's own check is reported with kind `rule`, the loop's nearest kind.
+ * person). A deny by the tool's own check is reported with kind `safety` when the tool gave
+ * source `safety` (the pipeline reports it with source `safety`), else kind `rule`, the loop's
+ * nearest kind.
  */
 export function toDecision(result: Exclude<PipelineResult, { behavior: 'ask' }>): Decision {
   if (result.behavior === 'allow') {
@@ -127,10 +141,11 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   const hookAsk = opinions.find((o) => o.decision === 'ask');
   const hookAllow = opinions.find((o) => o.decision === 'allow');
 
-  // 2. Rules.
-  let content = contentOf(tool, input);
+  // 2. Rules: per part for a tool with `ruleContents`, else on the one content (and real path).
+  let parts = partsFor(tool, input);
+  let content = parts ? undefined : contentOf(tool, input);
   let paths = await pathsOf(kind, name, content, ctx.workspace);
-  let rules = checkRules(env, name, paths, ctx.workspace);
+  let rules = parts ? checkPartRules(env, name, parts, ctx.workspace) : checkRules(env, name, paths, ctx.workspace);
 
   // 3. The tool's own check.
   const own: PermissionResult = tool.checkPermissions
@@ -140,20 +155,23 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
         () => tool.checkPermissions?.(input, ctx) ?? Promise.resolve({ behavior: 'passthrough' as const }),
       )
     : { behavior: 'passthrough' };
-  if (own.behavior === 'deny') return deny('tool', own.reason);
+  if (own.behavior === 'deny') return deny(own.source === 'safety' ? 'safety' : 'tool', own.reason);
   if (own.behavior === 'allow' && own.updatedInput !== undefined) {
     input = await revalidate(tool, own.updatedInput, ctx, 'tool', name);
-    content = contentOf(tool, input);
+    parts = partsFor(tool, input);
+    content = parts ? undefined : contentOf(tool, input);
     paths = await pathsOf(kind, name, content, ctx.workspace);
-    rules = checkRules(env, name, paths, ctx.workspace);
+    rules = parts ? checkPartRules(env, name, parts, ctx.workspace) : checkRules(env, name, paths, ctx.workspace);
   }
+  // The mode sees this call as the tool classified it (`access`), else by the tool's `readOnly`.
+  const callClass = classifyCall(tool, own);
 
   // 4. Safety checks.
   const safety = kind === 'path' ? safetyOf(tool, paths, ctx.workspace, env.safety) : undefined;
 
   // 5. Mode.
   const mode = env.mode;
-  if (mode === 'plan' && !tool.readOnly) {
+  if (mode === 'plan' && !callClass.readOnly) {
     return deny(
       'mode',
       `the session is in plan mode, where only read-only tools run; ${name} was not run. ` +
@@ -162,10 +180,17 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   }
   const updated = input === call.input ? {} : { updatedInput: input };
   const asks: Array<{ source: AskSource; reason: string; rule?: ScopedRule }> = [];
+  // The tool's own safety and sandbox asks hold under bypassPermissions too, and are shown before
+  // a rule's or a hook's (the person approving must see them); its other asks are bypassed.
+  const binding = isBindingOwnAsk(own);
+  const ownAsk = own.behavior === 'ask' && (binding || mode !== 'bypassPermissions') ? { source: ownAskSource(own.source), reason: own.reason } : undefined;
   if (safety) asks.push({ source: 'safety', reason: safety.reason });
-  if (rules.behavior === 'ask' && rules.matched) asks.push({ source: 'rule', reason: ruleReason(rules.matched, 'asks before', name), rule: rules.matched });
+  if (ownAsk && binding) asks.push(ownAsk);
+  if (rules.behavior === 'ask' && rules.matched) {
+    asks.push({ source: 'rule', reason: ruleReason(rules.matched, 'asks before', name) + partNote(rules), rule: rules.matched });
+  }
   if (hookAsk) asks.push({ source: 'hook', reason: hookAsk.reason ?? `a PreToolUse hook asks for approval of ${name}` });
-  if (own.behavior === 'ask' && mode !== 'bypassPermissions') asks.push({ source: ownAskSource(own.source), reason: own.reason });
+  if (ownAsk && !binding) asks.push(ownAsk);
   const ask = asks[0];
   if (ask) {
     if (mode === 'dontAsk') return dontAsk(ask.reason, ask.rule);
@@ -179,12 +204,12 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
     input,
     ...updated,
   });
-  if (rules.behavior === 'allow' && rules.matched) return allow('rule', ruleReason(rules.matched, 'allows', name), rules.matched);
+  if (rules.behavior === 'allow' && rules.matched) return allow('rule', allowReason(rules, name), rules.matched);
   if (own.behavior === 'allow') return allow('tool', `${name} allowed this call itself`);
   if (hookAllow) return allow('hook', hookAllow.reason ?? `a PreToolUse hook allowed ${name}`);
-  if (tool.readOnly) return allow('mode', `${name} is read-only`);
+  if (callClass.readOnly) return allow('mode', tool.readOnly ? `${name} is read-only` : `this ${name} call is read-only`);
   if (mode === 'bypassPermissions') return allow('mode', 'the session is in bypassPermissions mode');
-  if (mode === 'acceptEdits' && isWorkspaceEdit(kind, tool, content, ctx.workspace)) {
+  if (mode === 'acceptEdits' && (callClass.edit || isWorkspaceEdit(kind, tool, content, ctx.workspace))) {
     return allow('mode', `the session is in acceptEdits mode and ${name} edits a file inside the workspace`);
   }
   const prompt = `${name} changes things and no rule allows it, so a person must approve it (${mode} mode)`;
@@ -273,6 +298,38 @@ function checkRules(env: PermissionEnv, name: string, paths: RuleContents, works
   if (real.behavior === 'ask') return real;
   // An allow must cover where the call really lands, not only the name it used.
   return written.behavior === 'allow' && real.behavior === 'allow' ? written : { behavior: 'none' };
+}
+
+/** Rules on a call with parts: see {@link evaluateParts}; a deny stops the pipeline. */
+function checkPartRules(env: PermissionEnv, name: string, parts: readonly string[], workspace: string): PartRuleEvaluation {
+  const rules = evaluateParts(parts, (part) => {
+    try {
+      return evaluateRules(env.ruleSet, name, part, env.scopes, { aliases: env.aliases, matchKinds: env.matchKinds, workspace });
+    } catch (err) {
+      throw new Stop(deny('rule', `the permission rules could not be read, so ${name} is refused: ${messageOf(err)}`));
+    }
+  });
+  if (rules.behavior === 'deny' && rules.matched) throw new Stop(deny('rule', ruleReason(rules.matched, 'forbids', name) + partNote(rules), rules.matched));
+  return rules;
+}
+
+/** ` (part "rm x")` for a verdict a part decided; empty otherwise. */
+function partNote(rules: PartRuleEvaluation): string {
+  return rules.part === undefined ? '' : ` (part ${JSON.stringify(rules.part)})`;
+}
+
+function allowReason(rules: PartRuleEvaluation, name: string): string {
+  const all = rules.rules ?? [];
+  if (all.length <= 1 || !rules.matched) return rules.matched ? ruleReason(rules.matched, 'allows', name) : `a rule allows ${name} here`;
+  return `every part of this ${name} call is allowed: ${all.map((r) => `${r.rule} (set for ${describeScope(r.scope)})`).join(', ')}`;
+}
+
+function partsFor(tool: AnyTool, input: unknown): string[] | undefined {
+  try {
+    return partsOf(tool, input);
+  } catch (err) {
+    throw new Stop(deny('tool', `could not tell what ${tool.name} would act on: ${messageOf(err)}`));
+  }
 }
 
 function contentOf(tool: AnyTool, input: unknown): string | undefined {

@@ -200,6 +200,22 @@ describe('ApprovalBroker.decide: "always allow"', () => {
     expect(await actions()).toEqual(['approval.decided', 'approval.requested', 'rule.created']);
   });
 
+  it('saves every rule of a stored list (one per part of an exec call), and none for an empty list', async () => {
+    const r = ask({ tool: 'exec', alwaysRule: '["exec(npm test)","exec(git status)"]' });
+    await broker.decide((await r.shown).id, 'allow', true, member());
+    expect(await r.done).toMatchObject({ allowed: true });
+    expect((await storage.rules.list()).map((rule) => [rule.scopeKind, rule.rule]).sort()).toEqual([
+      ['principal', 'exec(git status)'],
+      ['principal', 'exec(npm test)'],
+    ]);
+    expect(saved).toHaveLength(2);
+    const none = ask({ tool: 'exec', turnId: 't2', toolUseId: 'toolu_2', alwaysRule: '[]' });
+    await broker.decide((await none.shown).id, 'allow', true, member());
+    expect(await none.done).toMatchObject({ allowed: true });
+    expect(await storage.rules.list()).toHaveLength(2);
+    expect(await actions()).toContain('rule.not_saved');
+  });
+
   it('always with deny saves nothing', async () => {
     const r = ask();
     await broker.decide((await r.shown).id, 'deny', true, member());

@@ -121,13 +121,13 @@ function wrapper(args: ShellWord[], name: string): CommandJudgement {
 }
 
 function timeout(args: ShellWord[]): CommandJudgement {
-  const rest = positionals(args, new Set(['-s', '--signal', '-k', '--kill-after']));
-  const inner = rest.slice(1);
+  // The duration, then the command with its own options intact (`timeout 5 rm -rf .` runs `rm -rf .`).
+  const inner = commandAfterOptions(args, new Set(['-s', '--signal', '-k', '--kill-after'])).slice(1);
   return inner.length === 0 ? judged('other', 'timeout without a command') : judged('other', 'timeout runs another command', { inner: [inner] });
 }
 
 function xargs(args: ShellWord[]): CommandJudgement {
-  const rest = positionals(args, new Set(['-I', '-n', '-L', '-P', '-d', '-E', '-s', '-a']));
+  const rest = commandAfterOptions(args, new Set(['-I', '-n', '-L', '-P', '-d', '-E', '-s', '-a']));
   const inner = v(rest[0]);
   if (rest.length > 0 && (INTERPRETERS.has(inner) || inner === 'eval' || rest[0]?.value === undefined)) {
     return judged('other', 'xargs into an interpreter', { safety: 'xargs feeds its input to a shell or interpreter' });
@@ -136,6 +136,18 @@ function xargs(args: ShellWord[]): CommandJudgement {
     return judged('other', `xargs ${inner}`, { safety: `xargs gives ${inner} paths the checks cannot see` });
   }
   return judged('other', 'xargs runs a command on arguments from its input', rest.length > 0 ? { inner: [rest] } : {});
+}
+
+/** The words after a wrapper's own leading options (`valued` take a value; `--` ends them): its operands and the command it runs, as written. */
+function commandAfterOptions(args: ShellWord[], valued: ReadonlySet<string>): ShellWord[] {
+  let i = 0;
+  for (; i < args.length; i++) {
+    const value = v(args[i]);
+    if (value === '--') return args.slice(i + 1);
+    if (!isOption(args[i] as ShellWord)) break;
+    if (valued.has(value)) i++;
+  }
+  return args.slice(i);
 }
 
 function edit(args: ShellWord[], name: string): CommandJudgement {

@@ -7,7 +7,6 @@ export {
   type ExecPartResult,
   loadExecChecks,
 } from './exec-checks.js';
-export { matchesExecRule } from './rule-contents.js';
 export { loadShellParser, type ShellParser } from './shell-parser.js';
 export {
   createExecTool,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeCommand, type ExecChecks, loadExecChecks, matchesExecRule } from '../../src/exec/index.js';
+import { analyzeCommand, type ExecChecks, loadExecChecks } from '../../src/exec/index.js';
 import { decodeAnsiC } from '../../src/exec/shell-words.js';
 
 let root: string;
@@ -32,25 +32,26 @@ describe('ruleContents', () => {
     expect(checks.ruleContents({ command: 'FOO=1 "$CMD" x' })).toEqual(['FOO=1 "$CMD" x']);
   });
 
+  it('keeps file redirections as operator and target, except to /dev/null', () => {
+    expect(checks.ruleContents({ command: 'echo hi > notes.txt' })).toEqual(['echo hi >notes.txt']);
+    expect(checks.ruleContents({ command: 'echo "a" >> "my file" 2>/dev/null' })).toEqual(['echo a >>my file']);
+    expect(checks.ruleContents({ command: '{ echo a; } > f' })).toEqual(['echo a >f']);
+    expect(checks.ruleContents({ command: 'npm test 2>&1 | tee log' })).toEqual(['npm test', 'tee log']);
+  });
+
+  it('gives the command a wrapper runs a content of its own, with its options intact', () => {
+    expect(checks.ruleContents({ command: 'timeout 5 rm -rf build' })).toEqual(['timeout 5 rm -rf build', 'rm -rf build']);
+    expect(checks.ruleContents({ command: 'nice -n 5 timeout -s KILL 3 rm x' })).toEqual([
+      'nice -n 5 timeout -s KILL 3 rm x',
+      'timeout -s KILL 3 rm x',
+      'rm x',
+    ]);
+    expect(checks.ruleContents({ command: '/usr/bin/env FOO=1 npm test' })).toEqual(['/usr/bin/env FOO=1 npm test', 'npm test']);
+    expect(checks.ruleContents({ command: 'command -v ls' })).toEqual(['command -v ls']);
+  });
+
   it('keeps a line the parser rejects whole', () => {
     expect(checks.ruleContents({ command: 'echo "oops' })).toEqual(['echo "oops']);
-  });
-});
-
-describe('matchesExecRule', () => {
-  it('matches exact contents and prefix:* at a word boundary', () => {
-    expect(matchesExecRule('npm test', 'npm test')).toBe(true);
-    expect(matchesExecRule('npm  test', 'npm test')).toBe(true);
-    expect(matchesExecRule('npm test', 'npm test --watch')).toBe(false);
-    expect(matchesExecRule('git:*', 'git')).toBe(true);
-    expect(matchesExecRule('git:*', 'git status')).toBe(true);
-    expect(matchesExecRule('git:*', 'gitx status')).toBe(false);
-    expect(matchesExecRule(':*', 'anything')).toBe(false);
-  });
-
-  it('a prefix allow covers each part, never a chained one as a whole', () => {
-    const parts = checks.ruleContents({ command: 'git status; rm -rf ~' });
-    expect(parts.map((part) => matchesExecRule('git:*', part))).toEqual([true, false]);
   });
 });
 
@@ -91,6 +92,15 @@ describe('analysis details', () => {
       expect(checks.analyze(command, { workspace: ws }).outcome, command).toBe('deny');
     }
     expect(checks.analyze('env -S "rm -rf /"', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    // The wrapped command keeps its own options: `timeout 5 rm -rf .` is a dangerous removal, not `rm .`.
+    expect(checks.analyze('timeout 5 rm -rf .', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    expect(checks.analyze('timeout -k 1 5 find . -delete', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
+    expect(checks.analyze('timeout 5 -- sed -i s/a/b/ f', { workspace: ws }).readOnly).toBe(false);
+    expect(checks.analyze('timeout 5 sed -i s/a/b/ f', { workspace: ws }).parts.map((part) => part.content)).toEqual([
+      'timeout 5 sed -i s/a/b/ f',
+      'sed -i s/a/b/ f',
+    ]);
+    expect(checks.analyze('ls | xargs -n 1 rm -rf', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
     expect(checks.analyze('ls | xargs rm -rf', { workspace: ws })).toMatchObject({ outcome: 'ask', source: 'safety' });
     expect(checks.analyze('find . -exec rm -rf / \\;', { workspace: ws }).outcome).toBe('deny');
   });
