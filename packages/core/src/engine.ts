@@ -37,6 +37,7 @@ import { countUsage, DurabilityRule, emptyUsage, entryOf, logLoopEvent } from '.
 import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
 import { usageRecordOf } from './usage.js';
 import { turnStamp } from './turn-stamp.js';
+import { DEFAULT_DEFERRAL, type DeferralSettings, loadedToolNames, TurnToolOffer } from './tool-deferral/index.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -96,6 +97,8 @@ export interface EngineOptions {
   compactionHooks?: (fields: HookTurnFields, log: Logger) => CompactionHooks;
   /** The budget check before each model call (budgets/gate.ts); absent or without budgets: none. */
   budgets?: BudgetGate;
+  /** `tools.deferral`: deferred tool schemas and `tool_search` (default {@link DEFAULT_DEFERRAL}); see docs/tools.md. */
+  deferral?: DeferralSettings;
 }
 
 export interface TurnPolicyContext {
@@ -503,7 +506,9 @@ export class TurnEngine {
     const { session, turn, agent, run, journal, log } = active;
     const spec = options.modelSpec(options.modelName);
     const counting = turnCounting(options.countTokens, options.model, options.modelName, options.maxTokens, (fields, msg) => log.debug(fields, msg));
-    const meter = contextMeter(spec, this.estimators.of(spec.name), agent.system, policy.tools.map(toolSpec), counting);
+    // Deferred tool schemas: the loaded set comes from the session's transcript (tool_search results).
+    const offer = new TurnToolOffer(policy.tools, loadedToolNames(await journal.transcript()), options.deferral ?? DEFAULT_DEFERRAL);
+    const meter = contextMeter(spec, this.estimators.of(spec.name), [...agent.system, ...offer.offer().system], offer.offer().tools, counting);
     const beforeCall = await options.budgets?.forTurn({
       turnId: turn.id,
       sessionId: session.id,
@@ -522,7 +527,8 @@ export class TurnEngine {
       maxOutputTokens: spec.maxOutputTokens,
       system: agent.system,
       messages: start.messages,
-      tools: policy.tools,
+      tools: offer.tools,
+      ...(offer.active ? { offer: offer.offer } : {}),
       canUseTool: policy.canUseTool,
       ...(policy.afterTool ? { afterTool: policy.afterTool } : {}),
       ...(policy.shouldStop ? { shouldStop: policy.shouldStop } : {}),
