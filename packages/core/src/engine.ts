@@ -13,7 +13,6 @@ import {
   type ResultBudgets,
   type RetryPolicy,
   type SystemBlock,
-  toolSpec,
 } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import { AsyncQueue } from './async-queue.js';
@@ -325,13 +324,15 @@ export class TurnEngine {
   /**
    * What `/context` shows for a session: its next request measured with this engine's calibrated
    * estimator of the primary model, over the session's stored entries and its agent's system
-   * prompt and tools (before the turn policy's per-person pre-filter).
+   * prompt and tools (before the turn policy's per-person pre-filter; deferred tools as their listing).
    */
   async contextReport(session: Session): Promise<ContextReport> {
     const agent = this.options.agent(session.agentId);
     const spec = this.options.modelSpec(this.options.modelName);
     const entries = await this.transcripts.get(session.id);
-    return contextReport({ entries, system: agent.system, tools: agent.tools.map(toolSpec), spec, estimator: this.estimators.of(spec.name) });
+    // What the next request sends of the tools: deferred ones as the listing block (docs/tools.md).
+    const offered = new TurnToolOffer(agent.tools, loadedToolNames(entries), this.options.deferral ?? DEFAULT_DEFERRAL).offer();
+    return contextReport({ entries, system: [...agent.system, ...offered.system], tools: offered.tools, spec, estimator: this.estimators.of(spec.name) });
   }
 
   /** How many turns are running now. */
