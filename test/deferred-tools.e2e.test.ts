@@ -34,6 +34,8 @@ describe('deferred tool schemas (issue 15, acceptance 5)', () => {
     await chat(ws, 'd2', 'hello again');
     const [a, b] = [fake.requests[first]!.body, fake.requests[first + 1]!.body];
     expect(prefixOf(a)).toBe(prefixOf(b));
+    // The fake's prompt cache agrees: the second request reads the prefix the first one wrote.
+    expect(fake.requests[first + 1]!.usage!.cache_read_input_tokens).toBeGreaterThan(1024);
 
     // Names only: no catalog schema in `tools`, tool_search offered, the catalog listed in the system block.
     const names = toolNames(a);
@@ -70,6 +72,10 @@ describe('deferred tool schemas (issue 15, acceptance 5)', () => {
     expect(toolResultFor(fake, 'toolu_catalog')).toMatchObject({ content: 'catalog_07 found apples (limit 3)' });
     // No load between the turn's last two requests: the prefix did not change.
     expect(prefixOf(fake.requests[searchAt + 2]!.body)).toBe(prefixOf(after));
+    // The load wrote a new prefix once; the next request reads it.
+    expect(after.tools).not.toEqual(fake.requests[searchAt]!.body.tools);
+    expect(fake.requests[searchAt + 1]!.usage!.cache_read_input_tokens).toBe(0);
+    expect(fake.requests[searchAt + 2]!.usage!.cache_read_input_tokens).toBeGreaterThan(1024);
 
     // A later turn, and a restart, keep the loaded schema (derived from the session's transcript).
     const later = fake.requests.length;
