@@ -13,6 +13,7 @@ export * from './safe-regex.js';
 export * from './regex-worker.js';
 export * from './model-spec.js';
 export * from './shaping.js';
+export * from './tool-offer.js';
 export * from './token-estimate.js';
 export * from './result-budget.js';
 export * from './context/microcompact.js';

@@ -9,6 +9,7 @@ import { toolSpec } from './tool-exec.js';
 import type { ResultBudgets } from './result-budget.js';
 import type { ToolEnvironment, ToolProgressSink } from './tool-prepare.js';
 import type { BeforeCall, CallInfo, RequestShaper, Shaped } from './shaping.js';
+import { offeredCall, type ToolOffer } from './tool-offer.js';
 import type { AfterTool, AnyTool, CanUseTool, ToolContext } from './tool.js';
 import { afterFinalReply, endTurn, maxTurnsResult, modelFailureResult, stoppedResult } from './turn-end.js';
 
@@ -88,6 +89,8 @@ export interface QueryParams {
   beforeCall?: BeforeCall;
   /** Sleeps between retries; replaceable so tests need no real waits. See {@link Sleep}. */
   sleep?: Sleep;
+  /** The tool schemas and extra system blocks of each model call (deferred tool schemas); absent: every tool's schema, `system` alone. See {@link ToolOffer}. */
+  offer?: ToolOffer;
   /** Receives running tools' progress reports (see `ToolContext.progress`); the engine renders them as `tool_progress` events. */
   onToolProgress?: ToolProgressSink;
 }
@@ -196,6 +199,7 @@ export async function* query(params: QueryParams): AsyncGenerator<AgentEvent, Qu
     if (refused) return yield* endTurn(refused);
     const shapers = params.shapers ?? [];
     let send = shapers.length > 0 ? await shapeRequest(messages, shapers, info) : messages;
+    if (params.offer) Object.assign(modelCall, offeredCall(params.system, params.offer));
 
     let response: ModelResponse;
     for (let recoveries = 0; ; recoveries++) {

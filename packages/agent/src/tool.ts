@@ -91,6 +91,12 @@ export interface Tool<I = unknown> {
    * (`ResultBudgets.maxChars`). See docs/context.md, "Tool-result budget".
    */
   maxResultChars?: number;
+  /**
+   * May go out as name and one-line description only, when the offered schemas exceed the
+   * deferral budget (`tools.deferral`); `tool_search` then loads its schema (docs/tools.md). MCP
+   * tools are deferrable; built-in tools never are.
+   */
+  deferrable?: boolean;
   /** `'exempt'`: this tool's results are never cut (its output must be bounded by itself, e.g. `read_result`). */
   resultBudget?: 'exempt';
   validateInput?(input: I, ctx: ToolContext): Promise<{ ok: true } | { ok: false; message: string }>;

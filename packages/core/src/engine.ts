@@ -13,7 +13,6 @@ import {
   type ResultBudgets,
   type RetryPolicy,
   type SystemBlock,
-  toolSpec,
 } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import { AsyncQueue } from './async-queue.js';
@@ -37,6 +36,7 @@ import { countUsage, DurabilityRule, emptyUsage, entryOf, logLoopEvent } from '.
 import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
 import { usageRecordOf } from './usage.js';
 import { turnStamp } from './turn-stamp.js';
+import { DEFAULT_DEFERRAL, type DeferralSettings, loadedToolNames, TurnToolOffer } from './tool-deferral/index.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -96,6 +96,8 @@ export interface EngineOptions {
   compactionHooks?: (fields: HookTurnFields, log: Logger) => CompactionHooks;
   /** The budget check before each model call (budgets/gate.ts); absent or without budgets: none. */
   budgets?: BudgetGate;
+  /** `tools.deferral`: deferred tool schemas and `tool_search` (default {@link DEFAULT_DEFERRAL}); see docs/tools.md. */
+  deferral?: DeferralSettings;
 }
 
 export interface TurnPolicyContext {
@@ -322,13 +324,15 @@ export class TurnEngine {
   /**
    * What `/context` shows for a session: its next request measured with this engine's calibrated
    * estimator of the primary model, over the session's stored entries and its agent's system
-   * prompt and tools (before the turn policy's per-person pre-filter).
+   * prompt and tools (before the turn policy's per-person pre-filter; deferred tools as their listing).
    */
   async contextReport(session: Session): Promise<ContextReport> {
     const agent = this.options.agent(session.agentId);
     const spec = this.options.modelSpec(this.options.modelName);
     const entries = await this.transcripts.get(session.id);
-    return contextReport({ entries, system: agent.system, tools: agent.tools.map(toolSpec), spec, estimator: this.estimators.of(spec.name) });
+    // What the next request sends of the tools: deferred ones as the listing block (docs/tools.md).
+    const offered = new TurnToolOffer(agent.tools, loadedToolNames(entries), this.options.deferral ?? DEFAULT_DEFERRAL).offer();
+    return contextReport({ entries, system: [...agent.system, ...offered.system], tools: offered.tools, spec, estimator: this.estimators.of(spec.name) });
   }
 
   /** How many turns are running now. */
@@ -503,7 +507,9 @@ export class TurnEngine {
     const { session, turn, agent, run, journal, log } = active;
     const spec = options.modelSpec(options.modelName);
     const counting = turnCounting(options.countTokens, options.model, options.modelName, options.maxTokens, (fields, msg) => log.debug(fields, msg));
-    const meter = contextMeter(spec, this.estimators.of(spec.name), agent.system, policy.tools.map(toolSpec), counting);
+    // Deferred tool schemas: the loaded set comes from the session's transcript (tool_search results).
+    const offer = new TurnToolOffer(policy.tools, loadedToolNames(await journal.transcript()), options.deferral ?? DEFAULT_DEFERRAL);
+    const meter = contextMeter(spec, this.estimators.of(spec.name), [...agent.system, ...offer.offer().system], offer.offer().tools, counting);
     const beforeCall = await options.budgets?.forTurn({
       turnId: turn.id,
       sessionId: session.id,
@@ -522,7 +528,8 @@ export class TurnEngine {
       maxOutputTokens: spec.maxOutputTokens,
       system: agent.system,
       messages: start.messages,
-      tools: policy.tools,
+      tools: offer.tools,
+      ...(offer.active ? { offer: offer.offer } : {}),
       canUseTool: policy.canUseTool,
       ...(policy.afterTool ? { afterTool: policy.afterTool } : {}),
       ...(policy.shouldStop ? { shouldStop: policy.shouldStop } : {}),

@@ -363,3 +363,4 @@ export {
 } from './channel-account.js';
 export type { TurnEndReason, TurnEndState } from './turn-end.js';
 export { type FinishWithDelivery, TurnFinishes } from './turn-finishes.js';
+export * from './tool-deferral/index.js';

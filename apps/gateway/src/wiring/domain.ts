@@ -21,6 +21,7 @@ import { boundarySettings, pairingSettings } from '../boundary-settings.js';
 import { type Config, configSecrets } from '../config.js';
 import { toolResultBudgets } from '../config-context.js';
 import { budgetSettings } from '../config-budgets.js';
+import { deferralSettings } from '../config-deferral.js';
 import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
 import { execLoopTimeout } from './exec.js';
@@ -187,6 +188,7 @@ function buildEngine(
     compaction: compactionSettings(cfg),
     compactionHooks: (fields, hookLog) => policy.compactionHooks(fields, hookLog),
     budgets: services.budgets.gate,
+    deferral: deferralSettings(cfg.tools.deferral),
   });
 }
 

@@ -11,6 +11,9 @@
  * - `mixed` (readOnlyHint) — returns text, image and resource blocks.
  * - `env` (readOnlyHint) — returns the sorted names of its environment variables, one a line.
  * - `big` (readOnlyHint) — returns `chars` characters (`0123456789` repeated).
+ * - with `MCP_FIXTURE_EXTRA_TOOLS=N` in its env: N more read-only tools, `catalog_01` … `catalog_NN`
+ *   (see {@link registerCatalogTools}), each with a few described parameters (a realistic schema size)
+ *   and its own keyword in its description (`catalog_07` looks up "record set 7 (topic-7)").
  *
  * Not exported from the testkit index: importing it would start a server.
  */
@@ -91,6 +94,32 @@ server.registerTool(
   },
   async ({ chars }) => ({ content: [{ type: 'text', text: '0123456789'.repeat(Math.ceil(chars / 10)).slice(0, chars) }] }),
 );
+
+/**
+ * N read-only catalog tools with realistic schemas. `catalog_<NN>` answers
+ * `catalog_<NN> found <query> (limit <limit>)`.
+ */
+function registerCatalogTools(n: number): void {
+  for (let i = 1; i <= n; i++) {
+    const name = `catalog_${String(i).padStart(2, '0')}`;
+    server.registerTool(
+      name,
+      {
+        description: `Looks up entries in record set ${i} (topic-${i}) of the fixture catalog and returns the matching entries.`,
+        inputSchema: {
+          query: z.string().describe(`Words to look for in record set ${i}`),
+          limit: z.number().int().min(1).max(100).optional().describe('How many entries to return at most'),
+          sort: z.enum(['relevance', 'newest', 'oldest']).optional().describe('The order of the entries'),
+          fields: z.array(z.string()).optional().describe('Which fields of each entry to return (default: all)'),
+        },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ query, limit }) => ({ content: [{ type: 'text', text: `${name} found ${query} (limit ${limit ?? 10})` }] }),
+    );
+  }
+}
+
+registerCatalogTools(Math.max(0, Math.min(500, Number(process.env.MCP_FIXTURE_EXTRA_TOOLS ?? 0) || 0)));
 
 // Exit when the client goes away (stdin closes), even with a `slow` call pending.
 process.stdin.on('end', () => process.exit(0));

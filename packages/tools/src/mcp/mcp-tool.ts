@@ -63,6 +63,8 @@ export function mcpTool(conn: McpConnection, def: McpToolDef, name: string, read
     inputJsonSchema: { ...schema, type: 'object' },
     readOnly,
     concurrencySafe: readOnly,
+    // Out of `tools` (name and description only) while the offered schemas exceed the deferral budget.
+    deferrable: true,
     async call(input: McpToolInput, ctx: ToolContext): Promise<ToolResult> {
       const down = conn.unavailable();
       if (down !== undefined) {
