@@ -170,7 +170,7 @@ export class ToolStatusBoard {
       }
       case 'tool_progress': {
         const entry = this.entries.get(ev.toolUseId);
-        if (!entry || entry.state !== 'running') return false;
+        if (entry?.state !== 'running') return false;
         const progress = summarizeProgress(ev.message, this.scrub);
         if (progress === (entry.progress ?? '')) return false;
         entry.progress = progress;
