@@ -24,8 +24,8 @@ export const MAX_TOOL_STATUS_LINES = 5;
 const MASK = '…';
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]+/gu;
 const SECRET_KEY = /(pass(word|wd)?|secret|token|api[-_]?key|auth|credential|bearer|session|cookie|private)/iu;
-/** A word of 20+ characters drawn from base64/hex alphabets with both letters and digits: likely a key. */
-const RANDOM_WORD = /^[A-Za-z0-9+/=_.-]{20,}$/u;
+/** A run of 16+ key-alphabet characters with both letters and digits (between path or URL separators): likely a key. */
+const RANDOM_RUN = /[A-Za-z0-9+_]{16,}/gu;
 const SHELL_STOP = /[;&|<>`\n\r()]|\$\(/u;
 
 /** A text scrubber (the gateway's: replaces known secret values). */
@@ -36,7 +36,7 @@ function clip(text: string, max: number): string {
 }
 
 function looksRandom(word: string): boolean {
-  return RANDOM_WORD.test(word) && /[0-9]/u.test(word) && /[A-Za-z]/u.test(word);
+  return (word.match(RANDOM_RUN) ?? []).some((run) => /[0-9]/u.test(run) && /[A-Za-z]/u.test(run));
 }
 
 /** Masks one whitespace-free word: `--token=x` → `--token=…`, a key-like word → `…`, `u:p@host` → `host`. */
@@ -74,7 +74,7 @@ function hostOf(url: string): string | undefined {
 
 /** The first words of a command line: leading assignments skipped, cut at the first shell operator. */
 function commandWords(command: string): string {
-  const head = command.replace(CONTROL, ' ').split(SHELL_STOP)[0] ?? '';
+  const head = (command.split(SHELL_STOP)[0] ?? '').replace(CONTROL, ' ');
   const words = head.split(/\s+/u).filter((w) => w !== '');
   while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/u.test(words[0] ?? '')) words.shift();
   return words.slice(0, COMMAND_WORDS).map(maskWord).join(' ');
