@@ -1,6 +1,7 @@
 import type { Channel, ChannelModule } from '@switchboard/core';
 import type { Logger } from 'pino';
-import { configVariables, type Config } from './config.js';
+import { configSecrets, configVariables, type Config } from './config.js';
+import { scrubber } from './logger.js';
 import { CHANNEL_MODULES } from './config-channels.js';
 
 /**
@@ -10,6 +11,7 @@ import { CHANNEL_MODULES } from './config-channels.js';
 export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<Channel[]> {
   const sections = new Map(Object.entries(cfg.channels));
   const vars = configVariables(cfg);
+  const scrub = scrubber(configSecrets(cfg));
   const modules: readonly ChannelModule[] = CHANNEL_MODULES;
   const out: Channel[] = [];
   for (const module of modules) {
@@ -19,7 +21,7 @@ export async function loadChannels(cfg: Readonly<Config>, log: Logger): Promise<
       const key = ['channels', module.type, 'accounts', account, ...path].join('.');
       return { key, variables: vars.get(key) ?? [] };
     };
-    out.push(...(await module.createChannels(accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: module.type }), configSource })));
+    out.push(...(await module.createChannels(accounts, { dataDir: cfg.gateway.dataDir, log: log.child({ channelType: module.type }), configSource, scrub })));
   }
   return out;
 }

@@ -66,6 +66,8 @@ export class SlackChannel implements Channel {
   private started = false;
   private stopped = false;
   private readonly log: Logger;
+  /** The gateway's secret scrubber, for tool status lines. */
+  private readonly scrub: ((text: string) => string) | undefined;
 
   constructor(
     readonly account: string,
@@ -75,6 +77,7 @@ export class SlackChannel implements Channel {
     this.id = `slack:${account}`;
     this.required = cfg.required;
     this.log = deps.log.child({ channel: this.id });
+    this.scrub = deps.scrub;
     this.faults = slackFaultBoundary(this.log, account);
     this.source = (path) => deps.configSource?.(account, path) ?? { key: ['channels', 'slack', 'accounts', account, ...path].join('.'), variables: [] };
   }
@@ -285,6 +288,7 @@ export class SlackChannel implements Channel {
           board: this.board,
           log: this.log,
           fault: (task, err) => this.faults.record({ channel: this.id, task, conversation: to.id }, err),
+          ...(this.scrub ? { scrub: this.scrub } : {}),
         },
         to,
         turnId,

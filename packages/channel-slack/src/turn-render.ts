@@ -1,10 +1,11 @@
 import type { WebClient } from '@slack/web-api';
-import type { ConversationRef, TurnEvent, TurnLedger } from '@switchboard/core';
+import { type ConversationRef, type TurnEvent, type TurnLedger, ToolStatusBoard } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { SlackDeliveryContent } from './answered-threads.js';
 import type { ApprovalBoard } from './approval-board.js';
 import { approvalDoneMessage, approvalRequestMessage, describeDecider } from './approvals.js';
-import { chunkMrkdwn, draftMrkdwn, escapeMrkdwn, toMrkdwn } from './mrkdwn.js';
+import { slackDraftText } from './draft-status.js';
+import { chunkMrkdwn, escapeMrkdwn, toMrkdwn } from './mrkdwn.js';
 import { retryAfterMs, slackErrorCode } from './web.js';
 
 /** What rendering one turn needs from its channel. */
@@ -18,6 +19,8 @@ export interface RenderDeps {
   log: Logger;
   /** The channel's fault boundary: a failed step is recorded there (logged with the conversation, counted in health). */
   fault?(task: string, err: unknown): void;
+  /** Scrubs known secret values out of tool status lines (the gateway's scrubber). */
+  scrub?: (text: string) => string;
 }
 
 type TurnEnd = Extract<TurnEvent, { type: 'turn_end' }>;
@@ -42,7 +45,9 @@ export function finalMrkdwn(ev: TurnEnd): string {
 
 /**
  * Renders one turn into a Slack conversation: a draft message edited (throttled) as text streams,
- * then the final answer in chunks, every step recorded in the turn's {@link TurnLedger} so a
+ * with a status line per tool call below the text (`🔧 name summary…`, then `✅`/`❌`; tool events
+ * only mark the draft dirty, so a progress flood coalesces into the same throttled edits), then the
+ * final answer in chunks (the turn's text alone, never the status lines), every step recorded in the turn's {@link TurnLedger} so a
  * resumed turn edits its recorded draft and never posts a recorded final part again. Ledger parts:
  * draft 0 is the streaming draft, drafts 1… the approval messages, finals 0… the answer's chunks.
  */
@@ -60,6 +65,7 @@ export class TurnRender {
   private lastEdit = 0;
   private holdUntil = 0;
   private readonly log: Logger;
+  private readonly tools: ToolStatusBoard;
 
   constructor(
     private readonly deps: RenderDeps,
@@ -68,6 +74,7 @@ export class TurnRender {
     private readonly ledger: TurnLedger,
   ) {
     this.log = deps.log.child({ turnId, conversation: to.id });
+    this.tools = new ToolStatusBoard(deps.scrub);
     // What an earlier process already delivered for this turn: its draft and approval messages.
     for (const [part, r] of ledger.drafts) {
       if (part === 0) this.draftTs = r.platformMessageId;
@@ -98,6 +105,13 @@ export class TurnRender {
           return;
         case 'assistant_message':
           this.gap = true;
+          return;
+        case 'tool_start':
+        case 'tool_progress':
+        case 'tool_end':
+          if (this.finals.size > 0 || this.done || !this.tools.apply(ev)) return;
+          this.dirty = true;
+          this.schedule();
           return;
         case 'attempt_reset':
           this.raw = '';
@@ -152,13 +166,14 @@ export class TurnRender {
     if (this.done || !this.dirty) return;
     this.dirty = false;
     this.lastEdit = Date.now();
-    const empty = this.raw.trim() === '';
+    const text = slackDraftText(this.raw, this.tools.text());
+    const empty = text === '';
     try {
       if (this.draftTs === null) {
         if (empty) return;
         const res = await this.deps.drafts.chat.postMessage({
           channel: this.to.id,
-          text: draftMrkdwn(this.raw),
+          text,
           ...(this.to.thread ? { thread_ts: this.to.thread } : {}),
           unfurl_links: false,
           unfurl_media: false,
@@ -167,7 +182,7 @@ export class TurnRender {
         await this.record(0, 'draft', this.draftTs, { text: '' });
         this.log.info({ ts: this.draftTs }, 'slack draft recorded');
       } else {
-        await this.deps.drafts.chat.update({ channel: this.to.id, ts: this.draftTs, text: empty ? '…' : draftMrkdwn(this.raw) });
+        await this.deps.drafts.chat.update({ channel: this.to.id, ts: this.draftTs, text: empty ? '…' : text });
       }
     } catch (err) {
       const wait = retryAfterMs(err);

@@ -1,7 +1,16 @@
-import type { ConversationRef, DeliveryContent, FaultBoundary, RenderMeta, TurnEvent, TurnLedger } from '@switchboard/core';
+import {
+  type ConversationRef,
+  type DeliveryContent,
+  type FaultBoundary,
+  type RenderMeta,
+  type TurnEvent,
+  type TurnLedger,
+  ToolStatusBoard,
+} from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalMessages } from './approvals.js';
-import { chunkText, draftPreview } from './chunk.js';
+import { chunkText } from './chunk.js';
+import { draftWithStatus } from './draft-status.js';
 import { describeError } from './errors.js';
 import type { Sender, Target } from './sender.js';
 
@@ -16,6 +25,8 @@ export interface RenderDeps {
   /** Where a failed turn render or draft update is counted (health). */
   faults: FaultBoundary;
   channelId: string;
+  /** Scrubs known secret values out of tool status lines (the gateway's scrubber). */
+  scrub?: (text: string) => string;
 }
 
 type TurnEnd = Extract<TurnEvent, { type: 'turn_end' }>;
@@ -31,7 +42,10 @@ export function finalText(ev: TurnEnd): string {
 
 /**
  * Renders one turn into a chat: typing while it runs, a plain-text draft edited at most once per
- * edit interval, then the final answer formatted and chunked. Drafts and finals are ledgered
+ * edit interval (the streamed text and, below it, a status line per tool call: `🔧 name summary…`
+ * while it runs, `✅`/`❌` once it ended — tool events only mark the draft dirty, so a progress
+ * flood coalesces into the same throttled edits), then the final answer formatted and chunked; the
+ * final is the turn's text alone, never the status lines. Drafts and finals are ledgered
  * (the turn's {@link TurnLedger}), so a resumed turn reuses its recorded draft and skips finals
  * already sent.
  */
@@ -45,6 +59,7 @@ export class TurnRenderer {
   private typingBusy = false;
   private chain: Promise<void> = Promise.resolve();
   private readonly target: Target;
+  private readonly tools: ToolStatusBoard;
 
   constructor(
     private readonly deps: RenderDeps,
@@ -56,6 +71,7 @@ export class TurnRenderer {
     this.target = { chatId: Number(to.id), ...(to.thread ? { thread: Number(to.thread) } : {}) };
     const draft = ledger.drafts.get(0)?.platformMessageId;
     this.draftId = draft ? Number(draft) : null;
+    this.tools = new ToolStatusBoard(deps.scrub);
   }
 
   /** The final parts recorded (by an earlier render of this turn, or this one). */
@@ -74,6 +90,11 @@ export class TurnRenderer {
             break;
           case 'attempt_reset':
             this.text = '';
+            break;
+          case 'tool_start':
+          case 'tool_progress':
+          case 'tool_end':
+            if (this.finals.size === 0 && this.tools.apply(ev)) this.schedule();
             break;
           case 'approval_requested':
             this.stopTyping();
@@ -118,6 +139,11 @@ export class TurnRenderer {
     // Finals already sent (a resumed turn): the draft message now holds the answer; leave it be.
     if (this.finals.size > 0) return;
     this.text += delta;
+    this.schedule();
+  }
+
+  /** Arms the draft edit: at most one per edit interval, carrying whatever changed by then. */
+  private schedule(): void {
     if (this.timer) return;
     const wait = Math.max(0, this.lastEdit + this.deps.editIntervalMs - Date.now());
     this.timer = setTimeout(() => {
@@ -127,7 +153,7 @@ export class TurnRenderer {
   }
 
   private async flush(): Promise<void> {
-    const preview = draftPreview(this.text);
+    const preview = draftWithStatus(this.text, this.tools.text());
     if (!preview || preview === this.shown) return;
     try {
       if (this.draftId === null) {

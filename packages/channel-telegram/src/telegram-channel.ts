@@ -63,6 +63,8 @@ export class TelegramChannel implements Channel {
   private readonly faults: FaultBoundary;
   /** Where the token comes from, for messages: the config key and the variable behind it (never the value). */
   private readonly tokenSource: string;
+  /** The gateway's secret scrubber, for tool status lines. */
+  private readonly scrub: ((text: string) => string) | undefined;
 
   constructor(
     readonly account: string,
@@ -72,6 +74,7 @@ export class TelegramChannel implements Channel {
     this.id = `telegram:${account}`;
     this.required = cfg.required;
     this.log = deps.log.child({ channel: this.id });
+    this.scrub = deps.scrub;
     this.faults = new FaultBoundary(this.log, (err) => describeError(err, cfg.token));
     const source = deps.configSource?.(account, ['token']) ?? { key: `channels.telegram.accounts.${account}.token`, variables: [] };
     this.tokenSource = source.variables.length > 0 ? `${source.key} (set from the environment variable ${source.variables.join(', ')})` : source.key;
@@ -165,6 +168,7 @@ export class TelegramChannel implements Channel {
       editIntervalMs: this.cfg.editInterval,
       faults: this.faults,
       channelId: this.id,
+      ...(this.scrub ? { scrub: this.scrub } : {}),
     };
     await this.faults.run({ channel: this.id, task: `render turn ${turnId}`, conversation: to.id }, () =>
       new TurnRenderer(deps, to, turnId, ledger, meta).run(turn),

@@ -65,8 +65,12 @@ export class CallbackClient {
     this.path = u.pathname;
   }
 
-  /** Delivers one callback; resolves when the platform answered 2xx or every attempt failed. */
-  async deliver(payload: WebhookCallback): Promise<DeliveryOutcome> {
+  /**
+   * Delivers one callback; resolves when the platform answered 2xx or every attempt failed.
+   * `opts.retries` overrides the configured retries (0 for best-effort callbacks: one attempt).
+   */
+  async deliver(payload: WebhookCallback, opts: { retries?: number } = {}): Promise<DeliveryOutcome> {
+    const retries = opts.retries ?? this.options.retries;
     const body = JSON.stringify(payload);
     const log = this.options.log.child({ callback: payload.type, deliveryId: payload.id, target: this.target });
     let attempts = 0;
@@ -80,7 +84,7 @@ export class CallbackClient {
         log.debug({ status: r.status, attempts }, 'callback delivered');
         return { ok: true, status: r.status, attempts, messageId: r.messageId };
       }
-      if (!r.retryable || attempts > this.options.retries) return this.failed(log, attempts, r.error);
+      if (!r.retryable || attempts > retries) return this.failed(log, attempts, r.error);
       const backoff = Math.min(this.options.retryDelayMs * 2 ** (attempts - 1), MAX_RETRY_DELAY_MS);
       const delay = Math.min(Math.max(backoff, r.retryAfterMs ?? 0), MAX_RETRY_DELAY_MS);
       log.warn({ attempt: attempts, error: r.error, retryInMs: delay }, 'callback failed; retrying');

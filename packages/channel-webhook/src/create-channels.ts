@@ -41,5 +41,6 @@ export const createWebhookChannels: ChannelFactory<WebhookAccount> = async (acco
         maxBodyBytes: a.maxBodyBytes,
         required: a.required,
         log: deps.log,
+        ...(deps.scrub ? { scrub: deps.scrub } : {}),
       }),
   );

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Channel, ChannelContext, ChannelFactoryDeps, ChannelHealth, ConversationRef, RenderMeta, TurnEvent } from '@switchboard/core';
 import { CallbackClient, type DeliveryOutcome } from './callback-client.js';
+import { ToolCallbacks } from './tool-callbacks.js';
 import { webhookRoutes } from './webhook-routes.js';
 import type { CallbackConversation, WebhookCallback } from './wire.js';
 
@@ -16,6 +17,8 @@ export interface WebhookChannelOptions {
   maxBodyBytes: number;
   required: boolean;
   log: ChannelFactoryDeps['log'];
+  /** Scrubs known secret values out of tool callback summaries (the gateway's scrubber). */
+  scrub?: (text: string) => string;
 }
 
 /** Distributes `Omit` over a union, so each callback type keeps its own fields. */
@@ -71,15 +74,24 @@ export class WebhookChannel implements Channel {
     return this.ctx?.log ?? this.options.log;
   }
 
-  /** Queues a callback behind the conversation's earlier ones; resolves with its outcome. Never rejects. */
-  private send(to: ConversationRef, id: string, body: WithoutBase<WebhookCallback>): Promise<DeliveryOutcome> {
+  /**
+   * Queues a callback behind the conversation's earlier ones; resolves with its outcome. Never
+   * rejects. A function `body` is read when the callback's turn comes (coalesced progress);
+   * `retries` overrides the account's (0: best-effort, one attempt).
+   */
+  private send(
+    to: ConversationRef,
+    id: string,
+    body: WithoutBase<WebhookCallback> | (() => WithoutBase<WebhookCallback>),
+    opts: { retries?: number } = {},
+  ): Promise<DeliveryOutcome> {
     if (this.stopped) return Promise.resolve({ ok: false, attempts: 0, error: 'channel stopped' });
     const conversation: CallbackConversation = { id: to.id, kind: to.kind, ...(to.thread ? { thread: to.thread } : {}) };
-    const payload = { ...body, id, account: this.account, conversation } as WebhookCallback;
+    const payload = () => ({ ...(typeof body === 'function' ? body() : body), id, account: this.account, conversation }) as WebhookCallback;
     const key = `${to.id}\u0000${to.thread ?? ''}`;
     const prev = this.chains.get(key) ?? Promise.resolve();
     const next = prev
-      .then(() => this.client.deliver(payload))
+      .then(() => this.client.deliver(payload(), opts))
       .catch((err: unknown): DeliveryOutcome => {
         this.log.error({ err, deliveryId: id }, 'callback could not be sent');
         return { ok: false, attempts: 0, error: 'internal error' };
@@ -92,9 +104,16 @@ export class WebhookChannel implements Channel {
   }
 
   async render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void> {
+    // Tool callbacks are queued, not awaited: the turn's events keep flowing while they are sent.
+    const tools = new ToolCallbacks(turnId, meta.clientId, (id, body) => void this.send(to, id, body, { retries: 0 }), this.options.scrub);
     try {
       for await (const ev of turn) {
         switch (ev.type) {
+          case 'tool_start':
+          case 'tool_progress':
+          case 'tool_end':
+            tools.on(ev);
+            break;
           case 'approval_requested':
             await this.send(to, `${turnId}:approval:${ev.approvalId}`, {
               type: 'approval_request',

@@ -113,5 +113,26 @@ export interface ApprovalResolvedCallback extends CallbackBase {
   by: string;
 }
 
+/**
+ * A tool call of a running turn: `start` when it begins, `progress` while it runs (coalesced: the
+ * newest report only), `end` when it finished. Best-effort: one attempt each, not ledgered.
+ */
+export interface ToolCallback extends CallbackBase {
+  type: 'tool';
+  turnId: string;
+  replyTo: string | null;
+  toolUseId: string;
+  name: string;
+  phase: 'start' | 'progress' | 'end';
+  /** A short, scrubbed summary of the input: the host for web_fetch, the first words for exec, the path for file tools, else `''`. */
+  summary: string;
+  /** `progress`: the tool's report (e.g. `12 lines so far, 5s`). */
+  message?: string;
+  lines?: number;
+  elapsedMs?: number;
+  /** `end`: true when the call failed (or was refused). */
+  isError?: boolean;
+}
+
 /** Every JSON body the gateway POSTs to an account's `callbackUrl`. */
-export type WebhookCallback = ReplyCallback | NoticeCallback | ApprovalRequestCallback | ApprovalResolvedCallback;
+export type WebhookCallback = ReplyCallback | NoticeCallback | ApprovalRequestCallback | ApprovalResolvedCallback | ToolCallback;

@@ -446,6 +446,8 @@ export interface ChannelFactoryDeps {
    * account (`['botToken']`).
    */
   configSource?(account: string, path: readonly string[]): ConfigSource;
+  /** Replaces the gateway's known secret values in text a channel shows (tool status lines); identity when absent. */
+  scrub?(text: string): string;
 }
 
 /** The config key of a value and the environment variables it was read from (see {@link ChannelFactoryDeps.configSource}). */

@@ -364,3 +364,15 @@ export {
 export type { TurnEndReason, TurnEndState } from './turn-end.js';
 export { type FinishWithDelivery, TurnFinishes } from './turn-finishes.js';
 export * from './tool-deferral/index.js';
+export {
+  MAX_TOOL_PROGRESS_CHARS,
+  MAX_TOOL_STATUS_LINES,
+  MAX_TOOL_SUMMARY_CHARS,
+  type TextScrub,
+  summarizeProgress,
+  summarizeToolInput,
+  type ToolStatusEntry,
+  type ToolStatusState,
+  ToolStatusBoard,
+  toolStatusLine,
+} from './tool-status.js';
