@@ -25,4 +25,5 @@ export * from './walk-filter.js';
 export * from './ask-source.js';
 export * from './literal.js';
 export * from './exact-rule.js';
+export * from './always-rule.js';
 export * from './rule-text.js';

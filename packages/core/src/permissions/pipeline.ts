@@ -74,7 +74,10 @@ class Stop {
  *    really leads (symlinks resolved, relative to the workspace's real root): a deny or ask on
  *    either counts; an allow must cover both.
  * 3. **The tool's `checkPermissions`**: deny denies; ask asks (skipped by `bypassPermissions`);
- *    allow skips the mode's prompt (an `updatedInput` is revalidated and rules re-checked).
+ *    allow skips the mode's prompt (an `updatedInput` is revalidated and rules re-checked). An
+ *    ask with `source: 'mode'` is the tool's own mode prompt instead: it asks only where the
+ *    mode's prompt would (nothing allowed the call; not under `bypassPermissions`), even for a
+ *    read-only tool (`web_fetch` asks for a domain no rule allows).
  * 4. **Safety checks** (`checkSafety`, on the written and the real path): a non-read-only tool
  *    writing a protected path is asked, in every mode — no allow skips it.
  * 5. **Mode**: `plan` denies every non-read-only tool; `dontAsk` turns every ask into a deny;
@@ -165,7 +168,10 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   if (safety) asks.push({ source: 'safety', reason: safety.reason });
   if (rules.behavior === 'ask' && rules.matched) asks.push({ source: 'rule', reason: ruleReason(rules.matched, 'asks before', name), rule: rules.matched });
   if (hookAsk) asks.push({ source: 'hook', reason: hookAsk.reason ?? `a PreToolUse hook asks for approval of ${name}` });
-  if (own.behavior === 'ask' && mode !== 'bypassPermissions') asks.push({ source: ownAskSource(own.source), reason: own.reason });
+  // A tool's own `mode` ask is its version of the mode's prompt (web_fetch: a domain no rule allows): it comes last, after every allow.
+  const ownModePrompt = own.behavior === 'ask' && own.source === 'mode' ? own.reason : undefined;
+  if (own.behavior === 'ask' && ownModePrompt === undefined && mode !== 'bypassPermissions')
+    asks.push({ source: ownAskSource(own.source), reason: own.reason });
   const ask = asks[0];
   if (ask) {
     if (mode === 'dontAsk') return dontAsk(ask.reason, ask.rule);
@@ -182,6 +188,10 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   if (rules.behavior === 'allow' && rules.matched) return allow('rule', ruleReason(rules.matched, 'allows', name), rules.matched);
   if (own.behavior === 'allow') return allow('tool', `${name} allowed this call itself`);
   if (hookAllow) return allow('hook', hookAllow.reason ?? `a PreToolUse hook allowed ${name}`);
+  if (ownModePrompt !== undefined && mode !== 'bypassPermissions') {
+    if (mode === 'dontAsk') return dontAsk(ownModePrompt);
+    return { behavior: 'ask', source: 'mode', reason: ownModePrompt, input, ...updated };
+  }
   if (tool.readOnly) return allow('mode', `${name} is read-only`);
   if (mode === 'bypassPermissions') return allow('mode', 'the session is in bypassPermissions mode');
   if (mode === 'acceptEdits' && isWorkspaceEdit(kind, tool, content, ctx.workspace)) {

@@ -2,7 +2,7 @@ import type { AnyTool, AskSource, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import { suspendedForShutdown, type TurnPolicyContext } from '../engine.js';
-import { exactRuleFor } from '../permissions/exact-rule.js';
+import { alwaysRuleFor } from '../permissions/always-rule.js';
 import { toolMatchKind } from '../permissions/matchers.js';
 import type { Storage } from '../storage.js';
 import { permissionRequestResponder, type HookBridge } from './hook-bridge.js';
@@ -55,7 +55,7 @@ export async function askForApproval(deps: AskDeps, ctx: TurnPolicyContext, call
       agentId: session.agentId,
       channelId: `${message.channel}:${message.account}`,
       tool: tool.name,
-      alwaysRule: exactRuleFor(tool.name, tool.ruleContent ? tool.ruleContent(input) : undefined, toolMatchKind(tool.name), workspace),
+      alwaysRule: alwaysRuleFor(tool.name, tool.ruleContent ? tool.ruleContent(input) : undefined, toolMatchKind(tool.name), workspace),
       summary: call.summary,
       input,
       source: call.source,
