@@ -1,7 +1,7 @@
 import { fenceUntrusted, type PermissionResult, type Tool } from '@switchboard/agent';
 import { z } from 'zod';
 import { parseHostPort } from './address-policy.js';
-import { checkUrl, type GuardDeps, guardedFetch, WebFetchError } from './guarded-fetch.js';
+import { checkTarget, checkUrl, type GuardDeps, guardedFetch, systemResolver, WebFetchError } from './guarded-fetch.js';
 import { readableContent } from './web-content.js';
 
 /** Resolved `tools.webFetch` settings. */
@@ -63,7 +63,13 @@ export function createWebFetchTool(settings: WebFetchSettings, deps: GuardDeps =
         return { ok: false, message: err instanceof Error ? err.message : String(err) };
       }
     },
-    async checkPermissions(input): Promise<PermissionResult> {
+    async checkPermissions(input, ctx): Promise<PermissionResult> {
+      // A target the guard refuses is refused here already (DNS included), so nobody is asked about it.
+      try {
+        await checkTarget(input.url, guard, deps.resolve ?? systemResolver, ctx.signal);
+      } catch (err) {
+        if (err instanceof WebFetchError && err.kind === 'refused') return { behavior: 'deny', source: 'safety', reason: err.message };
+      }
       const host = new URL(input.url).host;
       return {
         behavior: 'ask',
