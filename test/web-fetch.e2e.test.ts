@@ -86,7 +86,7 @@ async function fetchTurn(id: string, url: string) {
 describe('web_fetch end to end (acceptance 1)', () => {
   it('is offered (web_search is not: no provider is configured)', async () => {
     await fetchTurn('offer', `http://127.0.0.1:${pagePort}/data.json`);
-    const tools = (env.fake.requests.at(-1)?.body as { tools?: Array<{ name: string }> }).tools?.map((t) => t.name) ?? [];
+    const tools = ((env.fake.requests.at(-1)?.body ?? {}) as { tools?: Array<{ name: string }> }).tools?.map((t) => t.name) ?? [];
     expect(tools).toContain('web_fetch');
     expect(tools).not.toContain('web_search');
   });
