@@ -1,6 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, request } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { bareHost, blockedRange, effectivePort, hostPortKey } from './address-policy.js';
 
 /** One address a host name resolved to. */
@@ -65,6 +65,10 @@ export interface FetchedPage {
   /** The body was longer than `maxBytes` and was cut there. */
   truncated: boolean;
 }
+
+// undici costs ~200 ms to load: it is imported on the first fetch, not at start-up.
+let undiciModule: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undiciModule ??= import('undici'));
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const ACCEPT = 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.1';
@@ -135,7 +139,8 @@ function refuseBlocked(url: URL, host: string, address: string, allowPrivate: Re
  */
 export async function guardedFetch(raw: string, settings: GuardSettings, signal: AbortSignal, deps: GuardDeps = {}): Promise<FetchedPage> {
   const resolve = deps.resolve ?? systemResolver;
-  const connect = deps.connect ?? defaultConnector(settings.timeoutMs);
+  const undici = await loadUndici();
+  const connect = deps.connect ?? defaultConnector(undici, settings.timeoutMs);
   const timer = new AbortController();
   const timeout = setTimeout(
     () => timer.abort(new WebFetchError(`timed out after ${settings.timeoutMs} ms (tools.webFetch.timeout)`, 'timeout')),
@@ -146,9 +151,9 @@ export async function guardedFetch(raw: string, settings: GuardSettings, signal:
     let url: string | URL = raw;
     for (let hop = 0; ; hop++) {
       const target = await checkTarget(url, settings, resolve, both);
-      const agent = pinnedAgent(target, connect, settings.timeoutMs);
+      const agent = pinnedAgent(undici, target, connect, settings.timeoutMs);
       try {
-        const res = await request(target.url, {
+        const res = await undici.request(target.url, {
           dispatcher: agent,
           method: 'GET',
           headers: { accept: ACCEPT, 'accept-encoding': 'identity', 'user-agent': 'Switchboard-web_fetch/1' },
@@ -181,7 +186,7 @@ export async function guardedFetch(raw: string, settings: GuardSettings, signal:
 }
 
 /** An agent whose every connection goes to the checked address of `target` (and only for its host). */
-function pinnedAgent(target: PinnedTarget, connect: Connector, timeoutMs: number): Agent {
+function pinnedAgent(undici: typeof import('undici'), target: PinnedTarget, connect: Connector, timeoutMs: number): Agent {
   const tls = target.url.protocol === 'https:';
   const pinned: Connector = (opts, callback) => {
     if (bareHost(opts.hostname) !== target.host) {
@@ -191,7 +196,7 @@ function pinnedAgent(target: PinnedTarget, connect: Connector, timeoutMs: number
     const servername = tls && isIP(target.host) === 0 ? target.host : undefined;
     connect({ ...opts, hostname: target.address.address, ...(servername !== undefined ? { servername } : {}) }, callback);
   };
-  return new Agent({ connect: pinned, connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  return new undici.Agent({ connect: pinned, connections: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 }
 
 /**
@@ -199,8 +204,8 @@ function pinnedAgent(target: PinnedTarget, connect: Connector, timeoutMs: number
  * addresses (for which Node never calls `lookup`), so a name reaching it is a bug, and it must not
  * be resolved again behind the guard's back.
  */
-function defaultConnector(timeoutMs: number): Connector {
-  return buildConnector({
+function defaultConnector(undici: typeof import('undici'), timeoutMs: number): Connector {
+  return undici.buildConnector({
     timeout: timeoutMs,
     lookup: (hostname, _options, callback) => callback(new Error(`web_fetch connects only to checked addresses, not to the name ${hostname}`), '', 4),
   });

@@ -1,6 +1,18 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
+// The DOM libraries cost ~300 ms to load: they are imported on the first HTML page, not at start-up.
+type DomLibs = {
+  Readability: typeof import('@mozilla/readability').Readability;
+  parseHTML: typeof import('linkedom').parseHTML;
+  Turndown: typeof import('turndown');
+};
+let domLibs: Promise<DomLibs> | undefined;
+function loadDomLibs(): Promise<DomLibs> {
+  domLibs ??= Promise.all([import('@mozilla/readability'), import('linkedom'), import('turndown')]).then(([r, l, t]) => ({
+    Readability: r.Readability,
+    parseHTML: l.parseHTML,
+    Turndown: t.default,
+  }));
+  return domLibs;
+}
 
 /** A fetched body as the model reads it. */
 export type ReadableContent = { ok: true; kind: 'html' | 'json' | 'text'; title?: string; text: string } | { ok: false; reason: string };
@@ -27,9 +39,9 @@ export function decodeBody(body: Buffer, contentType: string): string {
  * Markdown (turndown), falling back to the whole `<body>` when Readability finds no article;
  * JSON and `text/*` as they are; anything else refused with the type it had.
  */
-export function readableContent(body: Buffer, contentType: string, url: string): ReadableContent {
+export async function readableContent(body: Buffer, contentType: string, url: string): Promise<ReadableContent> {
   const type = mediaTypeOf(contentType);
-  if (HTML_TYPES.has(type)) return { ok: true, kind: 'html', ...htmlToMarkdown(decodeBody(body, contentType)) };
+  if (HTML_TYPES.has(type)) return { ok: true, kind: 'html', ...htmlToMarkdown(decodeBody(body, contentType), await loadDomLibs()) };
   if (type === 'application/json' || type.endsWith('+json')) return { ok: true, kind: 'json', text: decodeBody(body, contentType) };
   if (type.startsWith('text/')) return { ok: true, kind: 'text', text: decodeBody(body, contentType) };
   return {
@@ -38,7 +50,7 @@ export function readableContent(body: Buffer, contentType: string, url: string):
   };
 }
 
-function htmlToMarkdown(html: string): { title?: string; text: string } {
+function htmlToMarkdown(html: string, { Readability, parseHTML, Turndown }: DomLibs): { title?: string; text: string } {
   const { document } = parseHTML(html);
   for (const el of document.querySelectorAll('script, style, noscript, template, iframe, object, embed')) el.remove();
   const fallbackTitle = document.querySelector('title')?.textContent?.trim() ?? '';
@@ -56,7 +68,7 @@ function htmlToMarkdown(html: string): { title?: string; text: string } {
   } catch {
     // A page Readability cannot read falls back to its whole body.
   }
-  const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  const turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
   const bodyHtml = document.body?.innerHTML ?? '';
   const source = articleHtml ?? (bodyHtml.trim() !== '' ? bodyHtml : document.toString());
   const text = turndown

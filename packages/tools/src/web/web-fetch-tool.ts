@@ -80,7 +80,7 @@ export function createWebFetchTool(settings: WebFetchSettings, deps: GuardDeps =
     async call(input, ctx) {
       try {
         const page = await guardedFetch(input.url, guard, ctx.signal, deps);
-        return render(page.url, page.status, page.contentType, page.body, page.truncated, settings);
+        return await render(page.url, page.status, page.contentType, page.body, page.truncated, settings);
       } catch (err) {
         if (err instanceof WebFetchError) return { content: `web_fetch ${input.url}: ${err.message}`, isError: true };
         throw err;
@@ -89,8 +89,8 @@ export function createWebFetchTool(settings: WebFetchSettings, deps: GuardDeps =
   };
 }
 
-function render(url: string, status: number, contentType: string, body: Buffer, truncated: boolean, settings: WebFetchSettings) {
-  const readable = readableContent(body, contentType, url);
+async function render(url: string, status: number, contentType: string, body: Buffer, truncated: boolean, settings: WebFetchSettings) {
+  const readable = await readableContent(body, contentType, url);
   if (!readable.ok) return { content: readable.reason, isError: true };
   let text = readable.title === undefined ? readable.text : `# ${readable.title}\n\n${readable.text}`;
   const notes: string[] = [];

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildConnector } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Connector, type GuardSettings, guardedFetch, hostPortKey, type Resolver, WebFetchError } from '../../src/index.js';
+import { blockedRange, checkUrl, type Connector, type GuardSettings, guardedFetch, hostPortKey, type Resolver, WebFetchError } from '../../src/index.js';
 
 // No test here opens a socket to anything but loopback: every name goes through `resolve` below,
 // and every connection through `connect`, which records and refuses any other address.
@@ -236,5 +236,38 @@ describe('limits', () => {
     const pending = guardedFetch(`http://127.0.0.1:${port}/never`, settings(), ac.signal, { resolve, connect });
     ac.abort(new Error('stopped'));
     await expect(pending).rejects.toThrow('stopped');
+  });
+});
+
+describe('hostile URLs', () => {
+  it('checkUrl throws only refusals and lets only public http(s) through', () => {
+    const hostile = [
+      '',
+      ' ',
+      'http://',
+      'http:///x',
+      'http://%00/',
+      'http://exa mple.org/',
+      `http://${'a'.repeat(70_000)}.org/`,
+      'http://[::1',
+      'http://[1:2:3:4:5:6:7:8:9]/',
+      'HTTP://LOCALHOST./',
+      'http://127.0.0.1.nip.io/',
+      'http://①②⑦.0.0.1/',
+      'http://0/',
+      'http://[0:0:0:0:0:ffff:7f00:1]/',
+      'https://__proto__/',
+      'http://constructor:80/',
+      'ws://public.test/',
+    ];
+    for (const url of hostile) {
+      try {
+        const ok = checkUrl(url, { allowPrivate: new Set() });
+        expect(['http:', 'https:'], url).toContain(ok.protocol);
+        expect(blockedRange(ok.hostname) === undefined || blockedRange(ok.hostname) === 'invalid', url).toBe(true);
+      } catch (err) {
+        expect(err, url).toBeInstanceOf(WebFetchError);
+      }
+    }
   });
 });

@@ -116,8 +116,8 @@ describe('address ranges (ipaddr.js)', () => {
     expect(parseHostPort('http://a:80')).toBeUndefined();
   });
 
-  it('readableContent falls back to the body when there is no article', () => {
-    expect(readableContent(Buffer.from('<p>short note</p>'), 'text/html', 'x')).toEqual({ ok: true, kind: 'html', text: 'short note' });
-    expect(readableContent(Buffer.from([0xe9]), 'text/plain; charset=latin1', 'x')).toEqual({ ok: true, kind: 'text', text: 'é' });
+  it('readableContent falls back to the body when there is no article', async () => {
+    expect(await readableContent(Buffer.from('<p>short note</p>'), 'text/html', 'x')).toEqual({ ok: true, kind: 'html', text: 'short note' });
+    expect(await readableContent(Buffer.from([0xe9]), 'text/plain; charset=latin1', 'x')).toEqual({ ok: true, kind: 'text', text: 'é' });
   });
 });

@@ -118,3 +118,49 @@ describe('the web_search tool', () => {
     }
   });
 });
+
+describe('hostile answers', () => {
+  let raw: import('node:http').Server;
+  let rawUrl = '';
+  let next = '';
+  beforeAll(async () => {
+    const { createServer } = await import('node:http');
+    raw = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(next));
+    await new Promise<void>((ok) => raw.listen(0, '127.0.0.1', ok));
+    rawUrl = `http://127.0.0.1:${(raw.address() as import('node:net').AddressInfo).port}`;
+  });
+  afterAll(() => raw.close());
+
+  const bodies = [
+    'null',
+    '[]',
+    '"results"',
+    '{"results":"none"}',
+    '{"results":[null,1,"s",[],{"url":5},{"__proto__":{"url":"https://proto.example/"}},{"url":"https://ok.example/","title":{"a":1},"content":null,"score":"9"}]}',
+    '{"web":null}',
+    '{"web":{"results":{"0":{"url":"https://x.example/"}}}}',
+    '{"web":{"results":[{"url":"https://ok.example/","title":"t","description":["x"]}]}}',
+    '{"constructor":{"prototype":{"results":[{"url":"https://polluted.example/"}]}}}',
+    `{"results":[${Array.from({ length: 500 }, (_, i) => `{"url":"https://n${i}.example/","title":"${'x'.repeat(1000)}"}`).join(',')}]}`,
+    'not json',
+  ];
+  it.each(['searxng', 'brave', 'tavily'] as const)('%s: never throws anything but a SearchError, keeps only well-formed hits', async (provider) => {
+    const p = createSearchProvider({ provider, baseUrl: rawUrl, apiKey: 'k' });
+    for (const body of bodies) {
+      next = body;
+      const out = await p.search('q', 5, signal()).catch((e: unknown) => e);
+      if (out instanceof Error) {
+        expect(out, body).toBeInstanceOf(SearchError);
+        continue;
+      }
+      expect(Array.isArray(out), body).toBe(true);
+      for (const r of out as Array<Record<string, unknown>>) {
+        expect(Object.keys(r).sort()).toEqual(['snippet', 'title', 'url']);
+        expect(r.url).toMatch(/^https:\/\/(ok|n\d+)\.example\/$/);
+        expect(typeof r.title).toBe('string');
+      }
+      expect((out as unknown[]).length).toBeLessThanOrEqual(5);
+    }
+    expect(({} as Record<string, unknown>).results).toBeUndefined();
+  });
+});
