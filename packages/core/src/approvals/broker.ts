@@ -38,7 +38,7 @@ export interface ApprovalRequest {
   agentId: string;
   channelId: string;
   tool: string;
-  /** The rule "always allow" saves: one that matches exactly this call (see `exactRuleFor`). */
+  /** The rule "always allow" saves: one that matches exactly this call, or the domain of a `web_fetch` call (see `alwaysRuleFor`). */
   alwaysRule: string;
   summary: string;
   input: unknown;
