@@ -2,6 +2,7 @@ import { duration } from '@switchboard/core';
 import type { SandboxLimits } from '@switchboard/tools';
 import { z } from 'zod';
 import { deferralSchema } from './config-deferral.js';
+import { webFetchSchema, webSearchSchema } from './config-web.js';
 
 const MIB = 1024 * 1024;
 
@@ -80,7 +81,9 @@ export const execSchema = execAgentSchema
   });
 
 /** The top-level `tools` section. */
-export const toolsSchema = z.strictObject({ exec: execSchema.prefault({}), deferral: deferralSchema }).prefault({});
+export const toolsSchema = z
+  .strictObject({ exec: execSchema.prefault({}), deferral: deferralSchema, webFetch: webFetchSchema, webSearch: webSearchSchema })
+  .prefault({});
 
 /** `agents.<id>.toolOptions`: per-agent overrides of `tools.*`. */
 export const toolOptionsSchema = z.strictObject({ exec: execAgentSchema.prefault({}) }).prefault({});

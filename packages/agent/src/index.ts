@@ -20,4 +20,5 @@ export * from './context/microcompact.js';
 export * from './context/compaction.js';
 export * from './protected-files.js';
 export * from './protected-paths.js';
+export * from './untrusted-content.js';
 export type { ToolProgressSink } from './tool-prepare.js';

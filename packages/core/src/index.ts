@@ -149,6 +149,7 @@ export {
 } from './engine.js';
 export { isSwbError, isSwbErrorCode, SWB_ERRORS, SwbError, SwbErrorCode, swbErrorInfo, type SwbErrorInfo } from './errors.js';
 export {
+  alwaysRuleFor,
   ASK_SOURCES,
   type CallScopes,
   canonicalToolName,

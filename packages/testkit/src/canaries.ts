@@ -23,6 +23,9 @@ export const CANARY_SLACK_SIGNING_SECRET = 'c4a7a9e1d0b3f5e8a2c6d9b1e4f7a0c3';
 /** Planted as a webhook secret (e.g. Telegram `secret_token`: `A-Z a-z 0-9 _ -`). */
 export const CANARY_WEBHOOK_SECRET = 'CANARY_whsec_9fK2xQ7mLp4Vt8Zr1Hc6Wn3Bd5';
 
+/** Planted as a web search API key (Brave Search, Tavily). */
+export const CANARY_SEARCH_API_KEY = 'CANARY_search_Qm7Lr2Vt9Zp4Kc8Hn1Wd6Bf3';
+
 /** Every canary by constant name; the scanner reports a leak by this name, never by value. */
 export const CANARIES_BY_NAME: Readonly<Record<string, string>> = Object.freeze({
   CANARY_ANTHROPIC_KEY,
@@ -31,6 +34,7 @@ export const CANARIES_BY_NAME: Readonly<Record<string, string>> = Object.freeze(
   CANARY_SLACK_APP_TOKEN,
   CANARY_SLACK_SIGNING_SECRET,
   CANARY_WEBHOOK_SECRET,
+  CANARY_SEARCH_API_KEY,
 });
 
 /** Every canary value. */

@@ -20,6 +20,7 @@ export * from './telegram/index.js';
 export * from './ws-client.js';
 export * from './mcp/index.js';
 export * from './webhook/index.js';
+export * from './search/index.js';
 export * from './regex-fixtures.js';
 export * from './unreachable.js';
 export * from './no-egress.js';

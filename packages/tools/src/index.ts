@@ -47,3 +47,4 @@ export { mcpToolName, sanitizeToolNamePart } from './mcp/mcp-names.js';
 export { mcpResultToToolResult } from './mcp/mcp-result.js';
 // The exec sandbox (bubblewrap runner); not yet wired into the registry.
 export * from './exec/sandbox.js';
+export * from './web/index.js';

@@ -1,9 +1,10 @@
 import { type AnyTool, READ_RESULT_TOOL } from '@switchboard/agent';
 import { CapabilityRegistry, type Channel, createReadResultTool, type Storage } from '@switchboard/core';
-import { createFileTools } from '@switchboard/tools';
+import { createFileTools, createWebTools } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toolResultBudgets } from '../config-context.js';
+import { webFetchSettingsOf, webSearchSettingsOf } from '../config-web.js';
 import { offeredToOf, withOfferedToKey } from './offered-to.js';
 
 /** The tools of the configured MCP servers that came up, and how to close their clients. */
@@ -25,7 +26,7 @@ export async function connectMcp(cfg: Readonly<Config>, log: Logger): Promise<Mc
 }
 
 /**
- * Start-up step: the capability registry over the built-in file tools, `builtins` (`exec`, when its sandbox works), the MCP tools and
+ * Start-up step: the capability registry over the built-in file tools, the web tools (`web_search` only with a provider), `builtins` (`exec`, when its sandbox works), the MCP tools and
  * `read_result` (which pages stored results from `storage`). Every tool's results have a budget:
  * the file tools declare the default one, any other tool (MCP) gets it from the turn
  * (`context.toolResults`); `read_result` is exempt (its pages are bounded).
@@ -46,7 +47,8 @@ export function buildRegistry(
     ...(builtins.sandboxGroup !== undefined ? { sandboxGroup: builtins.sandboxGroup } : {}),
     onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
   });
-  const tools = [...fileTools, ...builtins.tools, ...mcp.tools, createReadResultTool(storage.sessions)];
+  const webTools = createWebTools({ fetch: webFetchSettingsOf(cfg.tools.webFetch), search: webSearchSettingsOf(cfg.tools.webSearch) });
+  const tools = [...fileTools, ...webTools, ...builtins.tools, ...mcp.tools, createReadResultTool(storage.sessions)];
   return withOfferedToKey(
     () => new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks, offeredTo: offeredToOf(cfg) }),
   );

@@ -39,7 +39,7 @@ export interface ApprovalRequest {
   agentId: string;
   channelId: string;
   tool: string;
-  /** What "always allow" saves: rules that match exactly this call, in stored form (see `alwaysRuleFor`). */
+  /** What "always allow" saves: rules that match exactly this call (or a `web_fetch` call's domain), in stored form (see `alwaysRuleFor`). */
   alwaysRule: string;
   summary: string;
   input: unknown;

@@ -1,6 +1,23 @@
 import type { AnyTool } from '@switchboard/agent';
 import { exactRuleFor } from './exact-rule.js';
-import type { MatchKind } from './matchers.js';
+import { hostOf, type MatchKind } from './matchers.js';
+
+// A host a `domain:` pattern can hold as written: DNS names, IPv4, bracketed IPv6.
+const PLAIN_HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*|\[[0-9a-f:.]+\])$/u;
+
+/**
+ * The one rule "always allow" saves for a single-content call: for a `domain` tool (`web_fetch`)
+ * the call's domain, `web_fetch(domain:<host>)`, which also covers the host's subdomains (see
+ * `matchDomain`): "always allow this domain"; for every other tool, and a content without a plain
+ * host, the rule that matches exactly that call ({@link exactRuleFor}).
+ */
+export function singleAlwaysRule(toolName: string, content: string | undefined, kind: MatchKind, workspace?: string): string {
+  if (kind === 'domain' && content !== undefined) {
+    const host = hostOf(content);
+    if (host !== undefined && PLAIN_HOST.test(host)) return `${toolName}(domain:${host})`;
+  }
+  return exactRuleFor(toolName, content, kind, workspace);
+}
 
 /**
  * Commands that change what the parts after them do (the directory, the environment, options,
@@ -50,7 +67,7 @@ export function generalisablePart(part: string): boolean {
 /**
  * The rules "always allow" saves for one approved call, in their stored form (one text per
  * approval, see {@link storedAlwaysRules}):
- * - a tool without `ruleContents`: its one exact rule (`exactRuleFor`), as before;
+ * - a tool without `ruleContents`: its one rule ({@link singleAlwaysRule}: exact, or a domain);
  * - a tool with `ruleContents` (`exec`): one exact rule per distinct part, stored as a JSON list —
  *   each later call is allowed by them only if every one of its parts was approved — or an empty
  *   list (no rule) when any part is unsafe to generalise ({@link generalisablePart}).
@@ -58,7 +75,7 @@ export function generalisablePart(part: string): boolean {
  * @throws when the tool's `ruleContent`/`ruleContents` throws (the pipeline refused such a call already).
  */
 export function alwaysRuleFor(tool: Pick<AnyTool, 'name' | 'ruleContent' | 'ruleContents'>, input: unknown, kind: MatchKind, workspace?: string): string {
-  if (!tool.ruleContents) return exactRuleFor(tool.name, tool.ruleContent ? tool.ruleContent(input) : undefined, kind, workspace);
+  if (!tool.ruleContents) return singleAlwaysRule(tool.name, tool.ruleContent ? tool.ruleContent(input) : undefined, kind, workspace);
   const parts = tool.ruleContents(input);
   if (parts.length === 0 || !parts.every(generalisablePart)) return JSON.stringify([]);
   const rules = [...new Set(parts.map((part) => exactRuleFor(tool.name, part, kind, workspace)))];

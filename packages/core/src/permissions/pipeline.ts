@@ -80,8 +80,10 @@ class Stop {
  *    `Bash(...)` as an alias; a prefix allow never covers a part holding shell syntax, see
  *    `matchCommand`). A throw or an empty list from `ruleContents` refuses the call.
  * 3. **The tool's `checkPermissions`**: deny denies (kind `safety` when its source is `safety`);
- *    ask asks — an ask with source `safety` or `sandbox` in every mode, any other ask is skipped
- *    by `bypassPermissions`; allow skips the mode's prompt (an `updatedInput` is revalidated and
+ *    ask asks — an ask with source `safety` or `sandbox` in every mode; an ask with source `mode`
+ *    is the tool's own mode prompt (`web_fetch`: a domain no rule allows), asked only where the
+ *    mode's prompt would (after every allow, not under `bypassPermissions`), even for a read-only
+ *    tool; any other ask is skipped by `bypassPermissions`; allow skips the mode's prompt (an `updatedInput` is revalidated and
  *    rules re-checked); `passthrough` may classify the call: `access: 'read'` makes it read-only
  *    for step 5, `access: 'edit'` a file-system edit inside the workspace (`acceptEdits` allows
  *    it); without `access` the tool's static `readOnly` decides.
@@ -190,7 +192,9 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
     asks.push({ source: 'rule', reason: ruleReason(rules.matched, 'asks before', name) + partNote(rules), rule: rules.matched });
   }
   if (hookAsk) asks.push({ source: 'hook', reason: hookAsk.reason ?? `a PreToolUse hook asks for approval of ${name}` });
-  if (ownAsk && !binding) asks.push(ownAsk);
+  // A tool's own `mode` ask is its version of the mode's prompt (web_fetch: a domain no rule allows): it comes last, after every allow.
+  const ownModePrompt = own.behavior === 'ask' && own.source === 'mode' ? own.reason : undefined;
+  if (ownAsk && !binding && ownModePrompt === undefined) asks.push(ownAsk);
   const ask = asks[0];
   if (ask) {
     if (mode === 'dontAsk') return dontAsk(ask.reason, ask.rule);
@@ -207,6 +211,10 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   if (rules.behavior === 'allow' && rules.matched) return allow('rule', allowReason(rules, name), rules.matched);
   if (own.behavior === 'allow') return allow('tool', `${name} allowed this call itself`);
   if (hookAllow) return allow('hook', hookAllow.reason ?? `a PreToolUse hook allowed ${name}`);
+  if (ownModePrompt !== undefined && mode !== 'bypassPermissions') {
+    if (mode === 'dontAsk') return dontAsk(ownModePrompt);
+    return { behavior: 'ask', source: 'mode', reason: ownModePrompt, input, ...updated };
+  }
   if (callClass.readOnly) return allow('mode', tool.readOnly ? `${name} is read-only` : `this ${name} call is read-only`);
   if (mode === 'bypassPermissions') return allow('mode', 'the session is in bypassPermissions mode');
   if (mode === 'acceptEdits' && (callClass.edit || isWorkspaceEdit(kind, tool, content, ctx.workspace))) {
