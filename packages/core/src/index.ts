@@ -150,6 +150,7 @@ export {
 export { isSwbError, isSwbErrorCode, SWB_ERRORS, SwbError, SwbErrorCode, swbErrorInfo, type SwbErrorInfo } from './errors.js';
 export {
   alwaysRuleFor,
+  singleAlwaysRule,
   ASK_SOURCES,
   type CallScopes,
   canonicalToolName,
