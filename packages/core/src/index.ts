@@ -363,3 +363,5 @@ export {
 } from './channel-account.js';
 export type { TurnEndReason, TurnEndState } from './turn-end.js';
 export { type FinishWithDelivery, TurnFinishes } from './turn-finishes.js';
+export * from './memory/index.js';
+export { memoryPart, PersonalData, type PersonalDataPart, type PersonalExport, personWorkspaces, workspacePart } from './personal-data.js';
