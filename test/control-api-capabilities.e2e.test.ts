@@ -77,7 +77,8 @@ describe('capability registry', () => {
     expect(res.json.groups['group:fs']).toEqual(['read_file', 'list_files', 'search_files', 'write_file', 'edit_file']);
     expect(res.json.groups['group:web']).toEqual([]);
     expect(res.json.profiles.minimal).toEqual(['read_file', 'list_files', 'search_files']);
-    expect(res.json.profiles.messaging).toEqual([]);
+    expect(res.json.groups['group:memory']).toEqual(['memory_save', 'memory_search', 'memory_forget']);
+    expect(res.json.profiles.messaging).toEqual(['memory_save', 'memory_search', 'memory_forget']);
     // Every agent that offers tools also offers read_result (it pages stored tool results).
     expect(res.json.agents.default).toEqual([...res.json.profiles.coding, 'read_result']);
     expect(byId.get('read_result')).toMatchObject({ kind: 'tool', source: 'builtin', risk: { readOnly: true, destructive: false, concurrencySafe: true } });
@@ -125,7 +126,7 @@ describe('capability registry', () => {
       body: { scope: { kind: 'principal', id: memberId }, behavior: 'deny', rule: 'group:fs' },
     });
     expect(created.status).toBe(201);
-    expect(names(await toolsOffered(member))).toEqual(['read_result']);
+    expect(names(await toolsOffered(member))).toEqual(['memory_forget', 'memory_save', 'memory_search', 'read_result']);
     expect(names(await toolsOffered(owner))).toContain('read_file');
     expect((await api(gw, 'DELETE', `/api/v1/rules/${created.json.rule.id}`, { token: op })).status).toBe(200);
     expect(names(await toolsOffered(member))).toContain('read_file');
@@ -154,9 +155,10 @@ describe('tool profiles and groups in the config', () => {
     expect(mcp).toContain('mcp__fx__echo');
     expect(res.json.agents.default).toEqual(['read_file', 'list_files', 'search_files', 'read_result']);
     expect(res.json.groups['group:runtime']).toEqual(['exec']);
-    expect(res.json.agents.everything).toEqual([...res.json.groups['group:fs'], 'exec', ...mcp, 'read_result']);
+    const memory = res.json.groups['group:memory'] as string[];
+    expect(res.json.agents.everything).toEqual([...res.json.groups['group:fs'], 'exec', ...memory, ...mcp, 'read_result']);
     expect(res.json.agents.mixed).toEqual(['read_file', 'list_files', 'search_files', ...mcp, 'read_result']);
-    expect(res.json.agents.plain).toEqual([...res.json.groups['group:fs'], 'exec', 'read_result']);
+    expect(res.json.agents.plain).toEqual([...res.json.groups['group:fs'], 'exec', ...memory, 'read_result']);
 
     const ws = await connectWs(other.wsUrl, { headers: bearer(other.credentials().clientToken) });
     const before = fake.requests.length;

@@ -18,13 +18,17 @@ export function inReminderBand(tokens: number, threshold: number): boolean {
 }
 
 /**
- * `send` with the save reminder appended to its last message when that is the person's (or the
- * tool results') user message; unchanged otherwise. A view only: the reminder is never stored.
+ * `send` with the save reminder in its last message when that is a user message (the person's
+ * words or tool results): after any `tool_result` blocks (the API wants those first) and before
+ * the message's text, so the person's own words stay last. Unchanged when the last message is the
+ * assistant's. A view only: the reminder is never stored.
  */
 export function withSaveReminder(send: readonly Message[]): Message[] {
   const out = [...send];
   const last = out.at(-1);
   if (last?.role !== 'user') return out;
-  out[out.length - 1] = { ...last, content: [...last.content, { type: 'text', text: SAVE_REMINDER_TEXT }] };
+  const at = last.content.findIndex((b) => b.type !== 'tool_result');
+  const cut = at === -1 ? last.content.length : at;
+  out[out.length - 1] = { ...last, content: [...last.content.slice(0, cut), { type: 'text', text: SAVE_REMINDER_TEXT }, ...last.content.slice(cut)] };
   return out;
 }

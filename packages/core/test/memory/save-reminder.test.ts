@@ -46,13 +46,21 @@ describe('the save reminder before an auto-compaction', () => {
     expect(inReminderBand(THRESHOLD + 1, THRESHOLD)).toBe(false);
   });
 
-  it('appends the reminder to the last user message of the view only (the history is not touched)', () => {
+  it('puts the reminder in the last user message of the view, after tool results and before the text (the history is not touched)', () => {
     const send: Message[] = [user('hello'), { role: 'assistant', content: [{ type: 'text', text: 'hi' }] }, user('and now')];
     const out = withSaveReminder(send);
     expect(out[2]!.content).toEqual([
-      { type: 'text', text: 'and now' },
       { type: 'text', text: SAVE_REMINDER_TEXT },
+      { type: 'text', text: 'and now' },
     ]);
+    const results: Message = {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'a', content: 'r' },
+        { type: 'text', text: 'steered' },
+      ],
+    };
+    expect(withSaveReminder([results])[0]!.content.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(['tool_result', SAVE_REMINDER_TEXT, 'steered']);
     expect(send[2]!.content).toHaveLength(1);
     const endsWithAssistant: Message[] = [user('x'), { role: 'assistant', content: [{ type: 'text', text: 'y' }] }];
     expect(withSaveReminder(endsWithAssistant)).toEqual(endsWithAssistant);
