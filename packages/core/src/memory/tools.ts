@@ -122,7 +122,6 @@ export function createMemorySearchTool(storage: MemoryToolStorage): Tool<MemoryS
     input: searchInput,
     readOnly: true,
     concurrencySafe: true,
-    maxResultChars: MEMORY_SEARCH_MAX * (MEMORY_MAX_CHARS + 200),
     ruleContent: (input) => input.scope ?? 'all',
     async call(input, ctx): Promise<ToolResult> {
       const caller = await callerOf(storage, ctx);
