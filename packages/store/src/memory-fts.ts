@@ -11,11 +11,17 @@ const MAX_TERM_CHARS = 64;
  * and digits end up inside the quotes. Returns null when the text has no words (no search runs).
  */
 export function ftsQuery(text: string): string | null {
-  const words = text.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
+  // Lower-cased before the split: lower-casing may add combining marks (`İ` → `i̇`), which then separate words.
+  const words =
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   const seen = new Set<string>();
   const terms: string[] = [];
   for (const raw of words) {
-    const word = raw.slice(0, MAX_TERM_CHARS).toLowerCase();
+    // Cut by code points, never inside a surrogate pair.
+    const word = Array.from(raw).slice(0, MAX_TERM_CHARS).join('');
     if (seen.has(word)) continue;
     seen.add(word);
     terms.push(word.length >= 3 ? `"${word}"*` : `"${word}"`);

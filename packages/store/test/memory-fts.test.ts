@@ -12,6 +12,10 @@ describe('ftsQuery (memory search text → FTS5 MATCH)', () => {
     expect(ftsQuery('  *** () "" ')).toBeNull();
     expect(ftsQuery('')).toBeNull();
     expect(ftsQuery('Zoë 東京')).toBe('"zoë"* OR "東京"');
+    // Lower-casing İ adds a combining dot: it separates words like any non-letter.
+    expect(ftsQuery('İstanbul')).toBe('"i" OR "stanbul"*');
+    // A long word of astral letters is cut between code points.
+    expect(ftsQuery('𠀀'.repeat(70))).toBe(`"${'𠀀'.repeat(64)}"*`);
   });
 
   it('keeps at most MAX_FTS_TERMS terms', () => {
