@@ -9,8 +9,8 @@ import { ALICE, params, TOKEN, useTelegramEnv, waitForText } from './telegram-he
 
 const MODELS = { models: { 'claude-test': { contextWindow: 50_000, outputReserve: 5_000 } } };
 
-/** About 3,000 characters of distinct words: the history then outweighs the system prompt and the tool schemas. */
-const LONG = Array.from({ length: 375 }, (_, i) => `word${i}`).join(' ');
+/** About 3,800 characters of distinct words (under Telegram’s 4,096): the history then outweighs the system prompt and the tool schemas. */
+const LONG = Array.from({ length: 480 }, (_, i) => `word${i}`).join(' ');
 
 /** The tokens the fake counted for its last request (the whole input: uncached, cache writes and cache reads). */
 function lastCounted(model: FakeAnthropic): number {

@@ -78,7 +78,8 @@ describe('capability registry', () => {
     expect(res.json.groups['group:web']).toEqual(['web_fetch']); // web_search only with tools.webSearch.provider
     expect(byId.get('web_fetch').risk).toMatchObject({ readOnly: true, destructive: false, openWorld: true });
     expect(res.json.profiles.minimal).toEqual(['read_file', 'list_files', 'search_files']);
-    expect(res.json.profiles.messaging).toEqual(['web_fetch']);
+    expect(res.json.groups['group:memory']).toEqual(['memory_save', 'memory_search', 'memory_forget']);
+    expect(res.json.profiles.messaging).toEqual(['web_fetch', 'memory_save', 'memory_search', 'memory_forget']);
     // Every agent that offers tools also offers read_result (it pages stored tool results).
     expect(res.json.agents.default).toEqual([...res.json.profiles.coding, 'read_result']);
     expect(byId.get('read_result')).toMatchObject({ kind: 'tool', source: 'builtin', risk: { readOnly: true, destructive: false, concurrencySafe: true } });
@@ -126,7 +127,7 @@ describe('capability registry', () => {
       body: { scope: { kind: 'principal', id: memberId }, behavior: 'deny', rule: 'group:fs' },
     });
     expect(created.status).toBe(201);
-    expect(names(await toolsOffered(member))).toEqual(['read_result', 'web_fetch']);
+    expect(names(await toolsOffered(member))).toEqual(['memory_forget', 'memory_save', 'memory_search', 'read_result', 'web_fetch']);
     expect(names(await toolsOffered(owner))).toContain('read_file');
     expect((await api(gw, 'DELETE', `/api/v1/rules/${created.json.rule.id}`, { token: op })).status).toBe(200);
     expect(names(await toolsOffered(member))).toContain('read_file');
@@ -155,9 +156,10 @@ describe('tool profiles and groups in the config', () => {
     expect(mcp).toContain('mcp__fx__echo');
     expect(res.json.agents.default).toEqual(['read_file', 'list_files', 'search_files', 'read_result']);
     expect(res.json.groups['group:runtime']).toEqual(['exec']);
-    expect(res.json.agents.everything).toEqual([...res.json.groups['group:fs'], 'web_fetch', 'exec', ...mcp, 'read_result']);
+    const memory = res.json.groups['group:memory'] as string[];
+    expect(res.json.agents.everything).toEqual([...res.json.groups['group:fs'], 'web_fetch', 'exec', ...memory, ...mcp, 'read_result']);
     expect(res.json.agents.mixed).toEqual(['read_file', 'list_files', 'search_files', ...mcp, 'read_result']);
-    expect(res.json.agents.plain).toEqual([...res.json.groups['group:fs'], 'web_fetch', 'exec', 'read_result']);
+    expect(res.json.agents.plain).toEqual([...res.json.groups['group:fs'], 'web_fetch', 'exec', ...memory, 'read_result']);
 
     const ws = await connectWs(other.wsUrl, { headers: bearer(other.credentials().clientToken) });
     const before = fake.requests.length;

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import {
+  MemoryDesk,
   ChatCommands,
   DeliveryLedger,
   type AccessEvents,
@@ -128,7 +129,17 @@ function channelPeople(deps: ChannelContextDeps, ch: Channel): ChannelPeople {
   const { storage, engine } = deps;
   const session = (conv: ConversationRef, principalId: string) => storage.sessions.resolve(deps.sessionKey(conv, principalId));
   const roleOf = async (principalId: string) => (await storage.principals.get(principalId))?.role ?? 'guest';
+  const memoryDesk = new MemoryDesk(storage);
+  // The conversation's agent (from its session key) and whether it is a room: memory scopes follow them.
+  const memoryCaller = (conv: ConversationRef, principalId: string) => {
+    const key = deps.sessionKey(conv, principalId);
+    return memoryDesk.caller(principalId, key.agent, key.scope === 'room');
+  };
   return {
+    memories: {
+      list: async (conv, principalId) => memoryDesk.list(await memoryCaller(conv, principalId)),
+      forget: async (conv, principalId, id) => memoryDesk.forget(await memoryCaller(conv, principalId), id),
+    },
     updateSession: async (conv, principalId, patch) => {
       const s = await session(conv, principalId);
       const updated = await storage.sessions.updateSettings(s.id, patch);

@@ -1,4 +1,4 @@
-import { parseDuration, ROLES, SCOPES, type Role, type Scope, type Storage } from '@switchboard/core';
+import { memoryPart, PersonalData, parseDuration, ROLES, SCOPES, type Role, type Scope, type Storage } from '@switchboard/core';
 import { principalService, principalView } from './api/principal-service.js';
 import { tokenView } from './api/tokens.js';
 import { createClientToken, createOperatorToken } from './bootstrap.js';
@@ -172,7 +172,8 @@ export async function principalChange(ctx: AdminContext, sub: 'set-role' | 'dele
       const res = await principalService.update(storage, p.id, { role: role as Role }, cliActor());
       return res.ok ? ok({ principal: await principalView(storage, res.value) }) : failed(res.message);
     }
-    const res = await principalService.remove(storage, p.id, cliActor());
+    // Offline (no gateway running) the CLI erases the person's memories; their workspace goes with a delete through the control API.
+    const res = await principalService.remove(storage, p.id, cliActor(), new PersonalData([memoryPart(storage)]));
     return res.ok ? ok({ deleted: p.id, unlinkedIdentities: res.value.identities, revokedTokens: res.value.tokens }) : failed(res.message);
   });
 }

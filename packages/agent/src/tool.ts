@@ -12,6 +12,14 @@ export interface ToolContext {
   /** Absolute path of the turn's workspace directory (file tools stay inside it). */
   workspace: string;
   /**
+   * The principal whose message the turn answers (the speaker), as the turn policy resolved it
+   * from the inbound message — never from the model's input. Absent: a sender without a
+   * principal. Tools that keep per-person data (memory) key it by this.
+   */
+  principalId?: string;
+  /** The turn runs in a room session (several people share it): per-person data is off there. */
+  roomSession?: boolean;
+  /**
    * For tools that walk directories: whether one entry they met may be returned (the permission
    * rules decide). `relative` is workspace-relative and `/`-separated, `absolute` the entry on
    * disk. Absent: every entry may be returned. Contract: never throws; `false` withholds.

@@ -3,6 +3,7 @@ import {
   COMPACT_REFUSAL_TEXT,
   compactedText,
   contextReportLines,
+  memoryCommandText,
   MODE_ORDER,
   type ChannelContext,
   type ChatCommandResult,
@@ -137,6 +138,11 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
       return contextReply(r.report);
     case 'spend':
       return usageText(r.usage);
+    case 'memories':
+    case 'forgotten':
+    case 'not_forgotten':
+    case 'memory_unavailable':
+      return escapeMrkdwn(memoryCommandText(r));
   }
 }
 

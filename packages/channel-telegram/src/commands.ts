@@ -2,6 +2,7 @@ import {
   COMPACT_REFUSAL_TEXT,
   compactedText,
   contextReportLines,
+  memoryCommandText,
   type ChannelCommands,
   type ChatCommandResult,
   type ContextReport,
@@ -61,6 +62,11 @@ export function commandReply(r: ChatCommandResult): string {
       return COMPACT_REFUSAL_TEXT[r.reason];
     case 'spend':
       return usageReply(r.usage);
+    case 'memories':
+    case 'forgotten':
+    case 'not_forgotten':
+    case 'memory_unavailable':
+      return memoryCommandText(r);
   }
 }
 

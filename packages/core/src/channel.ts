@@ -1,3 +1,4 @@
+import type { ForgetOutcome, MemoryListing } from './memory/desk.js';
 import type { ManualCompactResult } from './context/compaction-engine.js';
 import type { PersonalUsage } from './budgets/service.js';
 import type { AgentEvent } from '@switchboard/agent';
@@ -230,6 +231,15 @@ export interface ChannelPeople {
    * only an owner or admin may; `busy` while a turn of it runs. Absent: the command answers `unavailable`.
    */
   compactSession?(conversation: ConversationRef, principalId: string, instructions: string): Promise<CompactSessionResult>;
+  /**
+   * The person's memories here (`/memory`): in a direct conversation their own and the agent's
+   * team memory, in a room the team memory only; `forget` removes one they may remove (audited).
+   * Absent: `/memory` answers `memory_unavailable`.
+   */
+  memories?: {
+    list(conversation: ConversationRef, principalId: string): Promise<MemoryListing>;
+    forget(conversation: ConversationRef, principalId: string, id: string): Promise<ForgetOutcome>;
+  };
 }
 
 /** What `/compact` did (see `TurnEngine.compact`), or why not. */

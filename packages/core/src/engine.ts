@@ -124,6 +124,10 @@ export interface TurnPolicy {
   workspace?: string;
   /** Which entries a walking tool may return (see `ToolContext.pathFilter`). */
   pathFilter?: PathFilter;
+  /** The speaker's principal, passed to tools as `ToolContext.principalId` (memory). */
+  principalId?: string;
+  /** The turn answers a message in a room session: passed to tools as `ToolContext.roomSession`. */
+  roomSession?: boolean;
 }
 
 /** Who sent a message and where it goes: resolved from the inbound message, never from the model. */
@@ -541,6 +545,8 @@ export class TurnEngine {
         agentId: agent.id,
         workspace: policy.workspace ?? agent.workspace,
         ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
+        ...(policy.principalId !== undefined ? { principalId: policy.principalId } : {}),
+        ...(policy.roomSession !== undefined ? { roomSession: policy.roomSession } : {}),
       },
       toolTimeoutMs: options.toolTimeoutMs,
       ...(options.toolTimeouts ? { toolTimeouts: options.toolTimeouts } : {}),
@@ -564,6 +570,7 @@ export class TurnEngine {
           log,
           recordCall: (usage, model) => this.recordCall(active, { type: 'usage', usage, model }),
           notify: (text) => this.notify(active, text),
+          remindToSave: policy.tools.some((tool) => tool.name === 'memory_save'),
         }),
       ],
       ...(beforeCall ? { beforeCall } : {}),

@@ -378,3 +378,5 @@ export {
   ToolStatusBoard,
   toolStatusLine,
 } from './tool-status.js';
+export * from './memory/index.js';
+export { memoryPart, PersonalData, type PersonalDataPart, type PersonalExport, personWorkspaces, workspacePart } from './personal-data.js';

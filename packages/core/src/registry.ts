@@ -4,6 +4,7 @@ import type { Channel } from './channel.js';
 import { HOOK_EVENTS, type HooksConfig } from './permissions/hooks.js';
 import { GROUP_RULE, TOOL_GROUPS, type ToolGroup } from './permissions/rule-text.js';
 import type { Role } from './storage.js';
+import { MEMORY_TOOLS } from './memory/access.js';
 
 /** What kind of capability an entry is. */
 export type CapabilityKind = 'tool' | 'channel' | 'model' | 'hook';
@@ -53,11 +54,12 @@ const FS_READ_ONLY = ['read_file', 'list_files', 'search_files'];
 /** Names the web and runtime groups take once such tools exist. */
 const WEB_TOOLS = ['web_fetch', 'web_search'];
 const RUNTIME_TOOLS = ['exec'];
+const MEMORY_TOOL_NAMES: readonly string[] = MEMORY_TOOLS;
 /** Built-in tool names that may be absent from a registry (a tool whose prerequisite is missing): `capabilities.offeredTo` may name them. */
-const RESERVED_TOOLS: ReadonlySet<string> = new Set([...FS_TOOLS, ...WEB_TOOLS, ...RUNTIME_TOOLS, 'read_result']);
+const RESERVED_TOOLS: ReadonlySet<string> = new Set([...FS_TOOLS, ...WEB_TOOLS, ...RUNTIME_TOOLS, ...MEMORY_TOOL_NAMES, 'read_result']);
 const PROFILE_GROUPS: Record<Exclude<ToolProfile, 'none' | 'minimal' | 'readonly'>, ToolGroup[]> = {
-  messaging: ['group:web'],
-  coding: ['group:fs', 'group:runtime', 'group:web'],
+  messaging: ['group:web', 'group:memory'],
+  coding: ['group:fs', 'group:runtime', 'group:web', 'group:memory'],
   full: [...TOOL_GROUPS],
 };
 
@@ -106,6 +108,7 @@ export class CapabilityRegistry {
       'group:fs': builtin(FS_TOOLS),
       'group:web': builtin(WEB_TOOLS),
       'group:runtime': builtin(RUNTIME_TOOLS),
+      'group:memory': builtin([...MEMORY_TOOL_NAMES]),
       'group:mcp': input.tools.filter((t) => this.sources.get(t.name)?.startsWith('mcp:')).map((t) => t.name),
     };
     for (const [name, roles] of input.offeredTo ?? []) {
@@ -190,7 +193,9 @@ export class CapabilityRegistry {
     const mcp = this.sources.get(tool.name)?.startsWith('mcp:') ?? false;
     return {
       readOnly: tool.readOnly,
-      destructive: !tool.readOnly && (mcp || tool.name === 'write_file' || tool.name === 'edit_file' || RUNTIME_TOOLS.includes(tool.name)),
+      destructive:
+        !tool.readOnly &&
+        (mcp || tool.name === 'write_file' || tool.name === 'edit_file' || tool.name === 'memory_forget' || RUNTIME_TOOLS.includes(tool.name)),
       concurrencySafe: tool.concurrencySafe,
       openWorld: mcp || WEB_TOOLS.includes(tool.name) || RUNTIME_TOOLS.includes(tool.name),
     };

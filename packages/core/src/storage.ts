@@ -4,6 +4,7 @@ import type { AskSource } from '@switchboard/agent';
 import type { DeadLetter, DeadLetterInput } from './dead-letters.js';
 import type { NewUsageRecord, UsageFilter, UsageRecord, UsageReport } from './usage.js';
 import type { BudgetOverride, BudgetScope, BudgetSpec, BudgetSpend, UsageChange } from './budgets/types.js';
+import type { MemoryRepo } from './memory/types.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -538,5 +539,7 @@ export interface Storage {
     /** Removes the switch of `tool` at exactly that scope; false when there was none. */
     remove(tool: string, scopeKind: OfferSwitch['scopeKind'], scopeId: string | null): Promise<boolean>;
   };
+  /** Long-term memories: people's private ones and agents' team memory, with full-text search (see docs/memory.md). */
+  memories: MemoryRepo;
   close(): void;
 }

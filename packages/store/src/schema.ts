@@ -326,3 +326,29 @@ export const offerSwitches = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tool, t.scopeKind, t.scopeId] })],
 );
+
+/**
+ * Long-term memories (`memory_save`): a person's private ones (`principal_id`) and each agent's
+ * team memory (`agent_id`). `seq` is the stable rowid the FTS5 index `memories_fts` (created by
+ * hand in migration 0012, with its sync triggers) points at.
+ */
+export const memories = sqliteTable(
+  'memories',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    /** `private` or `team`. */
+    scope: text('scope').notNull(),
+    /** Private memories: their person. */
+    principalId: text('principal_id'),
+    /** Team memories: their agent. */
+    agentId: text('agent_id'),
+    text: text('text').notNull(),
+    /** JSON array of strings. */
+    tags: text('tags').notNull(),
+    /** The principal whose turn saved it. */
+    createdBy: text('created_by'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('memories_id_uq').on(t.id), index('memories_principal_idx').on(t.principalId), index('memories_agent_idx').on(t.agentId)],
+);

@@ -15,6 +15,7 @@ import { turnRepo } from './turn-repo.js';
 import { usageOps, usageRepo } from './usage-repo.js';
 import { budgetRepo } from './budget-repo.js';
 import { offerSwitchRepo } from './offer-switch-repo.js';
+import { memoryRepo } from './memory-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -89,6 +90,7 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     usage: usageRepo(db, calls),
     budgets: budgetRepo(db),
     offerSwitches: offerSwitchRepo(db),
+    memories: memoryRepo(db),
     close() {
       if (db.open) db.close();
     },

@@ -5,6 +5,7 @@ import { budgetContract } from './contract/budget-contract.js';
 import { deliveryContract } from './contract/delivery-contract.js';
 import { governanceContract } from './contract/governance-contract.js';
 import { identityContract } from './contract/identity-contract.js';
+import { memoryContract } from './contract/memory-contract.js';
 import { offerSwitchContract } from './contract/offer-switch-contract.js';
 import { pairingContract } from './contract/pairing-contract.js';
 import { sessionContract } from './contract/session-contract.js';
@@ -40,5 +41,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('usage rows (one per model call)', () => usageContract(store));
     describe('budget overrides and spend', () => budgetContract(store));
     describe('offer-switches (tools offered at a scope)', () => offerSwitchContract(store));
+    describe('memories (scoped, full-text search)', () => memoryContract(store));
   });
 }

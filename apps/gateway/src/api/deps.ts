@@ -1,5 +1,15 @@
 import type { IncomingMessage } from 'node:http';
-import type { AccessEvents, ApprovalBroker, BudgetService, CapabilityRegistry, Channel, PolicyService, Storage, TurnEngine } from '@switchboard/core';
+import type {
+  AccessEvents,
+  ApprovalBroker,
+  BudgetService,
+  CapabilityRegistry,
+  Channel,
+  PersonalData,
+  PolicyService,
+  Storage,
+  TurnEngine,
+} from '@switchboard/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuthLimiter } from '../auth-limiter.js';
 import type { ResolvedModel } from '../config-models.js';
@@ -26,6 +36,8 @@ export interface ControlApiDeps {
   models: { list: readonly ResolvedModel[]; maxTokens: number };
   /** The budgets in force and operators' overrides of them. */
   budgets: BudgetService;
+  /** A person's data that deleting the principal exports and erases (memories, workspace; profiles join it). */
+  personalData: PersonalData;
 }
 
 /** A control-API route module: registers its routes on the /api/v1 scope. */

@@ -9,6 +9,7 @@ import { budgetRoutes } from './budgets.js';
 import { capabilityRoutes } from './capabilities.js';
 import { deadLetterRoutes } from './dead-letters.js';
 import { sendError, type ControlApiDeps, type RouteModule } from './deps.js';
+import { memoryRoutes } from './memories.js';
 import { modeRoutes } from './modes.js';
 import { modelRoutes } from './models.js';
 import { principalRoutes } from './principals.js';
@@ -48,6 +49,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   deadLetterRoutes,
   usageRoutes,
   budgetRoutes,
+  memoryRoutes,
 ];
 
 async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {

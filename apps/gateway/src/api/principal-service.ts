@@ -1,4 +1,4 @@
-import type { Identity, Principal, Role, Storage } from '@switchboard/core';
+import type { Identity, PersonalData, Principal, Role, Storage } from '@switchboard/core';
 
 /** The outcome of a principal change: the result, or an HTTP-style refusal. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: 404 | 409; code: string; message: string };
@@ -77,15 +77,25 @@ export const principalService = {
     return { ok: true, value: after };
   },
 
-  /** Deletes a principal (identities unlinked, tokens revoked); sessions and transcripts stay. */
-  async remove(storage: Storage, id: string, actor: string): Promise<Outcome<{ identities: number; tokens: number }>> {
+  /**
+   * Deletes a principal (identities unlinked, tokens revoked); sessions and transcripts stay. Their
+   * personal data (`personal`: memories, workspace, …) is erased first, so a failed erase leaves
+   * the principal in place to retry; the audit entry lists what each part erased.
+   */
+  async remove(
+    storage: Storage,
+    id: string,
+    actor: string,
+    personal?: PersonalData,
+  ): Promise<Outcome<{ identities: number; tokens: number; erased: Record<string, unknown> }>> {
     const p = await storage.principals.get(id);
     if (!p) return refuse(404, 'not_found', `No principal ${id}.`);
     if (await isLastOwner(storage, p)) return refuse(409, 'last_owner', `${p.name} is the last owner; make someone else owner first.`);
+    const erased = personal ? await personal.erase(id) : {};
     const res = await storage.principals.remove(id);
     if (!res) return refuse(404, 'not_found', `No principal ${id}.`);
-    await storage.audit.append({ actor, action: 'principal.delete', target: id, detail: { name: p.name, role: p.role, ...res } });
-    return { ok: true, value: res };
+    await storage.audit.append({ actor, action: 'principal.delete', target: id, detail: { name: p.name, role: p.role, ...res, erased } });
+    return { ok: true, value: { ...res, erased } };
   },
 
   /** Links an identity; 409 `identity_taken` when another principal has it. `created` is false when it was already linked here. */

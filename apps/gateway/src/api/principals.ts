@@ -11,7 +11,7 @@ const identityBody = z.strictObject({
 });
 
 /** Principals and their identities (scope `read` to list, `admin` to change). */
-export const principalRoutes: RouteModule = async (app, { storage, access }) => {
+export const principalRoutes: RouteModule = async (app, { storage, access, personalData }) => {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['principals'];
   const refused = <T>(reply: Parameters<typeof sendError>[0], res: Outcome<T>) => (res.ok ? null : sendError(reply, res.status, res.code, res.message));
@@ -75,12 +75,15 @@ export const principalRoutes: RouteModule = async (app, { storage, access }) => 
 
   r.delete(
     '/principals/:id',
-    { config: { scope: 'admin' }, schema: { tags, summary: 'Delete a principal (identities unlinked, tokens revoked)', params: idParam } },
+    {
+      config: { scope: 'admin' },
+      schema: { tags, summary: 'Delete a principal (identities unlinked, tokens revoked; memories and workspace erased)', params: idParam },
+    },
     async (req, reply) => {
-      const res = await principalService.remove(storage, req.params.id, actorOf(req));
+      const res = await principalService.remove(storage, req.params.id, actorOf(req), personalData);
       if (!res.ok) return refused(reply, res);
       access.emit({ type: 'principal_removed', principalId: req.params.id });
-      return { deleted: req.params.id, unlinkedIdentities: res.value.identities, revokedTokens: res.value.tokens };
+      return { deleted: req.params.id, unlinkedIdentities: res.value.identities, revokedTokens: res.value.tokens, erased: res.value.erased };
     },
   );
 

@@ -3,6 +3,7 @@ import type { ConversationRef } from '../channel.js';
 import type { AskSource } from '@switchboard/agent';
 import { storedAlwaysRules } from '../permissions/always-rules.js';
 import { mayAnswerAutomatically, whyPeopleOnly } from '../permissions/ask-source.js';
+import { needsAdminApproval } from '../memory/access.js';
 import type { Approval, Role, Scope, Storage, StoredRule } from '../storage.js';
 
 /** Who is answering an approval. Resolved from authenticated input, never from the model. */
@@ -150,6 +151,8 @@ export class ApprovalBroker {
         : { ok: false, reason: 'this operator token lacks the "approvals" scope' };
     }
     if (who.role === 'owner' || who.role === 'admin') return { ok: true };
+    // A member's change to team memory needs an owner or admin: never the requester's own answer.
+    if (needsAdminApproval(approval)) return { ok: false, reason: 'only an owner or admin may approve a change to team memory' };
     if (who.principalId === approval.requesterPrincipalId && this.options.selfApproveRoles.includes(who.role)) return { ok: true };
     return {
       ok: false,

@@ -37,6 +37,8 @@ export interface CompactionTurn {
   recordCall(usage: Usage, model: string): void;
   /** Tells the person in chat (one short line); must not throw. */
   notify(text: string): Promise<void>;
+  /** The turn offers `memory_save` (see `CompactionShaperOptions.remindToSave`). */
+  remindToSave?: boolean;
 }
 
 /** How a compaction asked for outside a turn (`/compact`, the control API) ended. */
@@ -97,7 +99,13 @@ export class EngineCompaction {
       notify: (text) => turn.notify(text),
       log: turn.log,
     };
-    return compactionShaper({ context, meter: turn.meter, breaker: this.breaker, sessionId: turn.fields.sessionId });
+    return compactionShaper({
+      context,
+      meter: turn.meter,
+      breaker: this.breaker,
+      sessionId: turn.fields.sessionId,
+      ...(turn.remindToSave ? { remindToSave: true } : {}),
+    });
   }
 
   /**

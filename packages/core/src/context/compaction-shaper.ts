@@ -2,6 +2,7 @@ import type { Message, RecoverInfo, RequestShaper, Shaped } from '@switchboard/a
 import type { CompactionBreaker } from './compaction-breaker.js';
 import { type CompactionContext, compactHistory, dropTurns } from './compaction-run.js';
 import type { ContextMeter } from './meter.js';
+import { inReminderBand, withSaveReminder } from '../memory/save-reminder.js';
 
 /** What the auto-compact shaper of one turn works with. */
 export interface CompactionShaperOptions {
@@ -10,6 +11,8 @@ export interface CompactionShaperOptions {
   meter: ContextMeter;
   breaker: CompactionBreaker;
   sessionId: string;
+  /** The turn offers `memory_save`: just below the threshold, one request of the turn carries the save reminder (`withSaveReminder`). */
+  remindToSave?: boolean;
 }
 
 /**
@@ -31,6 +34,7 @@ export function compactionShaper(options: CompactionShaperOptions): RequestShape
   let failed = false;
   let reactiveTried = false;
   let droppedAtCall = -1;
+  let reminded = false;
 
   const tryCompact = async (
     trigger: 'auto' | 'reactive',
@@ -50,6 +54,11 @@ export function compactionShaper(options: CompactionShaperOptions): RequestShape
       if (!settings.auto || failed) return { send: [...send] };
       const threshold = settings.threshold * meter.window;
       const tokens = await meter.measure(send, threshold, info.signal);
+      // Before an auto-compaction the agent is reminded, once per turn, to save what matters.
+      if (options.remindToSave && !reminded && inReminderBand(tokens, threshold)) {
+        reminded = true;
+        return { send: withSaveReminder(send) };
+      }
       if (tokens <= threshold || info.signal.aborted) return { send: [...send] };
       return (await tryCompact('auto', history, send, info.signal)) ?? { send: [...send] };
     },

@@ -1,7 +1,7 @@
 import { checkRuleSyntax } from './rules.js';
 
 /** Tool group shorthands, usable in permission rules and in `agents.<id>.tools.profile`. */
-export const TOOL_GROUPS = ['group:fs', 'group:web', 'group:runtime', 'group:mcp'] as const;
+export const TOOL_GROUPS = ['group:fs', 'group:web', 'group:runtime', 'group:memory', 'group:mcp'] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 /** A group rule: `group:<name>` with an optional `(content)` (groups 1 and 2). */

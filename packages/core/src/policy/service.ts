@@ -316,6 +316,8 @@ export class PolicyService {
       canUseTool,
       workspace,
       pathFilter: walkFilter({ ruleSet, scopes, workspace }),
+      ...(principalId ? { principalId } : {}),
+      roomSession: session.scope === 'room' || message.kind === 'room',
       shouldStop: () => {
         if (!stop) return null;
         const due = stop;
