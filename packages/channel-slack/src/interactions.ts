@@ -10,6 +10,7 @@ import {
   type ConversationRef,
   type PersonalUsage,
   usageLines,
+  profileReply,
 } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalBoard } from './approval-board.js';
@@ -137,6 +138,10 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
       return contextReply(r.report);
     case 'spend':
       return usageText(r.usage);
+    case 'profile':
+    case 'profile_refused':
+    case 'profile_unavailable':
+      return escapeMrkdwn(profileReply(r));
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type ConversationRef,
   type PersonalUsage,
   usageLines,
+  profileReply,
 } from '@switchboard/core';
 
 /** The reply to someone who is not a known principal. */
@@ -61,6 +62,10 @@ export function commandReply(r: ChatCommandResult): string {
       return COMPACT_REFUSAL_TEXT[r.reason];
     case 'spend':
       return usageReply(r.usage);
+    case 'profile':
+    case 'profile_refused':
+    case 'profile_unavailable':
+      return profileReply(r);
   }
 }
 

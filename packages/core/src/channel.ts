@@ -11,6 +11,7 @@ import type { ContextReport } from './context/context-report.js';
 import type { DeadLetterInput } from './dead-letters.js';
 import type { ChannelDoctor } from './doctor-check.js';
 import type { TurnEndReason, TurnEndState } from './turn-end.js';
+import type { Storage } from './storage.js';
 
 /** Where a reply goes: one conversation on one channel account. */
 export interface ConversationRef {
@@ -230,6 +231,8 @@ export interface ChannelPeople {
    * only an owner or admin may; `busy` while a turn of it runs. Absent: the command answers `unavailable`.
    */
   compactSession?(conversation: ConversationRef, principalId: string, instructions: string): Promise<CompactSessionResult>;
+  /** The person's own profile (`/profile`; docs/instructions.md). Absent: the command answers `unavailable`. */
+  profiles?: Pick<Storage['profiles'], 'get' | 'put'>;
 }
 
 /** What `/compact` did (see `TurnEngine.compact`), or why not. */

@@ -2,6 +2,7 @@ import type { ChannelCommands, ChannelPeople, ConversationRef, SessionStatus } f
 import type { ContextReport } from './context/context-report.js';
 import type { PersonalUsage } from './budgets/service.js';
 import { MODE_ORDER } from './permissions/modes.js';
+import { type ProfileCommandResult, runProfileCommand } from './instructions/profile-command.js';
 
 /** One chat command as a menu shows it. */
 export interface ChatCommandSpec {
@@ -60,7 +61,9 @@ export type ChatCommandResult =
   /** `/context`: how full the session's next request is, the window, the last compaction and what fills the request. */
   | { command: 'context'; outcome: 'report'; report: ContextReport }
   /** `/usage`: the person's own spend today and this month, each with the budget that applies and when it resets. */
-  | { command: 'usage'; outcome: 'spend'; usage: PersonalUsage };
+  | { command: 'usage'; outcome: 'spend'; usage: PersonalUsage }
+  /** `/profile`: the person's own profile, shown or changed (instructions/profile-command.ts). */
+  | ProfileCommandResult;
 
 /** Why `/compact` did nothing (see the `not_compacted` result). */
 export type CompactRefusal = 'busy' | 'nothing' | 'admins_only' | 'failed' | 'unavailable';
@@ -142,6 +145,11 @@ const COMMANDS: readonly CommandDef[] = [
     command: 'usage',
     description: 'Show what you spent today and this month, and your budget',
     run: async (people, conversation, principalId) => ({ command: 'usage', outcome: 'spend', usage: await people.usage(conversation, principalId) }),
+  },
+  {
+    command: 'profile',
+    description: 'Show or set your profile: /profile <field> <value>, /profile clear <field>',
+    run: async (people, _conversation, principalId, args) => runProfileCommand(people, principalId, args),
   },
 ];
 

@@ -71,6 +71,8 @@ export {
   type Storage,
   type StoredRule,
   type OfferSwitch,
+  type Profile,
+  type StoredProfile,
   type TokenKind,
   type TokenRecord,
   type Turn,
@@ -363,3 +365,4 @@ export {
 } from './channel-account.js';
 export type { TurnEndReason, TurnEndState } from './turn-end.js';
 export { type FinishWithDelivery, TurnFinishes } from './turn-finishes.js';
+export * from './instructions/index.js';

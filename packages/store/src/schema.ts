@@ -326,3 +326,28 @@ export const offerSwitches = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tool, t.scopeKind, t.scopeId] })],
 );
+
+/** A person's profile (`/profile`, control API `PUT /principals/{id}/profile`): read into their turns' system prompt. Deleted with the principal. */
+export const principalProfiles = sqliteTable('principal_profiles', {
+  principalId: text('principal_id')
+    .primaryKey()
+    .references(() => principals.id, { onDelete: 'cascade' }),
+  /** The profile's fields (`name`, `pronouns`, `timezone`, `language`, `preferences`), JSON. */
+  fields: text('fields').notNull(),
+  updatedBy: text('updated_by').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** The hash of each instruction file (`AGENTS.md`) a person approved or wrote through an approved file-tool write, per workspace file. */
+export const instructionFiles = sqliteTable(
+  'instruction_files',
+  {
+    /** The workspace directory (absolute). */
+    workspace: text('workspace').notNull(),
+    /** The file, relative to the workspace, `/`-separated. */
+    path: text('path').notNull(),
+    sha256: text('sha256').notNull(),
+    approvedAt: integer('approved_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace, t.path] })],
+);

@@ -15,6 +15,7 @@ import { turnRepo } from './turn-repo.js';
 import { usageOps, usageRepo } from './usage-repo.js';
 import { budgetRepo } from './budget-repo.js';
 import { offerSwitchRepo } from './offer-switch-repo.js';
+import { instructionFileRepo, profileRepo } from './profile-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -89,6 +90,8 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     usage: usageRepo(db, calls),
     budgets: budgetRepo(db),
     offerSwitches: offerSwitchRepo(db),
+    profiles: profileRepo(db),
+    instructionFiles: instructionFileRepo(db),
     close() {
       if (db.open) db.close();
     },

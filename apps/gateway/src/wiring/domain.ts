@@ -9,6 +9,7 @@ import {
   type CapabilityRegistry,
   type CompactionSettings,
   HookBridge,
+  InstructionService,
   PolicyService,
   Router,
   type Session,
@@ -21,6 +22,7 @@ import { boundarySettings, pairingSettings } from '../boundary-settings.js';
 import { type Config, configSecrets } from '../config.js';
 import { toolResultBudgets } from '../config-context.js';
 import { budgetSettings } from '../config-budgets.js';
+import { instructionSettingsOf } from '../config-instructions.js';
 import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
 import { execLoopTimeout } from './exec.js';
@@ -187,6 +189,12 @@ function buildEngine(
     compaction: compactionSettings(cfg),
     compactionHooks: (fields, hookLog) => policy.compactionHooks(fields, hookLog),
     budgets: services.budgets.gate,
+    instructions: new InstructionService({
+      storage: inputs.storage,
+      broker,
+      settings: instructionSettingsOf(cfg),
+      log: log.child({ component: 'instructions' }),
+    }),
   });
 }
 
