@@ -7,6 +7,7 @@ import { governanceContract } from './contract/governance-contract.js';
 import { identityContract } from './contract/identity-contract.js';
 import { offerSwitchContract } from './contract/offer-switch-contract.js';
 import { pairingContract } from './contract/pairing-contract.js';
+import { profileContract } from './contract/profile-contract.js';
 import { sessionContract } from './contract/session-contract.js';
 import { turnContract } from './contract/turn-contract.js';
 import { usageContract } from './contract/usage-contract.js';
@@ -40,5 +41,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('usage rows (one per model call)', () => usageContract(store));
     describe('budget overrides and spend', () => budgetContract(store));
     describe('offer-switches (tools offered at a scope)', () => offerSwitchContract(store));
+    describe('profiles and approved instruction files', () => profileContract(store));
   });
 }
