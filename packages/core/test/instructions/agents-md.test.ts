@@ -53,7 +53,11 @@ describe('InstructionGate', () => {
     const files = memoryFiles();
     const asked: string[] = [];
     let answer = true;
-    const gate = new InstructionGate({ workspace, maxBytes: 1000, files, ask: async (f: InstructionFile, why) => (asked.push(`${f.path}: ${why}`), answer) });
+    const ask = async (f: InstructionFile, why: string) => {
+      asked.push(`${f.path}: ${why}`);
+      return answer;
+    };
+    const gate = new InstructionGate({ workspace, maxBytes: 1000, files, ask });
     writeFileSync(join(workspace, 'AGENTS.md'), 'v1');
     expect((await gate.load(''))?.text).toBe('v1');
     expect(asked).toHaveLength(1);
