@@ -9,7 +9,7 @@ describe('telegram: direct messages', () => {
   it('answers an allowlisted DM: typing, a streamed draft edited, then the final; transcript stored', async () => {
     const { tg, model, gw } = env;
     await tg.waitFor('setMyCommands');
-    expect(tg.commands(TOKEN)?.map((c) => (c as { command: string }).command)).toEqual(['new', 'status', 'stop', 'mode', 'compact', 'context', 'usage']);
+    expect(tg.commands(TOKEN)?.map((c) => (c as { command: string }).command)).toEqual(['new', 'status', 'stop', 'mode', 'compact', 'context', 'usage', 'profile']);
     const answer = 'Here is a **streamed** answer with `code` and a link https://example.com in several pieces of text.';
     // Hold the stream after a few text deltas: the draft must appear while the model is still talking.
     model.enqueue({ text: answer, holdAfterEvents: 5 });
