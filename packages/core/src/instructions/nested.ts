@@ -3,7 +3,7 @@ import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { AnyTool, Message } from '@switchboard/agent';
 import { toolMatchKind } from '../permissions/matchers.js';
 import type { InstructionFile, InstructionGate } from './agents-md.js';
-import { PERSON_LAYER_NOTE } from './layers.js';
+import { defuse, PERSON_LAYER_NOTE } from './layers.js';
 
 /**
  * Nested `AGENTS.md` files (docs/instructions.md, "Nested AGENTS.md"): the rules of a
@@ -19,7 +19,7 @@ const NOTE_PREFIX = '<instructions_note path="';
 export function instructionNote(file: InstructionFile, maxBytes: number): string {
   const dir = file.path.slice(0, -'/AGENTS.md'.length);
   const cut = file.truncated ? `\n[AGENTS.md was cut at ${maxBytes} bytes]` : '';
-  return `${NOTE_PREFIX}${file.path}">\nRules for work under ${dir}/, from the AGENTS.md there. ${PERSON_LAYER_NOTE}\n\n${file.text}${cut}\n</instructions_note>`;
+  return `${NOTE_PREFIX}${file.path}">\nRules for work under ${dir}/, from the AGENTS.md there. ${PERSON_LAYER_NOTE}\n\n${defuse(file.text)}${cut}\n</instructions_note>`;
 }
 
 /** The paths of the instruction notes in a conversation's user messages (text blocks only, never tool results). */
