@@ -18,6 +18,7 @@ describe('telegram: direct messages', () => {
       'context',
       'usage',
       'memory',
+      'profile',
     ]);
     const answer = 'Here is a **streamed** answer with `code` and a link https://example.com in several pieces of text.';
     // Hold the stream after a few text deltas: the draft must appear while the model is still talking.

@@ -184,6 +184,7 @@ function channelPeople(deps: ChannelContextDeps, ch: Channel): ChannelPeople {
       return engine.abortSession(s.id);
     },
     usage: async (_conv, principalId) => deps.budgets.personal(principalId, await roleOf(principalId)),
+    profiles: storage.profiles,
     abortTurn: async (turnId, conv) => {
       const turn = await storage.turns.get(turnId);
       if (!turn) return false;

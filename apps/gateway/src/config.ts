@@ -10,6 +10,7 @@ import { capabilitiesSchema } from './config-capabilities.js';
 import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
 import { toolOptionsSchema, toolsSchema } from './config-tools.js';
+import { agentsMdSchema, instructionsFileSchema, resolveInstructionsPath } from './config-instructions.js';
 import { parseProxyRange } from './client-address.js';
 import { TOOL_PROFILES } from '@switchboard/core';
 import { isTimeZone } from '@switchboard/core';
@@ -35,6 +36,8 @@ const toolSet = z.enum([...TOOL_PROFILES, ...TOOL_GROUPS]);
 
 const agent = z.strictObject({
   systemPrompt: z.string().default('You are Switchboard, a helpful assistant. Be concise.'),
+  /** A file whose text replaces `systemPrompt` (docs/instructions.md). */
+  instructionsFile: instructionsFileSchema,
   /** The tools this agent offers: a profile, a `group:*`, or a list of them (combined). */
   tools: z.strictObject({ profile: z.union([toolSet, z.array(toolSet).min(1).max(10)]).default('coding') }).default({ profile: 'coding' }),
   /** Per-agent overrides of the top-level `tools` section (`toolOptions.exec.network`, …). */
@@ -96,6 +99,10 @@ export const configSchema = z.strictObject({
   context: contextSchema,
   /** Budgets (config-budgets.ts): per-day and per-month token and USD limits per principal, role, agent and gateway. */
   budgets: budgetsSchema,
+  /** The gateway's own instructions, first in every agent's system prompt (docs/instructions.md). */
+  instructionsFile: instructionsFileSchema,
+  /** The person's `AGENTS.md` (config-instructions.ts). */
+  agentsMd: agentsMdSchema,
   /** Built-in tool settings: `tools.exec` (docs/exec.md). */
   tools: toolsSchema,
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
@@ -329,6 +336,8 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   const cfg = parsed.data;
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
+  cfg.instructionsFile = resolveInstructionsPath(cfg.instructionsFile, baseDir);
+  for (const agent of Object.values(cfg.agents)) agent.instructionsFile = resolveInstructionsPath(agent.instructionsFile, baseDir);
   const frozen = deepFreeze(cfg);
   CONFIG_VARIABLES.set(frozen, vars);
   return frozen;

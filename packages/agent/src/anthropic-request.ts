@@ -33,9 +33,11 @@ function withRollingBreakpoint(messages: readonly Message[]): Anthropic.MessageP
 }
 
 /**
- * The Messages API body of one streamed call, with prompt-caching breakpoints (two of the
- * API's four): one at the end of the stable prefix — the last system block, or the last tool when
- * there is no system prompt — and a rolling one on the last block of the last message, so the
+ * The Messages API body of one streamed call, with prompt-caching breakpoints (at most three of
+ * the API's four): one at the end of the stable prefix — the last system block, or the last tool
+ * when there is no system prompt —, one at the end of the part everyone shares (the first system
+ * block marked `cacheBreakpoint`, when a later one follows) and a rolling one on the last block
+ * of the last message, so the
  * next call reads everything this one sent. Tools are sorted by name, so nothing per call varies
  * inside the prefix; the request's own arrays are never modified.
  */
@@ -47,6 +49,9 @@ export function buildMessagesRequest(req: ModelRequest): MessagesRequestBody {
   }));
   const system: Anthropic.TextBlockParam[] = req.system.map((b) => ({ type: 'text', text: b.text }));
   const lastSystem = system.findLastIndex((b) => b.text.trim() !== '');
+  // The end of the prefix everyone shares (the operator's layers) gets its own breakpoint.
+  const shared = req.system.findIndex((b) => b.cacheBreakpoint === true && b.text.trim() !== '');
+  if (shared >= 0 && shared < lastSystem) system[shared] = { ...system[shared]!, cache_control: CACHE_BREAKPOINT };
   if (lastSystem >= 0) system[lastSystem] = { ...system[lastSystem]!, cache_control: CACHE_BREAKPOINT };
   else if (tools.length > 0) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: CACHE_BREAKPOINT };
   return {

@@ -31,6 +31,12 @@ export type Message = AssistantMessage | UserMessage;
 export interface SystemBlock {
   type: 'text';
   text: string;
+  /**
+   * Ends the part of the system prompt that is the same for everyone (the operator's layers): the
+   * request puts a prompt-cache breakpoint here too, so people share that prefix. Only the first
+   * marked block counts; the last system block always gets one.
+   */
+  cacheBreakpoint?: boolean;
 }
 
 export interface Usage {

@@ -21,12 +21,16 @@ export const PROTECTED_PATH_SUBPATHS: ReadonlyArray<readonly string[]> = [
 
 const RC_FILES: ReadonlySet<string> = new Set(SHELL_RC_FILES);
 
+/** Instruction files the gateway reads into the model's context (any depth; docs/instructions.md). */
+export const INSTRUCTION_FILE_NAMES: readonly string[] = ['agents.md'];
+
 /**
  * Why a write to `lexical` is sensitive, or `undefined` when it is not. `lexical` is a `/`-separated
  * path — workspace-relative when the write lands inside the workspace, else absolute — with `..`
  * already folded; the check is case-insensitive. Protected: any `.git/`, `.switchboard/` or `.ssh/`
  * folder (the folder itself included); the shell rc and profile files, `.envrc`, `.gitconfig`,
- * `.gitmodules` ({@link SHELL_RC_FILES}); `.config/fish/` and `.config/git/`.
+ * `.gitmodules` ({@link SHELL_RC_FILES}); `.config/fish/` and `.config/git/`; any `AGENTS.md`
+ * ({@link INSTRUCTION_FILE_NAMES}).
  */
 export function protectedWorkspacePathReason(lexical: string): string | undefined {
   const segments = lexical
@@ -38,6 +42,7 @@ export function protectedWorkspacePathReason(lexical: string): string | undefine
   }
   const base = segments[segments.length - 1];
   if (base !== undefined && RC_FILES.has(base)) return `${base} is run or read by the shell or git on its own`;
+  if (base !== undefined && INSTRUCTION_FILE_NAMES.includes(base)) return 'AGENTS.md becomes instructions to the assistant';
   for (const sub of PROTECTED_PATH_SUBPATHS) {
     for (let i = 0; i + sub.length <= segments.length; i++) {
       if (sub.every((s, j) => segments[i + j] === s)) return `${sub.join('/')}/ holds shell or git configuration`;

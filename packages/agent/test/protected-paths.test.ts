@@ -13,6 +13,8 @@ describe('protectedWorkspacePathReason (the list core and the exec checks share)
     ['.bashrc', '.bashrc is run'],
     ['deep/dir/.ZSHRC', '.zshrc is run'],
     ['/home/u/.profile', '.profile is run'],
+    ['AGENTS.md', 'AGENTS.md becomes instructions'],
+    ['docs/deep/agents.MD', 'AGENTS.md becomes instructions'],
   ])('%s is protected (%s)', (lexical, why) => {
     expect(protectedWorkspacePathReason(lexical)).toContain(why);
   });
@@ -21,10 +23,20 @@ describe('protectedWorkspacePathReason (the list core and the exec checks share)
     for (const file of SHELL_RC_FILES) expect(protectedWorkspacePathReason(`x/${file}`)).toBeDefined();
   });
 
-  it.each(['', '.', 'a.txt', 'bashrc', '.gitignore', '.github/workflows/ci.yml', '.config/nvim/init.vim', 'git/config', 'ssh/key', '.bashrc.d/x'])(
-    '%j is not protected',
-    (lexical) => {
-      expect(protectedWorkspacePathReason(lexical)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    '.',
+    'a.txt',
+    'bashrc',
+    '.gitignore',
+    '.github/workflows/ci.yml',
+    '.config/nvim/init.vim',
+    'git/config',
+    'ssh/key',
+    '.bashrc.d/x',
+    'AGENTS.md.bak',
+    'agents/notes.md',
+  ])('%j is not protected', (lexical) => {
+    expect(protectedWorkspacePathReason(lexical)).toBeUndefined();
+  });
 });

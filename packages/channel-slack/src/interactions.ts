@@ -11,6 +11,7 @@ import {
   type ConversationRef,
   type PersonalUsage,
   usageLines,
+  profileReply,
 } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { ApprovalBoard } from './approval-board.js';
@@ -143,6 +144,10 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
     case 'not_forgotten':
     case 'memory_unavailable':
       return escapeMrkdwn(memoryCommandText(r));
+    case 'profile':
+    case 'profile_refused':
+    case 'profile_unavailable':
+      return escapeMrkdwn(profileReply(r));
   }
 }
 

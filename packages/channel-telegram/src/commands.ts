@@ -9,6 +9,7 @@ import {
   type ConversationRef,
   type PersonalUsage,
   usageLines,
+  profileReply,
 } from '@switchboard/core';
 
 /** The reply to someone who is not a known principal. */
@@ -67,6 +68,10 @@ export function commandReply(r: ChatCommandResult): string {
     case 'not_forgotten':
     case 'memory_unavailable':
       return memoryCommandText(r);
+    case 'profile':
+    case 'profile_refused':
+    case 'profile_unavailable':
+      return profileReply(r);
   }
 }
 

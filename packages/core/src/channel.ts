@@ -12,6 +12,7 @@ import type { ContextReport } from './context/context-report.js';
 import type { DeadLetterInput } from './dead-letters.js';
 import type { ChannelDoctor } from './doctor-check.js';
 import type { TurnEndReason, TurnEndState } from './turn-end.js';
+import type { Storage } from './storage.js';
 
 /** Where a reply goes: one conversation on one channel account. */
 export interface ConversationRef {
@@ -240,6 +241,8 @@ export interface ChannelPeople {
     list(conversation: ConversationRef, principalId: string): Promise<MemoryListing>;
     forget(conversation: ConversationRef, principalId: string, id: string): Promise<ForgetOutcome>;
   };
+  /** The person's own profile (`/profile`; docs/instructions.md). Absent: the command answers `unavailable`. */
+  profiles?: Pick<Storage['profiles'], 'get' | 'put'>;
 }
 
 /** What `/compact` did (see `TurnEngine.compact`), or why not. */

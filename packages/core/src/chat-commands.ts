@@ -3,6 +3,7 @@ import type { ContextReport } from './context/context-report.js';
 import type { PersonalUsage } from './budgets/service.js';
 import { MODE_ORDER } from './permissions/modes.js';
 import { runMemoryCommand, type MemoryCommandResult } from './memory/command.js';
+import { type ProfileCommandResult, runProfileCommand } from './instructions/profile-command.js';
 
 /** One chat command as a menu shows it. */
 export interface ChatCommandSpec {
@@ -63,7 +64,9 @@ export type ChatCommandResult =
   /** `/usage`: the person's own spend today and this month, each with the budget that applies and when it resets. */
   | { command: 'usage'; outcome: 'spend'; usage: PersonalUsage }
   /** `/memory [forget <id>]`: the person's memories here, or one removed (see `MemoryCommandResult`). */
-  | MemoryCommandResult;
+  | MemoryCommandResult
+  /** `/profile`: the person's own profile, shown or changed (instructions/profile-command.ts). */
+  | ProfileCommandResult;
 
 /** Why `/compact` did nothing (see the `not_compacted` result). */
 export type CompactRefusal = 'busy' | 'nothing' | 'admins_only' | 'failed' | 'unavailable';
@@ -150,6 +153,11 @@ const COMMANDS: readonly CommandDef[] = [
     command: 'memory',
     description: 'Show what I remember about you: /memory, /memory forget <id>',
     run: runMemoryCommand,
+  },
+  {
+    command: 'profile',
+    description: 'Show or set your profile: /profile <field> <value>, /profile clear <field>',
+    run: async (people, _conversation, principalId, args) => runProfileCommand(people, principalId, args),
   },
 ];
 

@@ -37,6 +37,7 @@ import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
 import { usageRecordOf } from './usage.js';
 import { turnStamp } from './turn-stamp.js';
 import { DEFAULT_DEFERRAL, type DeferralSettings, loadedToolNames, TurnToolOffer } from './tool-deferral/index.js';
+import type { TurnInstructionSource } from './instructions/service.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -98,6 +99,8 @@ export interface EngineOptions {
   budgets?: BudgetGate;
   /** `tools.deferral`: deferred tool schemas and `tool_search` (default {@link DEFAULT_DEFERRAL}); see docs/tools.md. */
   deferral?: DeferralSettings;
+  /** Layered instructions (instructions/service.ts): each turn's system prompt, the profile's time zone, nested AGENTS.md notes. Absent: the agent's `system`. */
+  instructions?: TurnInstructionSource;
 }
 
 export interface TurnPolicyContext {
@@ -479,7 +482,8 @@ export class TurnEngine {
     const { turn, message, journal, resumed } = active;
     const stored = await this.transcripts.get(active.session.id);
     if (!stored.some((e) => e.turnId === turn.id && e.kind === 'user')) {
-      const stamp = turnStamp(this.options.now?.() ?? new Date(), active.agent.timezone ?? 'UTC');
+      const zone = (await this.options.instructions?.timezone(active)) ?? active.agent.timezone ?? 'UTC';
+      const stamp = turnStamp(this.options.now?.() ?? new Date(), zone);
       journal.add([{ kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: message.text }], stamp } }]);
     }
     active.log.info({ resumed }, 'turn started');
@@ -511,9 +515,25 @@ export class TurnEngine {
     const { session, turn, agent, run, journal, log } = active;
     const spec = options.modelSpec(options.modelName);
     const counting = turnCounting(options.countTokens, options.model, options.modelName, options.maxTokens, (fields, msg) => log.debug(fields, msg));
+    const { message } = active;
+    const emit = (ev: AgentEvent) => active.queue.push(ev);
+    const workspace = policy.workspace ?? agent.workspace;
+    const instructions = await options.instructions?.forTurn({
+      session,
+      turn,
+      message,
+      agent,
+      emit,
+      workspace,
+      messages: start.messages,
+      signal: run.controller.signal,
+    });
+    const system = instructions?.system ?? agent.system;
+    const afterTool = composeAfterTool(policy.afterTool, instructions?.afterTool);
+    let notes: string[] = [];
     // Deferred tool schemas: the loaded set comes from the session's transcript (tool_search results).
     const offer = new TurnToolOffer(policy.tools, loadedToolNames(await journal.transcript()), options.deferral ?? DEFAULT_DEFERRAL);
-    const meter = contextMeter(spec, this.estimators.of(spec.name), [...agent.system, ...offer.offer().system], offer.offer().tools, counting);
+    const meter = contextMeter(spec, this.estimators.of(spec.name), [...system, ...offer.offer().system], offer.offer().tools, counting);
     const beforeCall = await options.budgets?.forTurn({
       turnId: turn.id,
       sessionId: session.id,
@@ -530,12 +550,12 @@ export class TurnEngine {
       maxTokens: options.maxTokens,
       // A tool call cut at maxTokens is retried once with the model's own output maximum.
       maxOutputTokens: spec.maxOutputTokens,
-      system: agent.system,
+      system,
       messages: start.messages,
       tools: offer.tools,
       ...(offer.active ? { offer: offer.offer } : {}),
       canUseTool: policy.canUseTool,
-      ...(policy.afterTool ? { afterTool: policy.afterTool } : {}),
+      ...(afterTool ? { afterTool } : {}),
       ...(policy.shouldStop ? { shouldStop: policy.shouldStop } : {}),
       signal: run.controller.signal,
       maxTurns: agent.maxTurns,
@@ -543,7 +563,7 @@ export class TurnEngine {
         sessionId: session.id,
         turnId: turn.id,
         agentId: agent.id,
-        workspace: policy.workspace ?? agent.workspace,
+        workspace,
         ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
         ...(policy.principalId !== undefined ? { principalId: policy.principalId } : {}),
         ...(policy.roomSession !== undefined ? { roomSession: policy.roomSession } : {}),
@@ -553,8 +573,10 @@ export class TurnEngine {
       // Progress of a running tool goes to the renderer only (never stored).
       onToolProgress: (toolUseId, name, update) => active.queue.push({ type: 'tool_progress', toolUseId, name, ...update }),
       drainInjected: () => {
+        // Nested AGENTS.md notes first (stored as this turn's entry), then steered messages.
+        notes = instructions?.drainNotes() ?? [];
         run.drained = run.pending.splice(0);
-        return run.drained.map((p) => p.text);
+        return [...notes, ...run.drained.map((p) => p.text)];
       },
       retry: options.retry,
       maxContinuations: options.maxContinuations,
@@ -579,8 +601,10 @@ export class TurnEngine {
     let step = await loop.next();
     while (!step.done) {
       const ev = step.value;
-      if (ev.type === 'user_message' && run.drained.length > 0) {
-        await this.absorb(active, run.drained);
+      if (ev.type === 'user_message' && (run.drained.length > 0 || notes.length > 0)) {
+        if (notes.length > 0) journal.add([{ kind: 'user', turnId: turn.id, payload: { content: notes.map((text) => ({ type: 'text' as const, text })) } }]);
+        notes = [];
+        if (run.drained.length > 0) await this.absorb(active, run.drained);
         run.drained = [];
       } else {
         const entry = entryOf(ev, turn.id);
@@ -705,6 +729,16 @@ export class TurnEngine {
     }
     active.log.info({ steered: taken.length }, 'messages steered into the running turn');
   }
+}
+
+/** Both PostToolUse callbacks, in order (the policy's hooks, then the instruction layer's bookkeeping); the hooks' text is kept. */
+function composeAfterTool(first: QueryParams['afterTool'], second: QueryParams['afterTool']): QueryParams['afterTool'] {
+  if (!first || !second) return first ?? second;
+  return async (call) => {
+    const text = await first(call);
+    await second(call);
+    return text;
+  };
 }
 
 /**

@@ -71,6 +71,8 @@ export {
   type Storage,
   type StoredRule,
   type OfferSwitch,
+  type Profile,
+  type StoredProfile,
   type TokenKind,
   type TokenRecord,
   type Turn,
@@ -380,3 +382,4 @@ export {
 } from './tool-status.js';
 export * from './memory/index.js';
 export { memoryPart, PersonalData, type PersonalDataPart, type PersonalExport, personWorkspaces, workspacePart } from './personal-data.js';
+export * from './instructions/index.js';

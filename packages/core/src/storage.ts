@@ -205,6 +205,23 @@ export interface StoredRule {
  * to roles outside its `offeredTo` defaults. Not a permission rule: it grants no call (approvals
  * still apply) and deny rules still hide the tool. One per tool and scope.
  */
+/** What a person tells the assistant about themselves (every field optional, plain text). */
+export interface Profile {
+  name?: string;
+  pronouns?: string;
+  /** An IANA time zone: drives the date and time stamped into the person's turns. */
+  timezone?: string;
+  language?: string;
+  preferences?: string;
+}
+
+/** A stored profile with who changed it last. */
+export interface StoredProfile {
+  profile: Profile;
+  updatedBy: string;
+  updatedAt: Date;
+}
+
 export interface OfferSwitch {
   /** The tool's name (a capability id). */
   tool: string;
@@ -541,5 +558,18 @@ export interface Storage {
   };
   /** Long-term memories: people's private ones and agents' team memory, with full-text search (see docs/memory.md). */
   memories: MemoryRepo;
+  /** People's profiles (`/profile`, control API), one per principal; deleted with the principal. */
+  profiles: {
+    get(principalId: string): Promise<StoredProfile | null>;
+    /** Replaces the profile of an existing principal (an empty one removes it); false when the principal does not exist. */
+    put(principalId: string, profile: Profile, by: string): Promise<boolean>;
+  };
+  /** The approved hash of each instruction file (`AGENTS.md`) per workspace file (docs/instructions.md). */
+  instructionFiles: {
+    /** The sha256 (hex) last approved for `path` (workspace-relative, `/`-separated) in `workspace`; null when none. */
+    approved(workspace: string, path: string): Promise<string | null>;
+    /** Records `sha256` as the approved content of that file (replacing what was there). */
+    approve(workspace: string, path: string, sha256: string): Promise<void>;
+  };
   close(): void;
 }

@@ -52,7 +52,7 @@ const run = (commands: ChatCommands, name: string, args = '', identity = 'telegr
 describe('ChatCommands', () => {
   it('lists /new, /status, /stop, /mode, /context in menu order and knows them in any case', () => {
     const commands = new ChatCommands(people());
-    expect(commands.list.map((c) => c.command)).toEqual(['new', 'status', 'stop', 'mode', 'compact', 'context', 'usage', 'memory']);
+    expect(commands.list.map((c) => c.command)).toEqual(['new', 'status', 'stop', 'mode', 'compact', 'context', 'usage', 'memory', 'profile']);
     expect(commands.list.every((c) => c.description.length > 0)).toBe(true);
     expect(commands.has('new')).toBe(true);
     expect(commands.has('MODE')).toBe(true);

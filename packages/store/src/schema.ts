@@ -352,3 +352,28 @@ export const memories = sqliteTable(
   },
   (t) => [uniqueIndex('memories_id_uq').on(t.id), index('memories_principal_idx').on(t.principalId), index('memories_agent_idx').on(t.agentId)],
 );
+
+/** A person's profile (`/profile`, control API `PUT /principals/{id}/profile`): read into their turns' system prompt. Deleted with the principal. */
+export const principalProfiles = sqliteTable('principal_profiles', {
+  principalId: text('principal_id')
+    .primaryKey()
+    .references(() => principals.id, { onDelete: 'cascade' }),
+  /** The profile's fields (`name`, `pronouns`, `timezone`, `language`, `preferences`), JSON. */
+  fields: text('fields').notNull(),
+  updatedBy: text('updated_by').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** The hash of each instruction file (`AGENTS.md`) a person approved or wrote through an approved file-tool write, per workspace file. */
+export const instructionFiles = sqliteTable(
+  'instruction_files',
+  {
+    /** The workspace directory (absolute). */
+    workspace: text('workspace').notNull(),
+    /** The file, relative to the workspace, `/`-separated. */
+    path: text('path').notNull(),
+    sha256: text('sha256').notNull(),
+    approvedAt: integer('approved_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspace, t.path] })],
+);

@@ -16,6 +16,7 @@ import { usageOps, usageRepo } from './usage-repo.js';
 import { budgetRepo } from './budget-repo.js';
 import { offerSwitchRepo } from './offer-switch-repo.js';
 import { memoryRepo } from './memory-repo.js';
+import { instructionFileRepo, profileRepo } from './profile-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -91,6 +92,8 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     budgets: budgetRepo(db),
     offerSwitches: offerSwitchRepo(db),
     memories: memoryRepo(db),
+    profiles: profileRepo(db),
+    instructionFiles: instructionFileRepo(db),
     close() {
       if (db.open) db.close();
     },

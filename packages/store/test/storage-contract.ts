@@ -8,6 +8,7 @@ import { identityContract } from './contract/identity-contract.js';
 import { memoryContract } from './contract/memory-contract.js';
 import { offerSwitchContract } from './contract/offer-switch-contract.js';
 import { pairingContract } from './contract/pairing-contract.js';
+import { profileContract } from './contract/profile-contract.js';
 import { sessionContract } from './contract/session-contract.js';
 import { turnContract } from './contract/turn-contract.js';
 import { usageContract } from './contract/usage-contract.js';
@@ -42,5 +43,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('budget overrides and spend', () => budgetContract(store));
     describe('offer-switches (tools offered at a scope)', () => offerSwitchContract(store));
     describe('memories (scoped, full-text search)', () => memoryContract(store));
+    describe('profiles and approved instruction files', () => profileContract(store));
   });
 }

@@ -13,6 +13,7 @@ import { memoryRoutes } from './memories.js';
 import { modeRoutes } from './modes.js';
 import { modelRoutes } from './models.js';
 import { principalRoutes } from './principals.js';
+import { profileRoutes } from './profiles.js';
 import { ruleRoutes } from './rules.js';
 import { sessionAdminRoutes } from './session-admin.js';
 import { sessionCompactRoutes } from './session-compact.js';
@@ -40,6 +41,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   approvalRoutes,
   boundaryRoutes,
   principalRoutes,
+  profileRoutes,
   modeRoutes,
   tokenRoutes,
   ruleRoutes,

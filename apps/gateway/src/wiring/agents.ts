@@ -4,6 +4,7 @@ import { type AgentRuntime, type CapabilityRegistry, type Storage, WorkspaceDire
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { withReadResult } from './tools.js';
+import { operatorSystem } from '../config-instructions.js';
 
 /** The workspace directories, and the move of old single workspaces into the per-person layout. */
 export interface Workspaces {
@@ -64,7 +65,7 @@ export function buildAgents(cfg: Readonly<Config>, registry: CapabilityRegistry,
   for (const [id, agent] of Object.entries(cfg.agents)) {
     runtimes.set(id, {
       id,
-      system: [{ type: 'text', text: agent.systemPrompt }],
+      system: operatorSystem(cfg.instructionsFile, id, agent),
       tools: withReadResult(registry.toolsFor(agent.tools.profile), registry),
       maxTurns: agent.maxTurns,
       timezone: agent.timezone,

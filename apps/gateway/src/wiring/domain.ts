@@ -9,6 +9,7 @@ import {
   type CapabilityRegistry,
   type CompactionSettings,
   HookBridge,
+  InstructionService,
   PolicyService,
   Router,
   type Session,
@@ -22,6 +23,7 @@ import { type Config, configSecrets } from '../config.js';
 import { toolResultBudgets } from '../config-context.js';
 import { budgetSettings } from '../config-budgets.js';
 import { deferralSettings } from '../config-deferral.js';
+import { instructionSettingsOf } from '../config-instructions.js';
 import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
 import { execLoopTimeout } from './exec.js';
@@ -189,6 +191,12 @@ function buildEngine(
     compactionHooks: (fields, hookLog) => policy.compactionHooks(fields, hookLog),
     budgets: services.budgets.gate,
     deferral: deferralSettings(cfg.tools.deferral),
+    instructions: new InstructionService({
+      storage: inputs.storage,
+      broker,
+      settings: instructionSettingsOf(cfg),
+      log: log.child({ component: 'instructions' }),
+    }),
   });
 }
 

@@ -128,6 +128,8 @@ const TABLE: Row[] = [
   ['mkdir -p .config/git', 'ask', false, true],
   ['cp a.txt .config/fish/config.fish', 'ask', false, true],
   ['echo x > .switchboard/settings.json', 'ask', false, true],
+  ['echo x >> AGENTS.md', 'ask', false, true],
+  ['cp rules.md docs/AGENTS.md', 'ask', false, true],
   ['echo x > sub/.GIT/config', 'ask', false, true],
   ['cp a.txt srclink/.zshrc', 'ask', false, true],
   ['rm .bashrc', 'ask', false, true],
