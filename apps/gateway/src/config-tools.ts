@@ -1,6 +1,7 @@
 import { duration } from '@switchboard/core';
 import type { SandboxLimits } from '@switchboard/tools';
 import { z } from 'zod';
+import { sendFileSchema } from './config-send-file.js';
 
 const MIB = 1024 * 1024;
 
@@ -79,7 +80,7 @@ export const execSchema = execAgentSchema
   });
 
 /** The top-level `tools` section. */
-export const toolsSchema = z.strictObject({ exec: execSchema.prefault({}) }).prefault({});
+export const toolsSchema = z.strictObject({ exec: execSchema.prefault({}), sendFile: sendFileSchema }).prefault({});
 
 /** `agents.<id>.toolOptions`: per-agent overrides of `tools.*`. */
 export const toolOptionsSchema = z.strictObject({ exec: execAgentSchema.prefault({}) }).prefault({});

@@ -37,6 +37,7 @@ import { countUsage, DurabilityRule, emptyUsage, entryOf, logLoopEvent } from '.
 import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
 import { usageRecordOf } from './usage.js';
 import { turnStamp } from './turn-stamp.js';
+import { sendFileFor } from './send-file.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -534,6 +535,7 @@ export class TurnEngine {
         agentId: agent.id,
         workspace: policy.workspace ?? agent.workspace,
         ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
+        ...sendFileFor(options.channel(`${active.message.channel}:${active.message.account}`), active.message, turn.id),
       },
       toolTimeoutMs: options.toolTimeoutMs,
       ...(options.toolTimeouts ? { toolTimeouts: options.toolTimeouts } : {}),

@@ -2,9 +2,11 @@ import { SwbError } from '@switchboard/agent';
 import type { AcceptResult, ConversationRef, InboundMessage } from './channel.js';
 import type { TurnEngine } from './engine.js';
 import { SwbErrorCode } from './errors.js';
+import { attachInboundFiles } from './inbound-files.js';
 import { inboxTooLarge } from './inbox-limits.js';
 import type { SessionKey } from './session-key.js';
 import type { Storage } from './storage.js';
+import type { WorkspaceDirectories } from './workspaces.js';
 
 /** What the router is built from: resolved values and the two stages it routes between. */
 export interface RouterOptions {
@@ -20,6 +22,8 @@ export interface RouterOptions {
   gate(message: InboundMessage): Promise<AcceptResult>;
   /** False once the gateway is shutting down: new items are refused (the channel retries them later). */
   accepting(): boolean;
+  /** Where files people send land (their workspace's `inbox/`); absent: files are described as not saved. */
+  workspaces?: Pick<WorkspaceDirectories, 'ensure'>;
 }
 
 /**
@@ -64,7 +68,8 @@ export class Router {
    * Queues the turn of a message the gate admitted. A room message needs no principal (the room's
    * session is shared); a DM without one throws `SWB_E_UNKNOWN_SENDER`.
    */
-  admit(message: InboundMessage): Promise<AcceptResult> {
+  async admit(inbound: InboundMessage): Promise<AcceptResult> {
+    const message = inbound.files?.length ? await this.withFiles(inbound) : inbound;
     const key: SessionKey | null =
       message.kind === 'room'
         ? this.sessionKey(message.conversation, '')
@@ -73,5 +78,13 @@ export class Router {
           : null;
     if (!key) throw new SwbError(SwbErrorCode.UnknownSender, 'A direct message needs a known sender.');
     return this.options.engine.accept(message, { agentId: this.options.defaultAgent, key, clientId: message.platformId });
+  }
+
+  // The message with its files saved in the sender's workspace (see inbound-files.ts).
+  private withFiles(message: InboundMessage): Promise<InboundMessage> {
+    const workspaces = this.options.workspaces ?? {
+      ensure: () => Promise.reject(new Error('this gateway keeps no workspaces')),
+    };
+    return attachInboundFiles(message, this.options.defaultAgent, workspaces);
   }
 }

@@ -217,6 +217,7 @@ function buildRouting(inputs: DomainInputs, engine: TurnEngine): { router: Route
     engine,
     gate: (message): Promise<AcceptResult> => boundary.accept(message),
     accepting: inputs.accepting,
+    workspaces: inputs.workspaces,
   });
   const boundary: BoundaryService = new BoundaryService({
     storage,

@@ -1,6 +1,6 @@
 import { type AnyTool, READ_RESULT_TOOL } from '@switchboard/agent';
 import { CapabilityRegistry, type Channel, createReadResultTool, type Storage } from '@switchboard/core';
-import { createFileTools } from '@switchboard/tools';
+import { createFileTools, createSendFileTool } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toolResultBudgets } from '../config-context.js';
@@ -46,7 +46,8 @@ export function buildRegistry(
     ...(builtins.sandboxGroup !== undefined ? { sandboxGroup: builtins.sandboxGroup } : {}),
     onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
   });
-  const tools = [...fileTools, ...builtins.tools, ...mcp.tools, createReadResultTool(storage.sessions)];
+  const sendFile = cfg.tools.sendFile.enabled ? [createSendFileTool({ maxBytes: cfg.tools.sendFile.maxBytes })] : [];
+  const tools = [...fileTools, ...sendFile, ...builtins.tools, ...mcp.tools, createReadResultTool(storage.sessions)];
   return withOfferedToKey(
     () => new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks, offeredTo: offeredToOf(cfg) }),
   );

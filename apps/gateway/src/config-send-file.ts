@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+const MIB = 1024 * 1024;
+
+/**
+ * `tools.sendFile` (docs/configuration.md#tools): the `send_file` tool, which delivers a workspace
+ * file to the chat. Off by default; when on it joins `group:fs` (so the `coding` and `full`
+ * profiles offer it, and `group:fs` rules cover it).
+ */
+export const sendFileSchema = z
+  .strictObject({
+    /** Register `send_file`. */
+    enabled: z.boolean().default(false),
+    /** Largest file it sends, in bytes (Telegram bots may send up to 50 MiB). */
+    maxBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 * 1024 * MIB)
+      .default(50 * MIB),
+  })
+  .prefault({});
+
+export type SendFileConfig = z.output<typeof sendFileSchema>;
