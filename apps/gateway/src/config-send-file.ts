@@ -1,3 +1,4 @@
+import { duration } from '@switchboard/core';
 import { z } from 'zod';
 
 const MIB = 1024 * 1024;
@@ -18,6 +19,15 @@ export const sendFileSchema = z
       .min(1)
       .max(2 * 1024 * MIB)
       .default(50 * MIB),
+    /** How long a file sent on the WebSocket channel stays downloadable at `GET /files/{id}`. */
+    downloadTtl: duration.refine((ms) => ms >= 1000, 'must be at least 1s').default(3_600_000),
+    /** Bytes the gateway keeps in memory for those downloads, in all (the oldest go first). */
+    downloadMaxBytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(4 * 1024 * MIB)
+      .default(256 * MIB),
   })
   .prefault({});
 

@@ -9,6 +9,7 @@ import type { AccessListener } from './access-events.js';
 import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
 import type { ContextReport } from './context/context-report.js';
 import type { DeadLetterInput } from './dead-letters.js';
+import type { FileShelf } from './file-shelf.js';
 import type { ChannelDoctor } from './doctor-check.js';
 import type { TurnEndReason, TurnEndState } from './turn-end.js';
 
@@ -342,6 +343,12 @@ export interface ChannelClientAuth {
  */
 export interface ChannelHttp {
   register(plugin: FastifyPluginAsync): Promise<void>;
+  /**
+   * Files offered for download at the gateway's `GET /files/{id}` (WebSocket `file` frames):
+   * `put` shelves one for a principal and answers its unguessable id, URL and expiry; only that
+   * principal's client tokens fetch it. Throws when the file is larger than the shelf holds.
+   */
+  readonly files?: Pick<FileShelf, 'put'>;
 }
 
 /** A pending approval as a chat shows its request (the stored approval, with its turn's client id). */
