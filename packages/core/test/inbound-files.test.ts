@@ -1,0 +1,169 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { attachInboundFiles, FileShelf, type InboundFile, type InboundMessage, sanitizeFileName, writeNew } from '../src/index.js';
+
+let root: string;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'swb-inbound-files-'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const file = (name: string, body: string | Error, mimeType = 'text/plain'): InboundFile => ({
+  name,
+  mimeType,
+  kind: 'document',
+  fetch: () => (body instanceof Error ? Promise.reject(body) : Promise.resolve(Buffer.from(body))),
+});
+
+function message(files: InboundFile[], extra: Partial<InboundMessage> = {}): InboundMessage {
+  return {
+    dedupeKey: '1',
+    channel: 'telegram',
+    account: 'main',
+    conversation: { channel: 'telegram', account: 'main', id: '42', kind: 'dm' },
+    sender: { identity: 'telegram:42', isBot: false },
+    kind: 'dm',
+    mentioned: true,
+    text: 'see attached',
+    platformId: '7',
+    receivedAt: new Date(0),
+    principalId: 'p1',
+    files,
+    ...extra,
+  };
+}
+
+const workspaces = (dir: string) => ({
+  ensure: async () => {
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  },
+});
+
+describe('sanitizeFileName', () => {
+  it('keeps a plain name and strips directories and leading dots', () => {
+    expect(sanitizeFileName('report.pdf')).toBe('report.pdf');
+    expect(sanitizeFileName('../../etc/passwd')).toBe('passwd');
+    expect(sanitizeFileName('C:\\Users\\x\\evil.exe')).toBe('evil.exe');
+    expect(sanitizeFileName('.bashrc')).toBe('bashrc');
+    expect(sanitizeFileName('..')).toBe('file');
+    expect(sanitizeFileName('', 'image/png')).toBe('file.png');
+    expect(sanitizeFileName(undefined)).toBe('file');
+    expect(sanitizeFileName('a\u0000b\nc.txt')).toBe('a_b_c.txt');
+  });
+
+  it('is total and always gives one safe, short path segment (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc.string({ unit: 'binary', maxLength: 400 }),
+          fc.array(fc.constantFrom('.', '..', '/', '\\', '\0', '\n', ' ', 'a', '\u202e', 'é', '.pdf'), { maxLength: 60 }).map((parts) => parts.join('')),
+          fc.anything(),
+        ),
+        fc.anything(),
+        (raw, mime) => {
+          const name = sanitizeFileName(raw, mime);
+          expect(name.length).toBeGreaterThan(0);
+          expect([...name].length).toBeLessThanOrEqual(100);
+          expect(name).not.toMatch(/[/\\\0\n\r]/u);
+          expect(name.startsWith('.')).toBe(false);
+          expect(name).not.toBe('..');
+        },
+      ),
+    );
+  });
+});
+
+describe('writeNew', () => {
+  it('never overwrites: a taken name gets -1, -2, …', async () => {
+    writeFileSync(join(root, 'a.txt'), 'first');
+    expect(await writeNew(root, 'a.txt', Buffer.from('second'))).toBe('a-1.txt');
+    expect(await writeNew(root, 'a.txt', Buffer.from('third'))).toBe('a-2.txt');
+    expect(readFileSync(join(root, 'a.txt'), 'utf8')).toBe('first');
+  });
+
+  it('does not write through a dangling symlink planted under the name', async () => {
+    symlinkSync(join(root, 'outside-target'), join(root, 'b.txt'));
+    expect(await writeNew(root, 'b.txt', Buffer.from('x'))).toBe('b-1.txt');
+    expect(readdirSync(root)).not.toContain('outside-target');
+  });
+});
+
+describe('attachInboundFiles', () => {
+  it('saves every file in inbox/ and tells the model each path, type and size', async () => {
+    const ws = join(root, 'ws');
+    const out = await attachInboundFiles(message([file('notes.txt', 'hello'), file('notes.txt', 'again')]), 'default', workspaces(ws));
+    expect(out.files).toBeUndefined();
+    expect(out.text).toContain('see attached');
+    expect(out.text).toContain('inbox/notes.txt (text/plain, 5 bytes)');
+    expect(out.text).toContain('inbox/notes-1.txt (text/plain, 5 bytes)');
+    expect(readFileSync(join(ws, 'inbox', 'notes-1.txt'), 'utf8')).toBe('again');
+  });
+
+  it('says which file could not be saved and why, and keeps the others', async () => {
+    const ws = join(root, 'ws');
+    const out = await attachInboundFiles(
+      message([file('bad.bin', new Error('the download failed (HTTP 404)')), file('ok.txt', 'ok')]),
+      'default',
+      workspaces(ws),
+    );
+    expect(out.text).toContain('"bad.bin" that could not be saved: the download failed (HTTP 404)');
+    expect(out.text).toContain('inbox/ok.txt');
+  });
+
+  it('saves nothing for a sender without a principal, and says so', async () => {
+    const ws = join(root, 'ws');
+    const msg = message([file('x.txt', 'x')], { principalId: undefined, kind: 'room' });
+    delete msg.principalId;
+    const out = await attachInboundFiles(msg, 'default', workspaces(ws));
+    expect(out.text).toContain('could not be saved: the gateway does not know this sender');
+    expect(() => readdirSync(join(ws, 'inbox'))).toThrow();
+  });
+
+  it('refuses an inbox/ that is a symlink leading out of the workspace', async () => {
+    const ws = join(root, 'ws');
+    const outside = join(root, 'outside');
+    mkdirSync(ws);
+    mkdirSync(outside);
+    symlinkSync(outside, join(ws, 'inbox'));
+    const out = await attachInboundFiles(message([file('x.txt', 'x')]), 'default', workspaces(ws));
+    expect(out.text).toContain('could not be saved');
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it('describes a file whose fetch was lost (held before admission) instead of dropping it', async () => {
+    const ws = join(root, 'ws');
+    const held = JSON.parse(JSON.stringify(message([file('late.pdf', 'x', 'application/pdf')]))) as InboundMessage;
+    const out = await attachInboundFiles(held, 'default', workspaces(ws));
+    expect(out.text).toContain('"late.pdf" that could not be saved');
+  });
+});
+
+describe('FileShelf', () => {
+  it('gives a file only to its owner, until it expires; ids are 32 base64url characters', () => {
+    let now = new Date(1_000_000);
+    const shelf = new FileShelf({ ttlMs: 60_000, maxBytes: 100, now: () => now });
+    const t = shelf.put({ principalId: 'alice', name: 'a.txt', mimeType: 'text/plain', data: Buffer.from('hi') });
+    expect(t.id).toMatch(/^[A-Za-z0-9_-]{32}$/u);
+    expect(t.url).toBe(`/files/${t.id}`);
+    expect(shelf.get(t.id, 'bob')).toBeNull();
+    expect(shelf.get(t.id, 'alice')?.name).toBe('a.txt');
+    now = new Date(1_000_000 + 60_000);
+    expect(shelf.get(t.id, 'alice')).toBeNull();
+    expect(shelf.size).toBe(0);
+  });
+
+  it('drops the oldest files to stay under maxBytes and refuses a file larger than all of it', () => {
+    const shelf = new FileShelf({ ttlMs: 60_000, maxBytes: 10 });
+    const a = shelf.put({ principalId: 'p', name: 'a', mimeType: 'x', data: Buffer.alloc(6) });
+    const b = shelf.put({ principalId: 'p', name: 'b', mimeType: 'x', data: Buffer.alloc(6) });
+    expect(shelf.get(a.id, 'p')).toBeNull();
+    expect(shelf.get(b.id, 'p')).not.toBeNull();
+    expect(shelf.size).toBe(6);
+    expect(() => shelf.put({ principalId: 'p', name: 'c', mimeType: 'x', data: Buffer.alloc(11) })).toThrow(/larger/u);
+  });
+});
