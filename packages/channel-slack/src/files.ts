@@ -61,6 +61,12 @@ export function mayCarryToken(url: string, apiUrl: string): boolean {
   }
 }
 
+/** The signal of one download: the channel's stop and the download's own time limit. */
+function downloadSignal(src: { signal?: AbortSignal; timeoutMs?: number }): AbortSignal {
+  const limit = AbortSignal.timeout(src.timeoutMs ?? 60_000);
+  return src.signal ? AbortSignal.any([src.signal, limit]) : limit;
+}
+
 /** Reads a response body, rejecting as soon as it grows past `maxBytes`; never resolves a partial body. */
 async function readBounded(res: Response, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(res.headers.get('content-length') ?? Number.NaN);
@@ -88,6 +94,8 @@ export interface SlackFileSource {
   apiUrl: string;
   maxBytes: number;
   signal?: AbortSignal;
+  /** A download that takes longer fails (default 60 s). */
+  timeoutMs?: number;
 }
 
 /** The file as the gateway fetches it: `GET url_private_download` with `Authorization: Bearer <bot token>`, no redirects followed. */
@@ -103,7 +111,7 @@ export function slackInboundFile(ref: SlackFileRef, src: SlackFileSource): Inbou
       let res: Response;
       try {
         // A redirect means Slack wants a login (token refused): never follow it with the token.
-        res = await fetch(ref.url, { headers: { authorization: `Bearer ${src.token}` }, redirect: 'manual', ...(src.signal ? { signal: src.signal } : {}) });
+        res = await fetch(ref.url, { headers: { authorization: `Bearer ${src.token}` }, redirect: 'manual', signal: downloadSignal(src) });
       } catch (err) {
         throw new Error(`the download failed (${err instanceof Error ? err.message : String(err)})`);
       }

@@ -315,7 +315,13 @@ export class SlackChannel implements Channel {
   }
 
   private fileSource(): SlackFileSource {
-    return { token: this.cfg.botToken, apiUrl: this.cfg.apiUrl, maxBytes: this.cfg.maxInboundMediaBytes, signal: this.abort.signal };
+    return {
+      token: this.cfg.botToken,
+      apiUrl: this.cfg.apiUrl,
+      maxBytes: this.cfg.maxInboundMediaBytes,
+      signal: this.abort.signal,
+      timeoutMs: Math.max(60_000, 4 * this.cfg.apiTimeout),
+    };
   }
 
   /** A shared file over `maxInboundMediaBytes`: the message is not processed and the sender is told (in a DM, or when they mentioned the bot). */

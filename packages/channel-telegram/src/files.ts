@@ -56,6 +56,14 @@ export interface TelegramFileSource {
   token: string;
   maxBytes: number;
   signal?: AbortSignal;
+  /** A download that takes longer fails (default 60 s). */
+  timeoutMs?: number;
+}
+
+/** The signal of one download: the channel's stop and the download's own time limit. */
+function downloadSignal(src: { signal?: AbortSignal; timeoutMs?: number }): AbortSignal {
+  const limit = AbortSignal.timeout(src.timeoutMs ?? 60_000);
+  return src.signal ? AbortSignal.any([src.signal, limit]) : limit;
 }
 
 /**
@@ -102,7 +110,7 @@ export function telegramInboundFile(ref: TelegramFileRef, src: TelegramFileSourc
       const url = `${src.apiRoot.replace(/\/+$/u, '')}/file/bot${src.token}/${filePath.split('/').map(encodeURIComponent).join('/')}`;
       let res: Response;
       try {
-        res = await fetch(url, src.signal ? { signal: src.signal } : {});
+        res = await fetch(url, { signal: downloadSignal(src) });
       } catch (err) {
         throw new Error(`the download failed (${safeMessage(err, src.token)})`);
       }

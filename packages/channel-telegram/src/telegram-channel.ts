@@ -329,6 +329,7 @@ export class TelegramChannel implements Channel {
       token: this.cfg.token,
       maxBytes: this.cfg.maxInboundMediaBytes,
       signal: this.stopping.signal,
+      timeoutMs: Math.max(60_000, 4 * this.cfg.apiTimeout),
     });
     try {
       const r = await this.context().inbox.accept(message);
