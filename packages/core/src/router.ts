@@ -68,8 +68,7 @@ export class Router {
    * Queues the turn of a message the gate admitted. A room message needs no principal (the room's
    * session is shared); a DM without one throws `SWB_E_UNKNOWN_SENDER`.
    */
-  async admit(inbound: InboundMessage): Promise<AcceptResult> {
-    const message = inbound.files?.length ? await this.withFiles(inbound) : inbound;
+  admit(message: InboundMessage): Promise<AcceptResult> {
     const key: SessionKey | null =
       message.kind === 'room'
         ? this.sessionKey(message.conversation, '')
@@ -77,7 +76,10 @@ export class Router {
           ? this.sessionKey(message.conversation, message.principalId)
           : null;
     if (!key) throw new SwbError(SwbErrorCode.UnknownSender, 'A direct message needs a known sender.');
-    return this.options.engine.accept(message, { agentId: this.options.defaultAgent, key, clientId: message.platformId });
+    const route = { agentId: this.options.defaultAgent, key, clientId: message.platformId };
+    // Files the person sent land in their workspace before the turn is queued (see inbound-files.ts).
+    if (!message.files?.length) return this.options.engine.accept(message, route);
+    return this.withFiles(message).then((saved) => this.options.engine.accept(saved, route));
   }
 
   // The message with its files saved in the sender's workspace (see inbound-files.ts).

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { attachInboundFiles, FileShelf, type InboundFile, type InboundMessage, sanitizeFileName, writeNew } from '../src/index.js';
+import { attachInboundFiles, FileShelf, type InboundFile, type InboundMessage, Router, sanitizeFileName, writeNew } from '../src/index.js';
 
 let root: string;
 beforeEach(() => {
@@ -165,5 +165,44 @@ describe('FileShelf', () => {
     expect(shelf.get(b.id, 'p')).not.toBeNull();
     expect(shelf.size).toBe(6);
     expect(() => shelf.put({ principalId: 'p', name: 'c', mimeType: 'x', data: Buffer.alloc(11) })).toThrow(/larger/u);
+  });
+});
+
+describe('Router.admit with files', () => {
+  it('saves the files in the sender’s workspace before queueing, and queues the message without them', async () => {
+    const ws = join(root, 'ws');
+    const queued: InboundMessage[] = [];
+    const router = new Router({
+      defaultAgent: 'helper',
+      inboxMaxBytes: 1 << 20,
+      storage: { turns: { seen: async () => null } } as never,
+      engine: {
+        accept: async (message) => {
+          queued.push(message);
+          return { duplicate: false, inboxId: 'i', turnId: 't', sessionId: 's' };
+        },
+      },
+      gate: () => Promise.reject(new Error('not used')),
+      accepting: () => true,
+      workspaces: workspaces(ws),
+    });
+    await router.admit(message([file('plan.md', '# plan')]));
+    expect(queued).toHaveLength(1);
+    expect(queued[0]!.files).toBeUndefined();
+    expect(queued[0]!.text).toContain('inbox/plan.md');
+    expect(readFileSync(join(ws, 'inbox', 'plan.md'), 'utf8')).toBe('# plan');
+    let fetched = false;
+    const stranger = message([
+      {
+        ...file('x', 'x'),
+        fetch: async () => {
+          fetched = true;
+          return Buffer.from('x');
+        },
+      },
+    ]);
+    delete stranger.principalId;
+    expect(() => router.admit(stranger)).toThrow(expect.objectContaining({ code: 'SWB_E_UNKNOWN_SENDER' }));
+    expect(fetched).toBe(false);
   });
 });
