@@ -47,6 +47,25 @@ describe('files through Telegram', () => {
     expect(lastUserText()).toContain('inbox/report-1.txt');
   });
 
+  it('a photo lands in inbox/ and also reaches the model as an image content block', async () => {
+    const { tg, model } = env;
+    const since = tg.calls.length;
+    // A real JPEG header (the gateway sniffs the bytes, not the declared type).
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0xff, 0xd9]);
+    model.enqueue({ text: 'Nice picture.' });
+    tg.sendUserMessage(TOKEN, { chat: ALICE.dm, from: ALICE.user, caption: 'what is this?', photo: [{ content: jpeg, width: 90, height: 90 }] });
+    await tg.waitForAnswered(isFinal(ALICE.dm.id), 15_000, since);
+    const last = env.model.requests.at(-1)!.body.messages.at(-1) as {
+      content: Array<{ type: string; text?: string; source?: { media_type: string; data: string } }>;
+    };
+    const image = last.content.find((b) => b.type === 'image');
+    expect(image?.source).toMatchObject({ type: 'base64', media_type: 'image/jpeg', data: jpeg.toString('base64') });
+    const text = last.content.map((b) => b.text ?? '').join('\n');
+    expect(text).toContain('what is this?');
+    expect(text).toMatch(/inbox\/photo-\d+\.jpg \(image\/jpeg, 14 bytes\)/u);
+    expect(readFileSync(findInWorkspaces(env.gw, text.match(/inbox\/photo-\d+\.jpg/u)![0])!).equals(jpeg)).toBe(true);
+  });
+
   it('a file over maxInboundMediaBytes gets a reply naming the limit and its config key; nothing reaches the model', async () => {
     const { tg, model } = env;
     const before = model.requests.length;

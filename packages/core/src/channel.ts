@@ -10,6 +10,7 @@ import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './cha
 import type { ContextReport } from './context/context-report.js';
 import type { DeadLetterInput } from './dead-letters.js';
 import type { FileShelf } from './file-shelf.js';
+import type { InboundImage } from './inbound-images.js';
 import type { ChannelDoctor } from './doctor-check.js';
 import type { TurnEndReason, TurnEndState } from './turn-end.js';
 
@@ -51,6 +52,8 @@ export interface InboundMessage {
    * are (see `inbound-files.ts`); they are never stored with the inbox item.
    */
   files?: InboundFile[];
+  /** Images among the saved files (set by the router), shown to the model as image blocks when it accepts them (see `inbound-images.ts`). */
+  images?: InboundImage[];
 }
 
 /** A file a person sent, described by the channel and fetched by the gateway (see {@link InboundMessage.files}). */

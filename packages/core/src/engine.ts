@@ -38,6 +38,7 @@ import { danglingResults, turnStart, type TurnStart } from './turn-resume.js';
 import { usageRecordOf } from './usage.js';
 import { turnStamp } from './turn-stamp.js';
 import { sendFileFor } from './send-file.js';
+import { userContent } from './inbound-images.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -53,6 +54,8 @@ export interface AgentRuntime {
 }
 
 export interface EngineOptions {
+  /** Images people send reach the model as image blocks (the model accepts images); default false: their path only. */
+  imageBlocks?: boolean;
   storage: Storage;
   log: Logger;
   model: ModelClient;
@@ -473,7 +476,8 @@ export class TurnEngine {
     const stored = await this.transcripts.get(active.session.id);
     if (!stored.some((e) => e.turnId === turn.id && e.kind === 'user')) {
       const stamp = turnStamp(this.options.now?.() ?? new Date(), active.agent.timezone ?? 'UTC');
-      journal.add([{ kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: message.text }], stamp } }]);
+      const content = await userContent(message, this.options.imageBlocks ?? false);
+      journal.add([{ kind: 'user', turnId: turn.id, payload: { content, stamp } }]);
     }
     active.log.info({ resumed }, 'turn started');
     if (resumed) active.queue.push({ type: 'attempt_reset', reason: 'resumed after restart' });

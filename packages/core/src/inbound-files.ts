@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { InboundFile, InboundMessage } from './channel.js';
+import { MAX_IMAGE_BLOCK_BYTES, type InboundImage, sniffImageType } from './inbound-images.js';
 import type { WorkspaceDirectories, WorkspaceOwner } from './workspaces.js';
 
 /** The directory, inside a workspace, where files people send land. */
@@ -135,6 +136,7 @@ export async function attachInboundFiles(message: InboundMessage, agentId: strin
   if (!files || files.length === 0) return rest;
   const owner = fileOwner(message);
   const lines: string[] = [];
+  const images: InboundImage[] = [];
   let inbox: string | null = null;
   let inboxError = owner ? '' : 'the gateway does not know this sender, so there is no workspace for it';
   if (owner) {
@@ -158,10 +160,12 @@ export async function attachInboundFiles(message: InboundMessage, agentId: strin
     try {
       const data = await file.fetch();
       const name = await writeNew(inbox, sanitizeFileName(file.name, file.mimeType), data);
+      const mediaType = sniffImageType(data);
+      if (mediaType && data.byteLength <= MAX_IMAGE_BLOCK_BYTES) images.push({ path: path.join(inbox, name), mediaType });
       lines.push(describeSavedFile({ relative: `${INBOX_DIR}/${name}`, mimeType: file.mimeType, kind: file.kind, bytes: data.byteLength }));
     } catch (err) {
       lines.push(describeUnsavedFile(file.name, reasonOf(err)));
     }
   }
-  return { ...rest, text: [rest.text, ...lines].filter((t) => t !== '').join('\n') };
+  return { ...rest, text: [rest.text, ...lines].filter((t) => t !== '').join('\n'), ...(images.length > 0 ? { images } : {}) };
 }

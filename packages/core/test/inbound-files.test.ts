@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { attachInboundFiles, FileShelf, type InboundFile, type InboundMessage, Router, sanitizeFileName, writeNew } from '../src/index.js';
+import {
+  attachInboundFiles,
+  FileShelf,
+  type InboundFile,
+  type InboundMessage,
+  Router,
+  sanitizeFileName,
+  sniffImageType,
+  userContent,
+  writeNew,
+} from '../src/index.js';
 
 let root: string;
 beforeEach(() => {
@@ -204,5 +214,48 @@ describe('Router.admit with files', () => {
     delete stranger.principalId;
     expect(() => router.admit(stranger)).toThrow(expect.objectContaining({ code: 'SWB_E_UNKNOWN_SENDER' }));
     expect(fetched).toBe(false);
+  });
+});
+
+describe('image blocks', () => {
+  const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2]);
+
+  it('sniffs JPEG, PNG, GIF and WebP by their bytes, nothing else', () => {
+    expect(sniffImageType(Buffer.from([0xff, 0xd8, 0xff, 0xe1]))).toBe('image/jpeg');
+    expect(sniffImageType(PNG)).toBe('image/png');
+    expect(sniffImageType(Buffer.from('GIF89a...'))).toBe('image/gif');
+    expect(sniffImageType(Buffer.from('RIFF\0\0\0\0WEBPVP8 '))).toBe('image/webp');
+    expect(sniffImageType(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'))).toBeUndefined();
+    expect(sniffImageType(Buffer.alloc(0))).toBeUndefined();
+  });
+
+  it('a saved image is recorded for the model only when its bytes are an image', async () => {
+    const ws = join(root, 'ws');
+    const out = await attachInboundFiles(
+      message([{ ...file('pic.png', ''), kind: 'image', mimeType: 'image/png', fetch: async () => PNG }, file('fake.png', 'not an image', 'image/png')]),
+      'default',
+      workspaces(ws),
+    );
+    expect(out.images).toEqual([{ path: join(ws, 'inbox', 'pic.png'), mediaType: 'image/png' }]);
+  });
+
+  it('userContent adds readable images after the text when image blocks are on, and never throws', async () => {
+    const ws = join(root, 'ws');
+    mkdirSync(ws);
+    writeFileSync(join(ws, 'a.png'), PNG);
+    writeFileSync(join(ws, 'b.png'), 'changed since');
+    const msg = message([], {
+      images: [
+        { path: join(ws, 'a.png'), mediaType: 'image/png' },
+        { path: join(ws, 'b.png'), mediaType: 'image/png' },
+        { path: join(ws, 'gone.png'), mediaType: 'image/png' },
+      ],
+    });
+    expect(await userContent(msg, false)).toEqual([{ type: 'text', text: 'see attached' }]);
+    expect(await userContent(msg, true)).toEqual([
+      { type: 'text', text: 'see attached' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG.toString('base64') } },
+    ]);
+    expect(await userContent({ ...msg, images: 'hostile' as never }, true)).toHaveLength(1);
   });
 });

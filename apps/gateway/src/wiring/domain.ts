@@ -167,6 +167,7 @@ function buildEngine(
     model: modelClient(cfg),
     modelName: cfg.model.name,
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
+    imageBlocks: cfg.files.imageBlocks,
     maxTokens: inputs.models.maxTokens,
     modelSpec: inputs.models.lookup,
     retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
