@@ -14,6 +14,7 @@ import {
   type ChannelInbox,
   type ChannelPeople,
   type ConversationRef,
+  type FileShelf,
   type InboundMessage,
   type Session,
   type SessionKey,
@@ -51,6 +52,8 @@ export interface ChannelContextDeps {
   inboxMaxAttempts: number;
   /** Budgets and spend (`/usage`). */
   budgets: BudgetService;
+  /** Files offered at `GET /files/{id}` (WebSocket `file` frames). */
+  files?: FileShelf;
 }
 
 /** Turn states in which a pending approval can still be answered usefully. */
@@ -70,7 +73,7 @@ export function channelContext(deps: ChannelContextDeps, ch: Channel, app: Fasti
     approvals: channelApprovals(deps),
     commands: new ChatCommands(people),
     ...(ch.authenticatesClients ? { clientAuth: clientAuth(deps) } : {}),
-    http: { register: async (plugin) => void (await app.register(plugin)) },
+    http: { register: async (plugin) => void (await app.register(plugin)), ...(deps.files ? { files: deps.files } : {}) },
     log: deps.log.child({ channel: ch.id }),
   };
 }

@@ -3,6 +3,7 @@ import type { SandboxLimits } from '@switchboard/tools';
 import { z } from 'zod';
 import { deferralSchema } from './config-deferral.js';
 import { webFetchSchema, webSearchSchema } from './config-web.js';
+import { sendFileSchema } from './config-send-file.js';
 
 const MIB = 1024 * 1024;
 
@@ -82,7 +83,7 @@ export const execSchema = execAgentSchema
 
 /** The top-level `tools` section. */
 export const toolsSchema = z
-  .strictObject({ exec: execSchema.prefault({}), deferral: deferralSchema, webFetch: webFetchSchema, webSearch: webSearchSchema })
+  .strictObject({ exec: execSchema.prefault({}), deferral: deferralSchema, webFetch: webFetchSchema, webSearch: webSearchSchema, sendFile: sendFileSchema })
   .prefault({});
 
 /** `agents.<id>.toolOptions`: per-agent overrides of `tools.*`. */

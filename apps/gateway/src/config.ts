@@ -6,6 +6,7 @@ import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, TOOL_GROUPS, checkRuleText, 
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';
+import { inboundFilesSchema } from './config-inbound-files.js';
 import { capabilitiesSchema } from './config-capabilities.js';
 import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
@@ -105,6 +106,8 @@ export const configSchema = z.strictObject({
   agentsMd: agentsMdSchema,
   /** Built-in tool settings: `tools.exec` (docs/exec.md). */
   tools: toolsSchema,
+  /** Files people send (config-inbound-files.ts): image blocks for the model. */
+  files: inboundFilesSchema,
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
   permissions: z
     .strictObject({

@@ -15,8 +15,13 @@ export interface ToolResultBlock {
   content: string;
   is_error?: boolean;
 }
+/** An image the person sent, inline (`source.type: "base64"`), as the Messages API takes it in user content. */
+export interface ImageBlock {
+  type: 'image';
+  source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string };
+}
 export type AssistantBlock = TextBlock | ToolUseBlock;
-export type UserBlock = TextBlock | ToolResultBlock;
+export type UserBlock = TextBlock | ToolResultBlock | ImageBlock;
 
 export interface AssistantMessage {
   role: 'assistant';

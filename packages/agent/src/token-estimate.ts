@@ -5,6 +5,13 @@ import type { ToolSpec } from './model.js';
 export const DEFAULT_CHARS_PER_TOKEN = 3.5;
 
 /**
+ * What one image block counts as, in characters: the API bills an image by its pixels (about
+ * width × height / 750 tokens, at most about 1 600 for an image it scales down), never by its
+ * base64 length; 1 600 tokens at the default ratio.
+ */
+export const IMAGE_CHARS = 1600 * DEFAULT_CHARS_PER_TOKEN;
+
+/**
  * The request's size in characters as the token estimate counts it: the system text, the tool
  * schemas as JSON and every content block (text, tool input as JSON, tool result content).
  */
@@ -34,6 +41,7 @@ export function messagesChars(messages: readonly Message[]): number {
     for (const block of message.content) {
       if (block.type === 'text') chars += block.text.length;
       else if (block.type === 'tool_use') chars += toolUseChars(block);
+      else if (block.type === 'image') chars += IMAGE_CHARS;
       else chars += block.content.length;
       // Every block costs a few tokens of framing.
       chars += 12;

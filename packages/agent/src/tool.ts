@@ -31,6 +31,23 @@ export interface ToolContext {
    * absent when nobody listens. Tools should report at most about once a second.
    */
   progress?: (update: ToolProgress) => void;
+  /**
+   * Delivers a file to the conversation the turn answers (the `send_file` tool). Resolves with a
+   * short description of what was sent; rejects when the channel could not deliver it. Absent when
+   * the turn's channel cannot send files.
+   */
+  sendFile?: (file: OutboundFile) => Promise<string>;
+}
+
+/** A file a tool hands to the turn's channel (see {@link ToolContext.sendFile}). */
+export interface OutboundFile {
+  /** The file name the person sees (a plain name, no directories). */
+  name: string;
+  /** Its media type (`application/pdf`, `image/png`, `application/octet-stream`). */
+  mimeType: string;
+  data: Uint8Array;
+  /** A short text to go with it. */
+  caption?: string;
 }
 
 /** One progress report of a running tool call (see {@link ToolContext.progress}). */

@@ -29,6 +29,12 @@ export const slackAccountSchema = z
     editInterval: duration.default(1_000),
     /** Time limit of one Web API request (retries come on top). */
     apiTimeout: duration.default(15_000),
+    /** Files people share above this size are refused with a reply naming this key; smaller ones land in their workspace's inbox/. */
+    maxInboundMediaBytes: z
+      .number()
+      .int()
+      .min(0)
+      .default(20 * 1024 * 1024),
     /** After Slack refused a token (invalid_auth, token_revoked, 401…): the account is down until this much later, then tried again. */
     refusedRetryInterval: duration.default(600_000),
   })

@@ -1,6 +1,7 @@
 import { escapeRegExp } from '@switchboard/agent';
 import type { InboundMessage } from '@switchboard/core';
 import { z } from 'zod';
+import { describeSlackFiles } from './files.js';
 
 /** Who this app is in its workspace (from `auth.test`). */
 export interface SlackSelf {
@@ -87,7 +88,7 @@ export function mapMessageEvent(ev: SlackMessageEvent, envelopeTeam: string, acc
   const raw = ev.text ?? '';
   const mentioned = isDm || ev.type === 'app_mention' || (self !== null && new RegExp(`<@${escapeRegExp(self.botUserId)}(?:\\|[^>]*)?>`).test(raw));
   const text = slackToPlain(raw, self?.botUserId ?? null);
-  if (text === '') return { drop: 'no text' };
+  if (text === '' && describeSlackFiles(ev).length === 0) return { drop: 'no text' };
   const thread = isDm ? ev.thread_ts : (ev.thread_ts ?? ev.ts);
   const conversation = { channel: 'slack', account, id: ev.channel, kind, ...(thread ? { thread } : {}) } as const;
   return {

@@ -1,4 +1,5 @@
 import type { WebClient } from '@slack/web-api';
+import type { OutboundFile } from '@switchboard/agent';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   Channel,
@@ -8,6 +9,7 @@ import type {
   ConfigSource,
   ConversationRef,
   FaultBoundary,
+  InboundMessage,
   RenderMeta,
   TurnEvent,
 } from '@switchboard/core';
@@ -16,6 +18,7 @@ import type { Logger } from 'pino';
 import type { SlackAccountConfig } from './account.js';
 import { AnsweredThreads } from './answered-threads.js';
 import { ApprovalBoard } from './approval-board.js';
+import { describeSlackFiles, type SlackFileSource, slackInboundFile, uploadSlackFile } from './files.js';
 import { slackHttpRoutes, slackPaths } from './http-receiver.js';
 import { mapMessageEvent, parseMessageEvent, type SlackSelf } from './inbound.js';
 import { handleBlockActions, runSlashCommand, type InteractionDeps } from './interactions.js';
@@ -213,7 +216,10 @@ export class SlackChannel implements Channel {
       this.log.debug({ eventId: body.event_id, reason: mapped.drop }, 'slack event dropped');
       return;
     }
-    const msg = mapped.message;
+    const files = describeSlackFiles(body.event);
+    const tooLarge = files.find((f) => (f.size ?? 0) > this.cfg.maxInboundMediaBytes);
+    if (tooLarge) return this.refuseLargeFile(mapped.message);
+    const msg = files.length === 0 ? mapped.message : { ...mapped.message, files: files.map((f) => slackInboundFile(f, this.fileSource())) };
     // A reply in a thread the bot takes part in is for the bot, mention or not.
     const thread = msg.conversation.thread;
     if (msg.kind === 'room' && !msg.mentioned && ev.thread_ts && thread && (await this.threads!.has(msg.conversation.id, thread))) msg.mentioned = true;
@@ -299,6 +305,43 @@ export class SlackChannel implements Channel {
     })();
     this.track(done, `render ${turnId}`, to.id);
     await done.catch(() => undefined);
+  }
+
+  /** Sends a workspace file with Slack's external upload flow (the `send_file` tool). */
+  async sendFile(to: ConversationRef, file: OutboundFile): Promise<string> {
+    if (!this.api) throw new Error('the Slack account is not started');
+    try {
+      await uploadSlackFile(this.api, to, file);
+    } catch (err) {
+      throw new Error(`Slack did not take the file: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return `shared in the Slack conversation as ${file.name}`;
+  }
+
+  private fileSource(): SlackFileSource {
+    return {
+      token: this.cfg.botToken,
+      apiUrl: this.cfg.apiUrl,
+      maxBytes: this.cfg.maxInboundMediaBytes,
+      signal: this.abort.signal,
+      timeoutMs: Math.max(60_000, 4 * this.cfg.apiTimeout),
+    };
+  }
+
+  /** A shared file over `maxInboundMediaBytes`: the message is not processed and the sender is told (in a DM, or when they mentioned the bot). */
+  private refuseLargeFile(msg: InboundMessage): void {
+    this.log.info({ event: 'slack_media_refused', conversation: msg.conversation.id }, 'slack: shared file over the size limit refused');
+    if (msg.kind !== 'dm' && !msg.mentioned) return;
+    const mb = Math.floor(this.cfg.maxInboundMediaBytes / (1024 * 1024));
+    const key = `channels.slack.accounts.${this.account}.maxInboundMediaBytes`;
+    this.track(
+      this.notify(
+        msg.conversation,
+        `Sorry, that file is too large for me (the limit is ${mb} MB, set by ${key}). Please share a smaller one or describe it in text.`,
+      ),
+      'media refusal',
+      msg.conversation.id,
+    );
   }
 
   async notify(to: ConversationRef, text: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { compileSafeRegex, type SafeRegex } from '@switchboard/agent';
+import { compileSafeRegex, type OutboundFile, type SafeRegex } from '@switchboard/agent';
 import {
   AttemptCounter,
   countsAsAttempt,
@@ -20,6 +20,7 @@ import { ApprovalMessages } from './approvals.js';
 import { runCommand } from './commands.js';
 import { updateFacts } from './dead-letter.js';
 import { describeError, isPermanentAuthError } from './errors.js';
+import { sendDocument, withTelegramFiles } from './files.js';
 import { conversationOf, isMentioned, mediaBytes, parseCommand, toInbound, type BotIdentity } from './inbound.js';
 import { OffsetStore } from './offset-store.js';
 import type { TelegramAccountConfig } from './account.js';
@@ -319,14 +320,21 @@ export class TelegramChannel implements Channel {
             this.notifyReply(
               conv,
               m.message_id,
-              `Sorry, that file is too large for me (the limit is ${mb} MB). Please send a smaller one or describe it in text.`,
+              `Sorry, that file is too large for me (the limit is ${mb} MB, set by channels.telegram.accounts.${this.account}.maxInboundMediaBytes). Please send a smaller one or describe it in text.`,
             ),
           conv.id,
         );
       }
       return;
     }
-    const message = toInbound(updateId, { ...m, from }, this.account, bot, this.patterns);
+    const message = withTelegramFiles(toInbound(updateId, { ...m, from }, this.account, bot, this.patterns), m, {
+      api: this.apis.api,
+      apiRoot: this.cfg.apiRoot,
+      token: this.cfg.token,
+      maxBytes: this.cfg.maxInboundMediaBytes,
+      signal: this.stopping.signal,
+      timeoutMs: Math.max(60_000, 4 * this.cfg.apiTimeout),
+    });
     try {
       const r = await this.context().inbox.accept(message);
       if (r.gate && r.gate !== 'admitted')
@@ -338,6 +346,16 @@ export class TelegramChannel implements Channel {
       }
       throw err;
     }
+  }
+
+  /** Sends a workspace file as a document (the `send_file` tool). */
+  async sendFile(to: ConversationRef, file: OutboundFile): Promise<string> {
+    try {
+      await sendDocument(this.apis.api, { chatId: Number(to.id), ...(to.thread ? { thread: Number(to.thread) } : {}) }, file);
+    } catch (err) {
+      throw new Error(`Telegram did not take the file: ${describeError(err, this.cfg.token)}`);
+    }
+    return `delivered to the Telegram chat as the document ${file.name}`;
   }
 
   private async notifyReply(conv: ConversationRef, replyTo: number, text: string): Promise<void> {

@@ -75,6 +75,8 @@ export type ServerFrame =
       elapsedMs?: number;
     }
   | { type: 'final'; turnId: string; clientId: string | null; text: string; reason: string; cursor: number; note?: string }
+  /** A file `send_file` delivered: fetch `url` (`GET /files/{id}`) with the principal's client token before `expiresAt`. */
+  | { type: 'file'; turnId: string; fileId: string; name: string; mimeType: string; size: number; url: string; expiresAt: string; caption?: string }
   | { type: 'error'; code: string; message: string; turnId?: string; clientId?: string | null; text?: string; cursor?: number }
   | CommandResultFrame;
 

@@ -6,8 +6,10 @@ import type {
   ChannelHealth,
   ConversationRef,
   DeliveryRecord,
+  OutboundFile,
   PendingApproval,
   RenderMeta,
+  SendFileMeta,
   TurnEvent,
   TurnLedger,
 } from '@switchboard/core';
@@ -540,6 +542,28 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
 
   async notify(to: ConversationRef, text: string): Promise<void> {
     this.broadcast(to.id, { type: 'notice', text });
+  }
+
+  /** Shelves a file for download at `GET /files/{id}` and sends a `file` frame to the person's sockets (the `send_file` tool). */
+  async sendFile(to: ConversationRef, file: OutboundFile, meta: SendFileMeta): Promise<string> {
+    const shelf = this.ctx?.http.files;
+    if (!shelf) throw new Error('this gateway offers no file downloads');
+    const principalId = meta.principalId ?? to.id;
+    const ticket = shelf.put({ principalId, name: file.name, mimeType: file.mimeType, data: file.data });
+    const expiresAt = ticket.expiresAt.toISOString();
+    this.broadcast(principalId, {
+      type: 'file',
+      turnId: meta.turnId,
+      fileId: ticket.id,
+      name: file.name,
+      mimeType: file.mimeType,
+      size: ticket.size,
+      url: ticket.url,
+      expiresAt,
+      ...(file.caption ? { caption: file.caption } : {}),
+    });
+    const live = this.conns.get(principalId)?.size ?? 0;
+    return `offered to the WebSocket client as ${file.name}, downloadable until ${expiresAt}${live === 0 ? ' (no client is connected right now)' : ''}`;
   }
 
   health(): ChannelHealth {

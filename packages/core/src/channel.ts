@@ -1,7 +1,7 @@
 import type { ForgetOutcome, MemoryListing } from './memory/desk.js';
 import type { ManualCompactResult } from './context/compaction-engine.js';
 import type { PersonalUsage } from './budgets/service.js';
-import type { AgentEvent } from '@switchboard/agent';
+import type { AgentEvent, OutboundFile } from '@switchboard/agent';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
@@ -10,6 +10,8 @@ import type { AccessListener } from './access-events.js';
 import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
 import type { ContextReport } from './context/context-report.js';
 import type { DeadLetterInput } from './dead-letters.js';
+import type { FileShelf } from './file-shelf.js';
+import type { InboundImage } from './inbound-images.js';
 import type { ChannelDoctor } from './doctor-check.js';
 import type { TurnEndReason, TurnEndState } from './turn-end.js';
 import type { Storage } from './storage.js';
@@ -46,6 +48,30 @@ export interface InboundMessage {
   receivedAt: Date;
   /** Set by channels that authenticate the sender themselves (WebSocket client tokens). */
   principalId?: string;
+  /**
+   * Files the person sent with the message (Telegram, Slack). The router saves them in the
+   * sender's workspace under `inbox/` before the turn is queued and tells the model where they
+   * are (see `inbound-files.ts`); they are never stored with the inbox item.
+   */
+  files?: InboundFile[];
+  /** Images among the saved files (set by the router), shown to the model as image blocks when it accepts them (see `inbound-images.ts`). */
+  images?: InboundImage[];
+}
+
+/** A file a person sent, described by the channel and fetched by the gateway (see {@link InboundMessage.files}). */
+export interface InboundFile {
+  /** The name the platform gave (untrusted: the gateway sanitises it). */
+  name: string;
+  /** The media type the platform declared (untrusted). */
+  mimeType: string;
+  kind: 'document' | 'image';
+  /** The size the platform declared, in bytes, when it did. */
+  size?: number;
+  /**
+   * Downloads the file. Contract: rejects (never resolves a partial file) when the download fails
+   * or grows over the channel's `maxInboundMediaBytes`; the error message is safe to show (no token).
+   */
+  fetch(): Promise<Uint8Array>;
 }
 
 /** Events a turn's renderer receives: the loop's events plus the gateway's own end-of-turn summary. */
@@ -333,6 +359,12 @@ export interface ChannelClientAuth {
  */
 export interface ChannelHttp {
   register(plugin: FastifyPluginAsync): Promise<void>;
+  /**
+   * Files offered for download at the gateway's `GET /files/{id}` (WebSocket `file` frames):
+   * `put` shelves one for a principal and answers its unguessable id, URL and expiry; only that
+   * principal's client tokens fetch it. Throws when the file is larger than the shelf holds.
+   */
+  readonly files?: Pick<FileShelf, 'put'>;
 }
 
 /** A pending approval as a chat shows its request (the stored approval, with its turn's client id). */
@@ -420,6 +452,19 @@ export interface Channel {
   render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void>;
   /** Sends a notice from the gateway itself (pairing codes, refusals, rate limits). Must not throw. */
   notify(to: ConversationRef, text: string): Promise<void>;
+  /**
+   * Delivers a file to a conversation (the `send_file` tool) on behalf of a turn. Resolves with a
+   * short description for the model once the platform took it; rejects with a message safe to
+   * show when it did not. Absent on channels that cannot send files.
+   */
+  sendFile?(to: ConversationRef, file: OutboundFile, meta: SendFileMeta): Promise<string>;
+}
+
+/** Whose turn a {@link Channel.sendFile} call serves. */
+export interface SendFileMeta {
+  turnId: string;
+  /** The person the turn answers (the only one who may download a WebSocket file), or null in a room without one. */
+  principalId: string | null;
 }
 
 export interface RenderMeta {

@@ -38,6 +38,8 @@ import { usageRecordOf } from './usage.js';
 import { turnStamp } from './turn-stamp.js';
 import { DEFAULT_DEFERRAL, type DeferralSettings, loadedToolNames, TurnToolOffer } from './tool-deferral/index.js';
 import type { TurnInstructionSource } from './instructions/service.js';
+import { sendFileFor } from './send-file.js';
+import { userContent } from './inbound-images.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -53,6 +55,8 @@ export interface AgentRuntime {
 }
 
 export interface EngineOptions {
+  /** Images people send reach the model as image blocks (the model accepts images); default false: their path only. */
+  imageBlocks?: boolean;
   storage: Storage;
   log: Logger;
   model: ModelClient;
@@ -484,7 +488,8 @@ export class TurnEngine {
     if (!stored.some((e) => e.turnId === turn.id && e.kind === 'user')) {
       const zone = (await this.options.instructions?.timezone(active)) ?? active.agent.timezone ?? 'UTC';
       const stamp = turnStamp(this.options.now?.() ?? new Date(), zone);
-      journal.add([{ kind: 'user', turnId: turn.id, payload: { content: [{ type: 'text', text: message.text }], stamp } }]);
+      const content = await userContent(message, this.options.imageBlocks ?? false);
+      journal.add([{ kind: 'user', turnId: turn.id, payload: { content, stamp } }]);
     }
     active.log.info({ resumed }, 'turn started');
     if (resumed) active.queue.push({ type: 'attempt_reset', reason: 'resumed after restart' });
@@ -567,6 +572,7 @@ export class TurnEngine {
         ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
         ...(policy.principalId !== undefined ? { principalId: policy.principalId } : {}),
         ...(policy.roomSession !== undefined ? { roomSession: policy.roomSession } : {}),
+        ...sendFileFor(options.channel(`${active.message.channel}:${active.message.account}`), active.message, turn.id),
       },
       toolTimeoutMs: options.toolTimeoutMs,
       ...(options.toolTimeouts ? { toolTimeouts: options.toolTimeouts } : {}),

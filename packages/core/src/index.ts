@@ -21,12 +21,14 @@ export type {
   ConversationRef,
   DeliveryContent,
   DeliveryRecord,
+  InboundFile,
   InboundMessage,
   LedgerWrite,
   NewDelivery,
   PendingApproval,
   RenderMeta,
   SenderRef,
+  SendFileMeta,
   SessionStatus,
   TurnEvent,
   TurnLedger,
@@ -342,6 +344,20 @@ export {
 export type { ApproveOutcome } from './boundary/pairing-desk.js';
 export type { ApprovalAsk } from './boundary/pairing-rules.js';
 export { INBOX_TOO_LARGE, inboxTooLarge } from './inbox-limits.js';
+export type { ImageBlock, OutboundFile } from '@switchboard/agent';
+export { type InboundImage, MAX_IMAGE_BLOCK_BYTES, sniffImageType, userContent } from './inbound-images.js';
+export { FileShelf, type FileShelfOptions, type ShelfTicket, type ShelvedFile } from './file-shelf.js';
+export {
+  alternativeName,
+  attachInboundFiles,
+  describeSavedFile,
+  describeUnsavedFile,
+  fileOwner,
+  INBOX_DIR,
+  sanitizeFileName,
+  type SavedFile,
+  writeNew,
+} from './inbound-files.js';
 export { Router, type RouterOptions } from './router.js';
 export { TranscriptCache } from './transcript-cache.js';
 export { encodeSegment, workspaceDir, WorkspaceDirectories, type WorkspaceDirectoriesOptions, type WorkspaceMode, type WorkspaceOwner } from './workspaces.js';

@@ -49,7 +49,7 @@ export type ToolProfile = (typeof TOOL_PROFILES)[number];
 export type ToolProfileSetting = ToolProfile | ToolGroup | readonly (ToolProfile | ToolGroup)[];
 
 /** Built-in workspace file tools, and the ones among them that only read. */
-const FS_TOOLS = ['read_file', 'list_files', 'search_files', 'write_file', 'edit_file'];
+const FS_TOOLS = ['read_file', 'list_files', 'search_files', 'write_file', 'edit_file', 'send_file'];
 const FS_READ_ONLY = ['read_file', 'list_files', 'search_files'];
 /** Names the web and runtime groups take once such tools exist. */
 const WEB_TOOLS = ['web_fetch', 'web_search'];

@@ -2,9 +2,11 @@ import { SwbError } from '@switchboard/agent';
 import type { AcceptResult, ConversationRef, InboundMessage } from './channel.js';
 import type { TurnEngine } from './engine.js';
 import { SwbErrorCode } from './errors.js';
+import { attachInboundFiles } from './inbound-files.js';
 import { inboxTooLarge } from './inbox-limits.js';
 import type { SessionKey } from './session-key.js';
 import type { Storage } from './storage.js';
+import type { WorkspaceDirectories } from './workspaces.js';
 
 /** What the router is built from: resolved values and the two stages it routes between. */
 export interface RouterOptions {
@@ -20,6 +22,8 @@ export interface RouterOptions {
   gate(message: InboundMessage): Promise<AcceptResult>;
   /** False once the gateway is shutting down: new items are refused (the channel retries them later). */
   accepting(): boolean;
+  /** Where files people send land (their workspace's `inbox/`); absent: files are described as not saved. */
+  workspaces?: Pick<WorkspaceDirectories, 'ensure'>;
 }
 
 /**
@@ -72,6 +76,17 @@ export class Router {
           ? this.sessionKey(message.conversation, message.principalId)
           : null;
     if (!key) throw new SwbError(SwbErrorCode.UnknownSender, 'A direct message needs a known sender.');
-    return this.options.engine.accept(message, { agentId: this.options.defaultAgent, key, clientId: message.platformId });
+    const route = { agentId: this.options.defaultAgent, key, clientId: message.platformId };
+    // Files the person sent land in their workspace before the turn is queued (see inbound-files.ts).
+    if (!message.files?.length) return this.options.engine.accept(message, route);
+    return this.withFiles(message).then((saved) => this.options.engine.accept(saved, route));
+  }
+
+  // The message with its files saved in the sender's workspace (see inbound-files.ts).
+  private withFiles(message: InboundMessage): Promise<InboundMessage> {
+    const workspaces = this.options.workspaces ?? {
+      ensure: () => Promise.reject(new Error('this gateway keeps no workspaces')),
+    };
+    return attachInboundFiles(message, this.options.defaultAgent, workspaces);
   }
 }

@@ -89,6 +89,10 @@ function checkMessage(m: unknown, i: number, isLast: boolean): ValidationFailure
     if (b.type === 'tool_use' && (typeof b.id !== 'string' || typeof b.name !== 'string' || !isObject(b.input))) {
       return { message: `messages.${i}.content.${j}.tool_use: id, name and input (an object) are required` };
     }
+    if (b.type === 'image') {
+      const bad = checkImageBlock(b, m.role, `messages.${i}.content.${j}`);
+      if (bad) return bad;
+    }
     if (b.type === 'tool_result') {
       if (typeof b.tool_use_id !== 'string') return { message: `messages.${i}.content.${j}.tool_result.tool_use_id: Field required` };
       const nested = checkTextBlocks(blocksOf(b.content), `messages.${i}.content.${j}.content`);
@@ -170,4 +174,25 @@ export function validateMessagesRequest(body: unknown): ValidationFailure | unde
     }
   }
   return checkSystem(body.system) ?? checkTools(body.tools) ?? checkPairing(messages) ?? checkCacheControl(body);
+}
+
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+/** The API takes at most 5 MB per image (decoded). */
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** An `image` block as the Messages API checks it: user content only, a base64 source of a supported type within 5 MB. */
+function checkImageBlock(b: Block, role: string, where: string): { message: string } | undefined {
+  if (role !== 'user') return { message: `${where}: \`image\` blocks can only be in \`user\` messages` };
+  const source = (b as { source?: unknown }).source;
+  if (!isObject(source)) return { message: `${where}.image.source: Field required` };
+  const s = source as { type?: unknown; media_type?: unknown; data?: unknown };
+  if (s.type !== 'base64' && s.type !== 'url') return { message: `${where}.image.source.type: Input should be 'base64' or 'url'` };
+  if (s.type === 'url') return undefined;
+  if (typeof s.media_type !== 'string' || !IMAGE_TYPES.has(s.media_type)) {
+    return { message: `${where}.image.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'` };
+  }
+  if (typeof s.data !== 'string' || s.data === '' || !/^[A-Za-z0-9+/]+={0,2}$/u.test(s.data))
+    return { message: `${where}.image.source.data: invalid base64 data` };
+  if (Buffer.from(s.data, 'base64').length > MAX_IMAGE_BYTES) return { message: `${where}.image.source.base64: image exceeds 5 MB maximum` };
+  return undefined;
 }

@@ -16,6 +16,7 @@ export * from './gateway-harness.js';
 export * from './run-log.js';
 export * from './scripted-message.js';
 export * from './slack/index.js';
+export { type MultipartBody, type MultipartFile, multipartBoundary, parseMultipart } from './multipart.js';
 export * from './telegram/index.js';
 export * from './ws-client.js';
 export * from './mcp/index.js';

@@ -29,6 +29,7 @@ export { createSearchFilesTool, type SearchFilesInput } from './search-files.js'
 export { createWriteFileTool, type WriteFileInput } from './write-file.js';
 export { createEditFileTool, type EditFileInput } from './edit-file.js';
 export { createFileTools } from './file-tools.js';
+export { createSendFileTool, DEFAULT_SEND_FILE_MAX_BYTES, mimeTypeOf, type SendFileInput, type SendFileToolOptions } from './send-file.js';
 // The MCP bridge (and the MCP SDK it loads) is a separate entry point, `@switchboard/tools/mcp`,
 // imported only when MCP servers are configured; the config schema and names stay here.
 export {

@@ -59,6 +59,7 @@ export async function startChannels(inputs: ChannelStartInputs): Promise<void> {
     tokenExpiry: http.tokenExpiry,
     accepting: inputs.accepting,
     inboxMaxAttempts: inputs.cfg.limits.inboxMaxAttempts,
+    files: http.files,
   };
   for (const channel of inputs.channels.list) await channel.start(channelContext(deps, channel, http.app));
 }

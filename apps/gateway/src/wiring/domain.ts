@@ -170,6 +170,7 @@ function buildEngine(
     model: modelClient(cfg),
     modelName: cfg.model.name,
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
+    imageBlocks: cfg.files.imageBlocks,
     maxTokens: inputs.models.maxTokens,
     modelSpec: inputs.models.lookup,
     retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
@@ -227,6 +228,7 @@ function buildRouting(inputs: DomainInputs, engine: TurnEngine): { router: Route
     engine,
     gate: (message): Promise<AcceptResult> => boundary.accept(message),
     accepting: inputs.accepting,
+    workspaces: inputs.workspaces,
   });
   const boundary: BoundaryService = new BoundaryService({
     storage,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { AccessEvents, type CapabilityRegistry, type Storage } from '@switchboard/core';
+import { AccessEvents, type CapabilityRegistry, FileShelf, type Storage } from '@switchboard/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { controlApi, sendError } from '../api/index.js';
@@ -8,6 +8,7 @@ import { registerOpenApi } from '../api/openapi.js';
 import { AuthLimiter } from '../auth-limiter.js';
 import { clientAddressResolver } from '../client-address.js';
 import type { Config } from '../config.js';
+import { registerFileDownloads } from '../files-route.js';
 import { httpServerOptions, registerHttpEdges } from '../http-edges.js';
 import { registerReadyz } from '../readyz.js';
 import type { ExecStatus } from './exec.js';
@@ -31,6 +32,8 @@ export interface HttpPlane {
   access: AccessEvents;
   /** Closes sockets on a client token when its `expiresAt` passes. */
   tokenExpiry: TokenExpiry;
+  /** Files offered at `GET /files/{id}` (`tools.sendFile`). */
+  files: FileShelf;
 }
 
 /** What the HTTP app is built over. */
@@ -77,6 +80,8 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   app.get('/healthz', async () => ({ ok: true, status: 'live' }));
   await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails, tools: { exec: inputs.exec } });
   await registerOpenApi(app, VERSION);
+  const files = new FileShelf({ ttlMs: cfg.tools.sendFile.downloadTtl, maxBytes: cfg.tools.sendFile.downloadMaxBytes });
+  registerFileDownloads(app, { shelf: files, storage, limiter, clientAddress });
   await app.register(controlApi, {
     prefix: '/api/v1',
     storage,
@@ -94,5 +99,5 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     budgets: domain.budgets,
     personalData: personalDataOf(cfg, storage),
   });
-  return { app, limiter, clientAddress, access, tokenExpiry };
+  return { app, limiter, clientAddress, access, tokenExpiry, files };
 }

@@ -1,6 +1,6 @@
 import { type AnyTool, READ_RESULT_TOOL } from '@switchboard/agent';
 import { CapabilityRegistry, type Channel, createMemoryTools, createReadResultTool, type Storage } from '@switchboard/core';
-import { createFileTools, createWebTools } from '@switchboard/tools';
+import { createFileTools, createSendFileTool, createWebTools } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toolResultBudgets } from '../config-context.js';
@@ -48,7 +48,16 @@ export function buildRegistry(
     onRegexWorkerTerminated: ({ why, toolUseId }) => log.warn({ component: 'search_files', toolUseId, why }, `regex worker terminated (${why})`),
   });
   const webTools = createWebTools({ fetch: webFetchSettingsOf(cfg.tools.webFetch), search: webSearchSettingsOf(cfg.tools.webSearch) });
-  const tools = [...fileTools, ...webTools, ...builtins.tools, ...createMemoryTools(storage), ...mcp.tools, createReadResultTool(storage.sessions)];
+  const sendFile = cfg.tools.sendFile.enabled ? [createSendFileTool({ maxBytes: cfg.tools.sendFile.maxBytes })] : [];
+  const tools = [
+    ...fileTools,
+    ...sendFile,
+    ...webTools,
+    ...builtins.tools,
+    ...createMemoryTools(storage),
+    ...mcp.tools,
+    createReadResultTool(storage.sessions),
+  ];
   return withOfferedToKey(
     () => new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks, offeredTo: offeredToOf(cfg) }),
   );

@@ -75,6 +75,7 @@ function serializeMessage(message: Message, blockChars: number): string {
   for (const block of message.content) {
     if (block.type === 'text') parts.push(clip(block.text, blockChars));
     else if (block.type === 'tool_use') parts.push(`[called tool ${block.name} with ${clip(safeJson(block.input), blockChars)}]`);
+    else if (block.type === 'image') parts.push(`[an image (${block.source.media_type})]`);
     else parts.push(`[tool result${block.is_error ? ' (error)' : ''}: ${clip(block.content, blockChars)}]`);
   }
   return `${message.role === 'user' ? 'User' : 'Assistant'}: ${parts.join('\n')}`;

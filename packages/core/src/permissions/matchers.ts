@@ -23,6 +23,7 @@ export const DEFAULT_MATCH_KINDS: Readonly<Record<string, MatchKind>> = Object.f
   edit_file: 'path',
   list_files: 'path',
   search_files: 'path',
+  send_file: 'path',
   exec: 'command',
   bash: 'command',
   web_fetch: 'domain',

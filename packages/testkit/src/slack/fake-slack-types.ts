@@ -1,4 +1,5 @@
 import type { SlackEventFactory } from './slack-events.js';
+import type { SlackFileObject, SlackUploadedFile } from './slack-files.js';
 
 /** The workspace, bot and app the fake impersonates; every field has a deterministic default. */
 export interface SlackIdentity {
@@ -176,6 +177,13 @@ export interface FakeSlack {
   readonly reactions: Array<{ channel: string; timestamp: string; name: string }>;
   /** Current (non-deleted unless asked) bot messages in `channel`, oldest first; every channel if omitted. */
   messages(channel?: string, opts?: { includeDeleted?: boolean }): SlackStoredMessage[];
+  /**
+   * Registers a file a user shares: served at its `url_private_download` only with a bot token.
+   * Put the returned object in a message event's `files` (with `subtype: 'file_share'`).
+   */
+  addUserFile(init: { name: string; mimetype?: string; content: string | Uint8Array; title?: string }): SlackFileObject;
+  /** Files the bot shared through the external upload flow (`files.getUploadURLExternal`, upload, `files.completeUploadExternal`), oldest first. */
+  readonly uploads: readonly SlackUploadedFile[];
   /** Calls of one method. */
   callsTo(method: string): SlackCall[];
   /** Queues a fault for the next call of `method`. */

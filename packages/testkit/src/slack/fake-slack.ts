@@ -15,6 +15,7 @@ import type {
 import { readSlackApiRequest } from './slack-api-request.js';
 import { postSigned } from './slack-delivery.js';
 import { buildEventCallback, createSlackEventFactory, DEFAULT_SLACK_IDENTITY, type SlackEventFactory } from './slack-events.js';
+import { type SlackFileObject, SlackFilesState, type SlackUploadedFile } from './slack-files.js';
 import { SlackSocketModeServer } from './slack-socket-server.js';
 import { normalizeSlackParams, SlackWebApiState } from './slack-web-api.js';
 import { listenLoopback } from '../loopback.js';
@@ -30,6 +31,7 @@ class FakeSlackServer implements FakeSlack {
   port = 0;
   private readonly server: Server;
   private readonly api: SlackWebApiState;
+  private readonly files: SlackFilesState;
   private readonly socket: SlackSocketModeServer;
   private readonly faults = new Map<string, SlackFault[]>();
   private readonly listeners = new Set<() => void>();
@@ -47,6 +49,7 @@ class FakeSlackServer implements FakeSlack {
     this.signingSecret = opts.signingSecret ?? CANARY_SLACK_SIGNING_SECRET;
     this.source = opts.logSource ?? 'fake-slack';
     this.api = new SlackWebApiState(this.identity);
+    this.files = new SlackFilesState(() => this.url, this.identity.teamId);
     this.socket = new SlackSocketModeServer({
       identity: this.identity,
       serverPingIntervalMs: opts.serverPingIntervalMs ?? 0,
@@ -78,6 +81,14 @@ class FakeSlackServer implements FakeSlack {
   }
   get reactions() {
     return this.api.reactions;
+  }
+
+  get uploads(): readonly SlackUploadedFile[] {
+    return this.files.uploaded;
+  }
+
+  addUserFile(init: { name: string; mimetype?: string; content: string | Uint8Array; title?: string }): SlackFileObject {
+    return this.files.addUserFile(init);
   }
 
   messages(channel?: string, opts: { includeDeleted?: boolean } = {}) {
@@ -199,6 +210,12 @@ class FakeSlackServer implements FakeSlack {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // File downloads (`url_private_download`) and upload URLs are not Web API methods.
+    if (await this.files.serve(req, res, (token) => token !== undefined && this.botTokens.has(token))) {
+      this.log({ file: (req.url ?? '').split('?')[0], method: req.method, status: res.statusCode });
+      this.changed();
+      return;
+    }
     const { method, rawParams, contentType, token, tooLarge, invalidJson } = await readSlackApiRequest(req);
     const tokenKind: SlackCall['tokenKind'] =
       token === undefined || token === '' ? 'none' : this.botTokens.has(token) ? 'bot' : token === this.appToken ? 'app' : 'unknown';
@@ -234,7 +251,7 @@ class FakeSlackServer implements FakeSlack {
       return { ok: true, url: `ws://127.0.0.1:${this.port}/socket?ticket=${this.socket.issueTicket()}&app_id=${this.identity.appId}` };
     }
     if (call.tokenKind !== 'bot') return { ok: false, error: 'not_allowed_token_type' };
-    return this.api.handle(method, call.params) ?? { ok: false, error: 'unknown_method', req_method: method };
+    return this.files.handle(method, call.params) ?? this.api.handle(method, call.params) ?? { ok: false, error: 'unknown_method', req_method: method };
   }
 
   private takeFault(method: string): SlackFault | undefined {

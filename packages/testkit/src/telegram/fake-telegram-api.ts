@@ -8,6 +8,7 @@ import type {
   TgEvent,
   TgFault,
   TgFaultOptions,
+  TgSentDocument,
   TgSentMessage,
   TgUpdate,
 } from './types.js';
@@ -72,6 +73,8 @@ export interface FakeTelegram {
   waitForAnswered(match: TgCallMatcher, timeoutMs?: number, since?: number): Promise<TgCall>;
   /** The bot's messages in a chat as the chat shows them now (deleted ones only with `includeDeleted`). */
   sent(token: string, chatId: number, opts?: { includeDeleted?: boolean }): TgSentMessage[];
+  /** Documents the bot sent (`sendDocument`), with the uploaded bytes, optionally for one chat; oldest chat first. */
+  documents(token: string, chatId?: number): TgSentDocument[];
   /** `sendChatAction` calls that succeeded, optionally for one chat. */
   chatActions(token: string, chatId?: number): TgChatAction[];
   /** `answerCallbackQuery` calls that succeeded. */

@@ -12,6 +12,7 @@ import {
   type TgMentionMessage,
   type TgReplyMessage,
 } from './inject.js';
+import { FILE_METHODS } from './file-methods.js';
 import { MESSAGE_METHODS } from './message-methods.js';
 import { commandsKey, OTHER_METHODS } from './other-methods.js';
 import type { MethodHandler } from './params.js';
@@ -27,6 +28,7 @@ import type {
   TgEvent,
   TgFault,
   TgFaultOptions,
+  TgSentDocument,
   TgSentMessage,
   TgUpdate,
 } from './types.js';
@@ -35,7 +37,7 @@ import { listenLoopback } from '../loopback.js';
 /** The token of the default bot (not a canary: safe to appear in test output). */
 export const DEFAULT_TELEGRAM_TOKEN = '1000001:TESTfakeTelegramTokenNotASecret00001';
 
-const METHODS: Record<string, MethodHandler> = { ...MESSAGE_METHODS, ...OTHER_METHODS };
+const METHODS: Record<string, MethodHandler> = { ...MESSAGE_METHODS, ...OTHER_METHODS, ...FILE_METHODS };
 
 interface FaultEntry {
   method: string;
@@ -165,6 +167,27 @@ class FakeTelegramServer implements FakeTelegram {
     return mine.map(toSent);
   }
 
+  documents(token: string, chatId?: number): TgSentDocument[] {
+    const bot = this.bot(token);
+    const out: TgSentDocument[] = [];
+    for (const chat of bot.chats.values()) {
+      if (chatId !== undefined && chat.chat.id !== chatId) continue;
+      for (const m of chat.messages.values()) {
+        const doc = m.message.document;
+        if (!m.fromBot || m.deleted || !doc) continue;
+        out.push({
+          chat_id: chat.chat.id,
+          message_id: m.message.message_id,
+          document: { ...doc },
+          ...(m.message.caption !== undefined ? { caption: m.message.caption } : {}),
+          ...(m.message.message_thread_id !== undefined ? { message_thread_id: m.message.message_thread_id } : {}),
+          content: Buffer.from(bot.files.get(doc.file_id)?.content ?? Buffer.alloc(0)),
+        });
+      }
+    }
+    return out;
+  }
+
   chatActions(token: string, chatId?: number) {
     return this.bot(token).chatActions.filter((a) => chatId === undefined || a.chat_id === chatId);
   }
@@ -286,7 +309,8 @@ class FakeTelegramServer implements FakeTelegram {
       }
       const handler = METHODS[lower];
       if (!handler) return fail(new TgApiError(404, 'Not Found: method not found'));
-      const out = handler({ bot, params, unknownChats: this.opts.unknownChats ?? 'create' });
+      const uploads = 'uploads' in read ? read.uploads : undefined;
+      const out = handler({ bot, params, unknownChats: this.opts.unknownChats ?? 'create', ...(uploads ? { uploads } : {}) });
       answer(200, { ok: true, result: out.result, ...(out.description !== undefined ? { description: out.description } : {}) });
     } catch (err) {
       if (err instanceof TgApiError) return fail(err);

@@ -1,3 +1,4 @@
+import type { MultipartFile } from '../multipart.js';
 import { badRequest } from './api-error.js';
 import type { BotState, ChatState } from './bot-state.js';
 import type { TgInlineKeyboardMarkup } from './types.js';
@@ -6,6 +7,8 @@ import type { TgInlineKeyboardMarkup } from './types.js';
 export interface MethodContext {
   bot: BotState;
   params: Record<string, unknown>;
+  /** File parts of a multipart request, by part name (the targets of `attach://<name>`). */
+  uploads?: ReadonlyMap<string, MultipartFile>;
   unknownChats: 'create' | 'reject';
 }
 

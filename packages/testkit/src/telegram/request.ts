@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type MultipartFile, parseMultipart } from '../multipart.js';
 
 /** Largest request body the fake reads (Bot API uploads are capped at 50 MB). */
 export const MAX_BODY = 50 * 1024 * 1024;
@@ -20,7 +21,7 @@ export function parsePath(url: string): ParsedPath {
  * Reads the parameters like Telegram: query string, then a JSON or urlencoded body on top.
  * Returns an error description for bodies the fake cannot read (multipart, bad JSON).
  */
-export async function readParams(req: IncomingMessage): Promise<{ params: Record<string, unknown> } | { error: string }> {
+export async function readParams(req: IncomingMessage): Promise<{ params: Record<string, unknown>; uploads?: Map<string, MultipartFile> } | { error: string }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -31,10 +32,17 @@ export async function readParams(req: IncomingMessage): Promise<{ params: Record
   const params: Record<string, unknown> = {};
   const query = (req.url ?? '').split('?')[1];
   if (query) for (const [k, v] of new URLSearchParams(query)) params[k] = v;
-  const body = Buffer.concat(chunks).toString('utf8');
+  const raw = Buffer.concat(chunks);
+  const body = raw.toString('utf8');
   if (body.trim() === '') return { params };
   const type = (req.headers['content-type'] ?? '').toLowerCase();
-  if (type.startsWith('multipart/')) return { error: 'Bad Request: the fake Telegram does not accept multipart uploads' };
+  if (type.startsWith('multipart/form-data')) {
+    // Uploads (sendDocument with an InputFile): fields are parameters, file parts `attach://<name>` targets.
+    const parsed = parseMultipart(raw, req.headers['content-type'] ?? '');
+    if ('error' in parsed) return { error: `Bad Request: ${parsed.error}` };
+    return { params: { ...params, ...parsed.fields }, uploads: parsed.files };
+  }
+  if (type.startsWith('multipart/')) return { error: 'Bad Request: the fake Telegram accepts multipart/form-data only' };
   if (type.includes('application/x-www-form-urlencoded')) {
     for (const [k, v] of new URLSearchParams(body)) params[k] = v;
     return { params };

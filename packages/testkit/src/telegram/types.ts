@@ -65,6 +65,17 @@ export interface TgDocument {
   file_size?: number;
 }
 
+/** A document the bot sent, as {@link FakeTelegram.documents} lists it. */
+export interface TgSentDocument {
+  chat_id: number;
+  message_id: number;
+  message_thread_id?: number;
+  document: TgDocument;
+  caption?: string;
+  /** The bytes uploaded. */
+  content: Buffer;
+}
+
 /** A `Message` (the fields this fake produces). */
 export interface TgMessage {
   message_id: number;
