@@ -108,7 +108,7 @@ export const configSchema = z.strictObject({
   tools: toolsSchema,
   /** Files people send (config-inbound-files.ts): image blocks for the model. */
   files: inboundFilesSchema,
-  agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default({ default: agent.parse({}) }),
+  agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default(() => ({ default: agent.parse({}) })),
   permissions: z
     .strictObject({
       allow: z.array(ruleString).default([]),
@@ -340,7 +340,10 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
   cfg.instructionsFile = resolveInstructionsPath(cfg.instructionsFile, baseDir);
-  for (const agent of Object.values(cfg.agents)) agent.instructionsFile = resolveInstructionsPath(agent.instructionsFile, baseDir);
+  // New agent objects: a schema default may be shared with (and frozen by) an earlier parse.
+  cfg.agents = Object.fromEntries(
+    Object.entries(cfg.agents).map(([id, agent]) => [id, { ...agent, instructionsFile: resolveInstructionsPath(agent.instructionsFile, baseDir) }]),
+  );
   const frozen = deepFreeze(cfg);
   CONFIG_VARIABLES.set(frozen, vars);
   return frozen;
