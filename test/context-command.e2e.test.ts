@@ -7,7 +7,8 @@ import { ALICE, params, TOKEN, useTelegramEnv, waitForText } from './telegram-he
 // against the model's window (W = contextWindow − outputReserve from `models.<name>`), the last
 // compaction ("never" here) and what fills the request, largest first — without a model call.
 
-const MODELS = { models: { 'claude-test': { contextWindow: 50_000, outputReserve: 5_000 } } };
+// The `minimal` profile keeps the tool schemas (a handful of tools) below one long message of history.
+const MODELS = { models: { 'claude-test': { contextWindow: 50_000, outputReserve: 5_000 } }, agents: { default: { tools: { profile: 'minimal' } } } };
 
 /** About 3,800 characters of distinct words (under Telegram’s 4,096): the history then outweighs the system prompt and the tool schemas. */
 const LONG = Array.from({ length: 480 }, (_, i) => `word${i}`).join(' ');

@@ -74,7 +74,7 @@ describe('capability registry', () => {
     expect(byId.get('websocket:default')).toMatchObject({ kind: 'channel', source: 'websocket' });
     expect(byId.get('model:anthropic')).toMatchObject({ kind: 'model', detail: { model: 'claude-test', configured: true } });
     expect(JSON.stringify(res.json)).not.toContain((gw.config.model as { apiKey: string }).apiKey);
-    expect(res.json.groups['group:fs']).toEqual(['read_file', 'list_files', 'search_files', 'write_file', 'edit_file']);
+    expect(res.json.groups['group:fs']).toEqual(['read_file', 'list_files', 'search_files', 'write_file', 'edit_file', 'send_file']);
     expect(res.json.groups['group:web']).toEqual(['web_fetch']); // web_search only with tools.webSearch.provider
     expect(byId.get('web_fetch').risk).toMatchObject({ readOnly: true, destructive: false, openWorld: true });
     expect(res.json.profiles.minimal).toEqual(['read_file', 'list_files', 'search_files']);

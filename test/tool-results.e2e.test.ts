@@ -28,7 +28,9 @@ function resultsOf(body: Body): Map<string, Block> {
 const config = {
   mcpServers: { fx: { command: process.execPath, args: [mcpFixturePath()], env: { MCP_FIXTURE_LOG: join(dir, 'fx.log') } } },
   permissions: { allow: ['mcp__fx'] },
-  agents: { default: { tools: { profile: 'full' } } },
+  // The MCP tools and the read-only file tools (read_result comes with them): the schemas of every
+  // built-in tool would fill most of this small window on their own.
+  agents: { default: { tools: { profile: ['minimal', 'group:mcp'] } } },
   // A small window: W = 4,000 tokens, microcompact past 0.25·W, the last turn kept whole.
   models: { 'claude-test': { contextWindow: 5000, outputReserve: 1000 } },
   context: { toolResults: { maxChars: 8000 }, microcompact: { threshold: 0.25, keepTurns: 1 } },

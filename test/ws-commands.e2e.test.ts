@@ -10,7 +10,10 @@ import { askFrame, bearer, chat, connectClient, personWorkspace, useGateway } fr
 // `context` frame, the older commands `command_result` (or the frame their own client frame
 // answers); unknown names, bad shapes and unauthenticated sockets get clear errors.
 
-const env = useGateway({ config: { models: { 'claude-test': { contextWindow: 50_000, outputReserve: 5_000 } } } });
+// The `minimal` profile keeps the tool schemas (a handful of tools) below one long message of history.
+const env = useGateway({
+  config: { models: { 'claude-test': { contextWindow: 50_000, outputReserve: 5_000 } }, agents: { default: { tools: { profile: 'minimal' } } } },
+});
 
 const LONG = Array.from({ length: 375 }, (_, i) => `word${i}`).join(' ');
 

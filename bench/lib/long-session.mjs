@@ -17,7 +17,6 @@ const MESSAGE_CHARS = 200;
 const RESULT_BYTES = 4096;
 const CPU_WINDOW = 10;
 const MODEL = 'claude-test';
-const SUMMARY_RE = /summar/i;
 
 /** Exactly `n` characters: `head` then filler words (none of them matches /summar/). */
 function padTo(head, n) {
@@ -43,19 +42,6 @@ function textOf(content) {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((b) => (b?.type === 'text' ? String(b.text ?? '') : b?.type === 'tool_result' ? textOf(b.content) : '')).join('\n');
-}
-
-/**
- * Whether a request is a compaction summary call: the last block of its last message, or a
- * system prompt other than the agent's own, mentions "summar" (the bench's own messages and files
- * never do). A fallback for counting compactions when the transcript has no `compact` entries.
- */
-function isSummaryRequest(body, agentSystem) {
-  const last = body.messages?.at(-1);
-  const block = Array.isArray(last?.content) ? last.content.at(-1) : last?.content;
-  if (SUMMARY_RE.test(textOf(typeof block === 'string' ? block : block ? [block] : ''))) return true;
-  const system = textOf(typeof body.system === 'string' ? body.system : (body.system ?? []));
-  return agentSystem !== undefined && system !== agentSystem && SUMMARY_RE.test(system) && !SUMMARY_RE.test(agentSystem);
 }
 
 /** Tokens of a request as the fake counts them (4 characters of JSON of system + messages + tools per token). */
@@ -103,7 +89,6 @@ export async function runLongSession(tk, opts = {}) {
     const [warmToken, token] = [await createClientToken(tk, gw, 'bench-long-warm'), await createClientToken(tk, gw, 'bench-long')];
 
     let current = 0;
-    let agentSystem;
     const refused = new Set();
     const summaryIds = new Set();
     fake.setHandler((rec) => {
@@ -113,11 +98,11 @@ export async function runLongSession(tk, opts = {}) {
         refused.add(rec.id);
         return { error: { status: 400, type: 'invalid_request_error', message: `prompt is too long: ${tokens} tokens > ${window} maximum` } };
       }
-      if (isSummaryRequest(body, agentSystem)) {
+      // The gateway's summary call starts with the testkit's summary marker (never a bench message).
+      if (tk.isSummaryRequest(rec)) {
         summaryIds.add(rec.id);
         return { text: padTo(`Summary of the conversation so far (through turn ${current}): the person asked for files one by one; each was read.`, 1500) };
       }
-      agentSystem ??= textOf(typeof body.system === 'string' ? body.system : (body.system ?? []));
       const last = body.messages?.at(-1);
       const results = Array.isArray(last?.content) ? last.content.filter((b) => b?.type === 'tool_result') : [];
       if (results.length === 0) return { toolUses: [{ name: 'read_file', input: { path: fileOf(current) } }] };
