@@ -22,12 +22,9 @@ const READERS = new Map<string, string[]>([
   ['wc', []],
   ['nl', ['-b', '-s', '-w', '-v', '-i']],
   ['od', ['-A', '-t', '-N', '-j', '-w']],
-  ['xxd', ['-c', '-l', '-s', '-g']],
   ['hexdump', ['-n', '-s', '-e']],
-  ['file', ['-m', '-F']],
   ['stat', ['-c', '--format', '--printf']],
   ['du', ['-d', '--max-depth', '-B']],
-  ['tree', ['-L', '-P', '-I']],
   ['md5sum', []],
   ['sha1sum', []],
   ['sha256sum', []],
@@ -226,7 +223,37 @@ function sort(args: ShellWord[]): CommandJudgement {
     args,
     new Set(['-k', '--key', '-t', '--field-separator', '-S', '--buffer-size', '-T', '--temporary-directory', '--parallel', '-o', '--output']),
   );
-  return outputs.length > 0 ? judged('other', 'sort -o writes a file', { reads, writes: outputs }) : judged('read', 'sort only reads', { reads });
+  // `--compress-program=sh` pipes sort's temporary data into a program: any command at all.
+  if (hasFlag(args, '', ['--compress-program']))
+    return judged('other', 'sort --compress-program runs a program', { reads, safety: 'sort --compress-program runs a program the checks cannot judge' });
+  if (outputs.length > 0) return judged('other', 'sort -o writes a file', { reads, writes: outputs });
+  // A bundled `-uo F`, an abbreviated `--outp=F`, or temporary files in `-T DIR`: writes the checks cannot place.
+  if (hasFlag(args, 'oT', ['--output', '--temporary-directory']))
+    return judged('other', 'sort writes files', { reads, safety: 'sort writes a file given in a form the checks cannot place (-o, -T)' });
+  return judged('read', 'sort only reads', { reads });
+}
+
+/** `xxd IN OUT` writes OUT; `xxd -r` turns a dump back into bytes. */
+function xxd(args: ShellWord[]): CommandJudgement {
+  const rest = positionals(args, new Set(['-c', '-l', '-s', '-g', '-o', '-n', '-C', '-cols', '-len', '-seek', '-groupsize']));
+  if (rest.length > 1) return judged('other', 'xxd with an output file writes it', { reads: rest.slice(0, 1), writes: rest.slice(1, 2) });
+  return judged(hasFlag(args, 'r') ? 'other' : 'read', hasFlag(args, 'r') ? 'xxd -r writes bytes' : 'xxd only reads', { reads: rest });
+}
+
+/** `tree -o FILE` writes FILE; `tree -R` (with -H) writes an index file into every folder. */
+function tree(args: ShellWord[]): CommandJudgement {
+  const reads = positionals(args, new Set(['-L', '-P', '-I', '-o', '-H', '-T', '--charset', '--filelimit', '--timefmt']));
+  const outputs = optionValue(args, ['-o']);
+  if (outputs.length > 0) return judged('other', 'tree -o writes a file', { reads, writes: outputs });
+  if (hasFlag(args, 'oR', ['--output'])) return judged('other', 'tree writes files', { reads, safety: 'tree writes files (-o, -R) the checks cannot place' });
+  return judged('read', 'tree only reads', { reads });
+}
+
+/** `file -C` compiles a magic file (writes `*.mgc`). */
+function fileCommand(args: ShellWord[]): CommandJudgement {
+  const reads = positionals(args, new Set(['-m', '--magic-file', '-F', '--separator', '-P', '--parameter', '-e', '--exclude']));
+  if (hasFlag(args, 'C', ['--compile'])) return judged('other', 'file -C writes a compiled magic file', { reads });
+  return judged('read', 'file only reads', { reads });
 }
 
 function uniq(args: ShellWord[]): CommandJudgement {
@@ -246,6 +273,9 @@ const HANDLERS = new Map<string, Handler>([
   ['source', () => judged('other', 'source', { safety: 'source runs a file the checks cannot judge' })],
   ['.', () => judged('other', '.', { safety: '. runs a file the checks cannot judge' })],
   ['cd', cd],
+  ['xxd', xxd],
+  ['tree', tree],
+  ['file', fileCommand],
   ['grep', grep],
   ['egrep', grep],
   ['fgrep', grep],

@@ -1,4 +1,4 @@
-import { type CommandJudgement, isOption, judged, optionValue, positionals, wordValue as v } from './judgement.js';
+import { type CommandJudgement, hasFlag, isOption, judged, optionValue, positionals, wordValue as v } from './judgement.js';
 import type { ShellWord } from './shell-script.js';
 
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
@@ -44,7 +44,7 @@ export function sedCommand(args: ShellWord[]): CommandJudgement {
     rest = rest.slice(1);
   }
   const reads = [...rest, ...scriptFiles];
-  const inPlace = args.some((word) => /^-[A-Za-z]*i/u.test(v(word)) || v(word).startsWith('--in-place') || /^-[A-Za-z]*I/u.test(v(word)));
+  const inPlace = args.some((word) => /^-[A-Za-z]*[iI]/u.test(v(word)) && !v(word).startsWith('--')) || hasFlag(args, '', ['--in-place']);
   if (scripts.some((script) => script.value === undefined))
     return judged('other', 'sed with an expanded script', { reads, safety: 'the sed script comes from an expansion' });
   const effects = scripts.map((script) => sedScriptEffect(v(script)));
@@ -108,8 +108,13 @@ export function gitCommand(args: ShellWord[]): CommandJudgement {
   const rest = args.slice(i + 1);
   if (sub === '') return judged('read', 'git without a subcommand', { reads });
   if (sub === 'config') return judged('other', 'git config', { reads, safety: 'git config can make git run commands' });
-  if (rest.some((word) => /^--output(=|$)/u.test(v(word))))
-    return judged('other', `git ${sub} --output writes a file`, { reads, writes: optionValue(rest, ['--output']) });
+  if (hasFlag(rest, '', ['--output'])) {
+    const outputs = optionValue(rest, ['--output']);
+    // An abbreviated `--out=F` (git accepts it) is a write the checks cannot place.
+    return outputs.length > 0
+      ? judged('other', `git ${sub} --output writes a file`, { reads, writes: outputs })
+      : judged('other', `git ${sub} --output writes a file`, { reads, safety: `git ${sub} writes a file given in a form the checks cannot place (--output)` });
+  }
   if (sub === 'grep' && rest.some((word) => /^(-O|--open-files-in-pager)/u.test(v(word)))) return judged('other', 'git grep -O runs a pager', { reads });
   if (sub === 'diff' && rest.some((word) => v(word) === '--no-index'))
     return judged('read', 'git diff --no-index reads files', { reads: [...reads, ...positionals(rest)] });

@@ -70,10 +70,32 @@ export const optionValue = (args: ShellWord[], names: readonly string[]): ShellW
   return out;
 };
 
-/** Whether a short flag (also inside a group like `-rf`) or a long option is present. */
+/**
+ * Whether a word names the long option `full` (`--output`), also as `--output=…` and as an
+ * abbreviation GNU getopt and git accept (`--outp`, `--out=x`): any prefix counts, ambiguous or
+ * not, so a check that looks for a dangerous option errs on the strict side.
+ */
+export const namesLongOption = (word: ShellWord, full: string): boolean => {
+  const value = v(word);
+  if (!value.startsWith('--') || value === '--' || !full.startsWith('--')) return false;
+  const name = value.slice(2).split('=')[0] ?? '';
+  return name.length > 0 && full.slice(2).startsWith(name);
+};
+
+/** Whether a short flag (also inside a group like `-rf`, or with its value attached) or a long option (abbreviations included) is present. */
 export const hasFlag = (args: ShellWord[], short: string, long: readonly string[] = []): boolean =>
   args.some((word) => {
     const value = v(word);
-    if (long.some((name) => value === name || value.startsWith(`${name}=`))) return true;
-    return short !== '' && /^-[A-Za-z]+$/u.test(value) && [...short].some((ch) => value.slice(1).includes(ch));
+    if (long.some((name) => namesLongOption(word, name))) return true;
+    return (
+      short !== '' &&
+      /^-[A-Za-z]+/u.test(value) &&
+      !value.startsWith('--') &&
+      [...short].some((ch) =>
+        value
+          .slice(1)
+          .replace(/[^A-Za-z].*$/u, '')
+          .includes(ch),
+      )
+    );
   });

@@ -207,6 +207,28 @@ const TABLE: Row[] = [
   ['watch rm -rf /', 'ask', false, true],
   ['setsid sh x', 'ask', false, true],
   ['ls # ; rm -rf /', 'allow', true, false],
+  // Options that write or run, in the forms GNU tools and git accept (abbreviated, bundled, attached): never read-only.
+  ["yes 'touch pwned' | head -n 300000 | sort -S 64K --compress-program=sh", 'ask', false, true],
+  ['sort --compress-prog=sh f', 'ask', false, true],
+  ['sort --outp=o2 a.txt', 'ask', false, true],
+  ['sort -uo o2 a.txt', 'ask', false, true],
+  ['sort --outp=/etc/x a.txt', 'ask', false, true],
+  ['sort -T /tmp a.txt', 'ask', false, true],
+  ['sort -o sorted.txt a.txt', 'allow', false, false],
+  ['sort -u a.txt', 'allow', true, false],
+  ['sed --in-pl s/a/b/ a.txt', 'allow', false, false],
+  ['sed --in-pl s/a/b/ /etc/passwd', 'deny', false, true],
+  ['xxd a.txt out', 'allow', false, false],
+  ['xxd a.txt /etc/out', 'deny', false, true],
+  ['xxd a.txt', 'allow', true, false],
+  ['tree -o out', 'allow', false, false],
+  ['tree -R -H .', 'ask', false, true],
+  ['tree src', 'allow', true, false],
+  ['file -C -m x', 'allow', false, false],
+  ['file a.txt', 'allow', true, false],
+  ['git diff --out=x', 'ask', false, true],
+  ['rm --recu src', 'allow', false, false],
+  ['rm --recu .', 'ask', false, true],
 ];
 
 describe('exec checks: the command table (evaluated, never executed)', () => {
