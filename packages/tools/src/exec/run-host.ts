@@ -27,7 +27,8 @@ export interface HostRunOptions {
 /** Runs `command` with `bash -c` on the host and resolves when its process group is done. */
 export function runOnHost(options: HostRunOptions, command: string, call: SandboxCallOptions = {}): Promise<SandboxResult> {
   if (call.signal?.aborted) return Promise.resolve(abortedBeforeStart());
-  const child = spawn(options.bashPath ?? '/usr/bin/bash', ['-c', 'exec 2>&1; exec /usr/bin/bash -c "$1"', 'exec', command], {
+  const bash = options.bashPath ?? '/usr/bin/bash';
+  const child = spawn(bash, ['-c', 'exec 2>&1; exec "$0" -c "$1"', bash, command], {
     detached: true,
     env: sandboxEnv({ workspace: options.workspace, path: options.path }),
     cwd: options.workspace,

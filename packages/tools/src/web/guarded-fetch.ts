@@ -41,7 +41,8 @@ export interface GuardDeps {
 export class WebFetchError extends Error {
   constructor(
     message: string,
-    readonly kind: 'refused' | 'timeout' | 'failed',
+    /** `redirect`: the server sent the fetch to another host, which the permission rules must judge first (not an error). */
+    readonly kind: 'refused' | 'timeout' | 'failed' | 'redirect',
   ) {
     super(message);
     this.name = 'WebFetchError';
@@ -163,11 +164,22 @@ export async function guardedFetch(raw: string, settings: GuardSettings, signal:
         if (REDIRECTS.has(res.statusCode) && location !== undefined) {
           discard(res.body);
           if (hop >= settings.maxRedirects) throw new WebFetchError(`refused: more than ${settings.maxRedirects} redirects`, 'refused');
+          let next: URL;
           try {
-            url = new URL(location, target.url);
+            next = new URL(location, target.url);
           } catch {
             throw new WebFetchError(`the redirect to ${JSON.stringify(location.slice(0, 200))} is not a valid URL`, 'failed');
           }
+          // Another host is another permission decision (its domain rules, its ask): stop and let the model fetch it.
+          if (next.hostname !== target.url.hostname) {
+            // Refused outright when the guard refuses it (a private target), else handed back.
+            await checkTarget(next, settings, resolve, both);
+            throw new WebFetchError(
+              `redirected (HTTP ${res.statusCode}) to ${next.href.slice(0, 500)}, on another host; to follow it, call web_fetch with that URL`,
+              'redirect',
+            );
+          }
+          url = next;
           continue;
         }
         const { body, truncated } = await readLimited(res.body, settings.maxBytes);

@@ -24,6 +24,13 @@ export function mediaTypeOf(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
+/** A media type fit to show the model outside the fence: a strict `type/subtype`, else a placeholder (a header is the server's text). */
+export function shownMediaType(contentType: string): string {
+  const type = mediaTypeOf(contentType);
+  if (type === '') return 'none';
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/u.test(type) ? type : 'an unusual type';
+}
+
 /** Decodes with the header's charset (UTF-8 when it names none or one TextDecoder does not know). */
 export function decodeBody(body: Buffer, contentType: string): string {
   const m = /charset\s*=\s*"?([^";\s]+)/iu.exec(contentType);
@@ -46,7 +53,7 @@ export async function readableContent(body: Buffer, contentType: string, url: st
   if (type.startsWith('text/')) return { ok: true, kind: 'text', text: decodeBody(body, contentType) };
   return {
     ok: false,
-    reason: `web_fetch reads HTML, JSON and text only; ${url} is ${type === '' ? 'of no declared type' : type}`,
+    reason: `web_fetch reads HTML, JSON and text only; ${url} is ${type === '' ? 'of no declared type' : shownMediaType(contentType)}`,
   };
 }
 

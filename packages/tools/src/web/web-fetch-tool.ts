@@ -2,7 +2,7 @@ import { fenceUntrusted, type PermissionResult, type Tool } from '@switchboard/a
 import { z } from 'zod';
 import { parseHostPort } from './address-policy.js';
 import { checkTarget, checkUrl, type GuardDeps, guardedFetch, systemResolver, WebFetchError } from './guarded-fetch.js';
-import { readableContent } from './web-content.js';
+import { readableContent, shownMediaType } from './web-content.js';
 
 /** Resolved `tools.webFetch` settings. */
 export interface WebFetchSettings {
@@ -54,7 +54,8 @@ export function createWebFetchTool(settings: WebFetchSettings, deps: GuardDeps =
     input: inputSchema,
     readOnly: true,
     concurrencySafe: true,
-    ruleContent: (input) => input.url,
+    // Rules judge the URL as the fetch will read it (`http:evil.com` and `http:\\evil.com\\.x` are evil.com).
+    ruleContent: (input) => canonicalUrl(input.url),
     async validateInput(input) {
       try {
         checkUrl(input.url, guard);
@@ -70,7 +71,7 @@ export function createWebFetchTool(settings: WebFetchSettings, deps: GuardDeps =
       } catch (err) {
         if (err instanceof WebFetchError && err.kind === 'refused') return { behavior: 'deny', source: 'safety', reason: err.message };
       }
-      const host = new URL(input.url).host;
+      const host = new URL(canonicalUrl(input.url)).host;
       return {
         behavior: 'ask',
         source: 'mode',
@@ -82,7 +83,7 @@ export function createWebFetchTool(settings: WebFetchSettings, deps: GuardDeps =
         const page = await guardedFetch(input.url, guard, ctx.signal, deps);
         return await render(page.url, page.status, page.contentType, page.body, page.truncated, settings);
       } catch (err) {
-        if (err instanceof WebFetchError) return { content: `web_fetch ${input.url}: ${err.message}`, isError: true };
+        if (err instanceof WebFetchError) return { content: `web_fetch ${input.url}: ${err.message}`, ...(err.kind === 'redirect' ? {} : { isError: true }) };
         throw err;
       }
     },
@@ -99,8 +100,18 @@ async function render(url: string, status: number, contentType: string, body: Bu
     text = text.slice(0, settings.maxChars);
     notes.push(`[the text was cut at ${settings.maxChars} characters (tools.webFetch.maxChars)]`);
   }
-  const header = [`URL: ${url}`, `Status: ${status}`, `Content-Type: ${contentType || 'none'}`];
+  // The server's header values go inside the fence too: only the status and a strict media type are the gateway's.
+  const header = [`URL: ${url}`, `Status: ${status}`, `Content-Type: ${shownMediaType(contentType)}`];
   const fenced = fenceUntrusted([text, ...notes].join('\n\n'), { tool: 'web_fetch', origin: url });
   const ok = status >= 200 && status < 300;
   return { content: `${ok ? '' : `HTTP ${status}: the server answered with an error.\n`}${header.join('\n')}\n\n${fenced}`, ...(ok ? {} : { isError: true }) };
+}
+
+/** The URL as WHATWG parsing (and so the fetch) reads it; the text as written when it does not parse (validateInput refuses it). */
+export function canonicalUrl(raw: string): string {
+  try {
+    return new URL(raw).href;
+  } catch {
+    return raw;
+  }
 }

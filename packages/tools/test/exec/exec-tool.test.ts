@@ -62,6 +62,7 @@ describe('exec tool', () => {
     expect(killed.content).not.toContain('never');
     expect(runs.map((r) => r.sandbox)).toEqual(['none', 'none']);
     // The background sleep went with its process group.
+    expect(runs[1]?.pid).toBeGreaterThan(0);
     expect(liveGroupMembers(runs[1]?.pid ?? 0)).toEqual([]);
   });
 

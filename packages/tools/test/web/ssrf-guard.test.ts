@@ -205,6 +205,14 @@ describe('every redirect is checked again', () => {
     expect(attempts).toEqual(['127.0.0.1']);
   });
 
+  it('a redirect to another (public) host is not followed: the model gets the URL, the rules judge that host', async () => {
+    const err = await refusal(to('http://public.test/elsewhere'));
+    expect(err.kind).toBe('redirect');
+    expect(err.message).toMatch(/redirected \(HTTP 30\d\) to http:\/\/public\.test\/elsewhere, on another host/);
+    // No socket to the public address was opened.
+    expect(attempts).toEqual(['127.0.0.1']);
+  });
+
   it('a redirect within the allowed host:port is followed', async () => {
     const page = await guardedFetch(to('/page'), settings(), new AbortController().signal, { resolve, connect });
     expect(page.body.toString()).toBe('hello');
