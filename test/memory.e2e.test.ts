@@ -151,12 +151,13 @@ describe('memory per person (issue 15, acceptance 3)', () => {
     expect(exported.json).toMatchObject({
       principal: { id: erin.principalId, name: 'erin', role: 'member' },
       memories: [{ text: 'Erin takes tea without sugar' }],
+      profile: null,
       workspace: [{ agent: 'default', files: [{ path: 'notes/tea.md', bytes: 8 }] }],
     });
 
     const deleted = await api(gw, 'DELETE', `/api/v1/principals/${erin.principalId}`, { token: operatorToken });
     expect(deleted.status).toBe(200);
-    expect(deleted.json.erased).toEqual({ memories: { deleted: 1 }, workspace: { directories: 1 } });
+    expect(deleted.json.erased).toEqual({ memories: { deleted: 1 }, profile: { erased: true }, workspace: { directories: 1 } });
     expect(existsSync(dir)).toBe(false);
     const audit = await api(gw, 'GET', '/api/v1/audit?action=principal.delete', { token: operatorToken });
     expect(audit.json.entries.find((e: { target: string }) => e.target === erin.principalId)?.detail).toMatchObject({

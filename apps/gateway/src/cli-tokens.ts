@@ -1,4 +1,6 @@
-import { memoryPart, PersonalData, parseDuration, ROLES, SCOPES, type Role, type Scope, type Storage } from '@switchboard/core';
+import { join } from 'node:path';
+import { parseDuration, ROLES, SCOPES, type Role, type Scope, type Storage } from '@switchboard/core';
+import { personalDataOf } from './wiring/personal-data.js';
 import { principalService, principalView } from './api/principal-service.js';
 import { tokenView } from './api/tokens.js';
 import { createClientToken, createOperatorToken } from './bootstrap.js';
@@ -172,8 +174,9 @@ export async function principalChange(ctx: AdminContext, sub: 'set-role' | 'dele
       const res = await principalService.update(storage, p.id, { role: role as Role }, cliActor());
       return res.ok ? ok({ principal: await principalView(storage, res.value) }) : failed(res.message);
     }
-    // Offline (no gateway running) the CLI erases the person's memories; their workspace goes with a delete through the control API.
-    const res = await principalService.remove(storage, p.id, cliActor(), new PersonalData([memoryPart(storage)]));
+    // Offline (no gateway running) the CLI erases what the gateway would: memories, profile and the
+    // per-person workspaces under the default root (a custom `workspaces.root` is the gateway's to clean: delete through the control API).
+    const res = await principalService.remove(storage, p.id, cliActor(), personalDataOf(storage, join(ctx.dataDir, 'workspaces')));
     return res.ok ? ok({ deleted: p.id, unlinkedIdentities: res.value.identities, revokedTokens: res.value.tokens }) : failed(res.message);
   });
 }

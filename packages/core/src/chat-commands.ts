@@ -157,7 +157,7 @@ const COMMANDS: readonly CommandDef[] = [
   {
     command: 'profile',
     description: 'Show or set your profile: /profile <field> <value>, /profile clear <field>',
-    run: async (people, _conversation, principalId, args) => runProfileCommand(people, principalId, args),
+    run: async (people, conversation, principalId, args) => runProfileCommand(people, principalId, args, conversation),
   },
 ];
 

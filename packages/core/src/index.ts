@@ -397,5 +397,5 @@ export {
   toolStatusLine,
 } from './tool-status.js';
 export * from './memory/index.js';
-export { memoryPart, PersonalData, type PersonalDataPart, type PersonalExport, personWorkspaces, workspacePart } from './personal-data.js';
+export { memoryPart, PersonalData, profilePart, type PersonalDataPart, type PersonalExport, personWorkspaces, workspacePart } from './personal-data.js';
 export * from './instructions/index.js';

@@ -21,16 +21,7 @@ export type PersonalExport = Record<string, unknown>;
 
 /** A principal's personal data across its parts: exported together, erased together (in order). */
 export class PersonalData {
-  private readonly parts: PersonalDataPart[];
-
-  constructor(parts: readonly PersonalDataPart[]) {
-    this.parts = [...parts];
-  }
-
-  /** Adds a part (one more kind of data deleted with a principal). */
-  add(part: PersonalDataPart): void {
-    this.parts.push(part);
-  }
+  constructor(private readonly parts: readonly PersonalDataPart[]) {}
 
   /** Every part's export, by name. */
   async export(principalId: string): Promise<PersonalExport> {
@@ -62,6 +53,18 @@ export function memoryPart(storage: Pick<Storage, 'memories'>): PersonalDataPart
     name: 'memories',
     export: async (principalId) => (await all(principalId)).map((m) => ({ id: m.id, text: m.text, tags: m.tags, createdAt: m.createdAt.toISOString() })),
     erase: async (principalId) => ({ deleted: await storage.memories.deleteOfPrincipal(principalId) }),
+  };
+}
+
+/** The person's profile (`/profile`): exported, then erased (the row also goes with the principal by cascade). */
+export function profilePart(storage: Pick<Storage, 'profiles'>): PersonalDataPart {
+  return {
+    name: 'profile',
+    export: async (principalId) => {
+      const stored = await storage.profiles.get(principalId);
+      return stored ? { ...stored.profile, updatedBy: stored.updatedBy, updatedAt: stored.updatedAt.toISOString() } : null;
+    },
+    erase: async (principalId) => ({ erased: await storage.profiles.put(principalId, {}, 'deletion') }),
   };
 }
 

@@ -197,6 +197,7 @@ function buildEngine(
       broker,
       settings: instructionSettingsOf(cfg),
       log: log.child({ component: 'instructions' }),
+      ownWorkspaces: (agentId) => (Object.hasOwn(cfg.agents, agentId) ? cfg.agents[agentId]?.workspace.mode : 'per-person') !== 'shared',
     }),
   });
 }

@@ -17,7 +17,7 @@ import type { Agents } from './agents.js';
 import type { OpenedChannels } from './channels.js';
 import type { Domain } from './domain.js';
 import type { Models } from './models.js';
-import { personalDataOf } from './personal-data.js';
+import { personalDataOf, workspacesRootOf } from './personal-data.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -97,7 +97,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     agentTools: inputs.agents.toolNames,
     models: { list: inputs.models.list, maxTokens: inputs.models.maxTokens },
     budgets: domain.budgets,
-    personalData: personalDataOf(cfg, storage),
+    personalData: personalDataOf(storage, workspacesRootOf(cfg)),
   });
   return { app, limiter, clientAddress, access, tokenExpiry, files };
 }

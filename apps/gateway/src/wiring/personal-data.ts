@@ -1,12 +1,16 @@
 import { join } from 'node:path';
-import { memoryPart, PersonalData, type Storage, workspacePart } from '@switchboard/core';
+import { memoryPart, PersonalData, profilePart, type Storage, workspacePart } from '@switchboard/core';
 import type { Config } from '../config.js';
 
 /**
- * What deleting a principal exports and erases: their private memories and their per-person
- * workspaces under `workspaces.root`. More parts (profiles) join with `PersonalData.add`.
+ * What deleting a principal exports and erases: their private memories, their profile and their
+ * per-person workspaces under the workspaces root (`workspaces.root`, else `<dataDir>/workspaces`).
  */
-export function personalDataOf(cfg: Readonly<Config>, storage: Storage): PersonalData {
-  const root = cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
-  return new PersonalData([memoryPart(storage), workspacePart(root)]);
+export function personalDataOf(storage: Storage, root: string): PersonalData {
+  return new PersonalData([memoryPart(storage), profilePart(storage), workspacePart(root)]);
+}
+
+/** The workspaces root of a config. */
+export function workspacesRootOf(cfg: Readonly<Config>): string {
+  return cfg.workspaces.root ?? join(cfg.gateway.dataDir, 'workspaces');
 }

@@ -1,4 +1,4 @@
-import type { ChannelPeople } from '../channel.js';
+import type { ChannelPeople, ConversationRef } from '../channel.js';
 import type { Profile } from '../storage.js';
 import { isProfileField, PROFILE_FIELDS, profileLines, profileValueProblem } from './profile.js';
 
@@ -18,9 +18,15 @@ const USAGE = `usage: /profile (show it), /profile <field> <value> (set), /profi
  * person only ever reaches their own: the principal is the resolved sender). A changed profile is
  * read into the person's next turn.
  */
-export async function runProfileCommand(people: ChannelPeople, principalId: string, args: string): Promise<ProfileCommandResult> {
+export async function runProfileCommand(
+  people: ChannelPeople,
+  principalId: string,
+  args: string,
+  conversation?: ConversationRef,
+): Promise<ProfileCommandResult> {
   const profiles = people.profiles;
-  if (!profiles) return { command: 'profile', outcome: 'profile_unavailable' };
+  // A room is not the place for a person's profile (everyone there would read it).
+  if (!profiles || conversation?.kind === 'room') return { command: 'profile', outcome: 'profile_unavailable' };
   const text = args.trim();
   const current = (await profiles.get(principalId))?.profile ?? {};
   if (text === '') return { command: 'profile', outcome: 'profile', profile: current };

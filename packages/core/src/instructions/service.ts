@@ -47,6 +47,12 @@ export interface InstructionServiceOptions {
   broker: ApprovalBroker;
   settings: InstructionSettings;
   log: Logger;
+  /**
+   * Whether the agent's person workspaces are each person's own (`workspace.mode: "per-person"`).
+   * In a shared workspace an `AGENTS.md` may be anyone's, so no person layer or nested note loads
+   * from it (the profile, stored per person, still does). Absent: per-person.
+   */
+  ownWorkspaces?: (agentId: string) => boolean;
 }
 
 /** The person a turn's own layers belong to: a DM's known speaker; nobody in a room. */
@@ -83,6 +89,11 @@ export class InstructionService implements TurnInstructionSource {
       // A room (or a sender the gateway knows no principal for): no person's layers, no nested notes.
       return { system: assembleSystem({ operator, channel: facts }), afterTool: async () => undefined, drainNotes: () => [] };
     }
+    const profile = (await storage.profiles.get(person))?.profile;
+    if (this.options.ownWorkspaces && !this.options.ownWorkspaces(ctx.agent.id)) {
+      // A shared workspace: its AGENTS.md files may be another person's words, never this person's layer.
+      return { system: assembleSystem({ operator, ...(profile ? { profile } : {}), channel: facts }), afterTool: async () => undefined, drainNotes: () => [] };
+    }
     const gate = new InstructionGate({
       workspace: ctx.workspace,
       maxBytes: settings.agentsMdMaxBytes,
@@ -90,7 +101,6 @@ export class InstructionService implements TurnInstructionSource {
       ask: askToLoadFor(this.options, ctx, person, ctx.signal),
     });
     const agentsMd = await gate.load('');
-    const profile = (await storage.profiles.get(person))?.profile;
     const system = assembleSystem({
       operator,
       ...(agentsMd ? { agentsMd: { text: agentsMd.text, truncated: agentsMd.truncated, maxBytes: settings.agentsMdMaxBytes } } : {}),
@@ -106,8 +116,9 @@ export class InstructionService implements TurnInstructionSource {
     await nested?.reinject();
     const afterTool: AfterTool = async ({ tool, input, result }) => {
       try {
-        // An approved file-tool write to an AGENTS.md: its new content is the approved one.
-        if (!tool.readOnly && !result.is_error && tool.ruleContent) {
+        // An approved write_file of an AGENTS.md: its whole new content is what the person approved.
+        // (An edit_file changes part of a file whose rest may never have been approved: it asks at the next load.)
+        if (tool.name === 'write_file' && !result.is_error && tool.ruleContent) {
           const path = tool.ruleContent(input);
           if (path.split('/').at(-1) === AGENTS_MD) {
             const folder = await touchedFolder(ctx.workspace, path);

@@ -16,7 +16,8 @@ export type MemoryCommandResult =
 
 /** Runs `/memory [forget <id>]` for a resolved principal. */
 export async function runMemoryCommand(people: ChannelPeople, conversation: ConversationRef, principalId: string, args: string): Promise<MemoryCommandResult> {
-  if (!people.memories) return { command: 'memory', outcome: 'memory_unavailable' };
+  // In a room the answer would be read by everyone there (guests included): memories are listed in direct messages only.
+  if (!people.memories || conversation.kind === 'room') return { command: 'memory', outcome: 'memory_unavailable' };
   const [sub = '', id = ''] = args.trim().split(/\s+/);
   if (sub.toLowerCase() !== 'forget') return { command: 'memory', outcome: 'memories', listing: await people.memories.list(conversation, principalId) };
   if (!id) return { command: 'memory', outcome: 'not_forgotten', id: '', reason: 'name the memory: /memory forget <id> (the ids are in /memory)' };
@@ -35,6 +36,6 @@ export function memoryCommandText(r: MemoryCommandResult): string {
     case 'not_forgotten':
       return `Nothing removed: ${r.reason}.`;
     case 'memory_unavailable':
-      return 'Memory is not available here.';
+      return 'Memory is not available here (in a group chat, ask me in a direct message).';
   }
 }

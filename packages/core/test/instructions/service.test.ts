@@ -72,4 +72,37 @@ describe('InstructionService', () => {
     expect(await s.timezone(ctx('room', 'alice'))).toBeUndefined();
     expect(await s.timezone(ctx('dm', undefined))).toBeUndefined();
   });
+
+  it('in a shared workspace no AGENTS.md is the person’s layer (it may be anyone’s); the profile still loads', async () => {
+    const s = new InstructionService({
+      storage: storage(),
+      broker,
+      settings: { agentsMdMaxBytes: 1000, nested: true },
+      log: pino({ level: 'silent' }),
+      ownWorkspaces: () => false,
+    });
+    const turn = await s.forTurn(ctx('dm', 'alice'));
+    const text = turn.system.map((b) => b.text).join('\n');
+    expect(text).not.toContain('PERSON RULES');
+    expect(text).toContain('name: Alice');
+  });
+
+  it('only a write_file of an AGENTS.md records its content as approved; an edit_file leaves the next load to ask', async () => {
+    const store = storage();
+    const s = new InstructionService({ storage: store, broker, settings: { agentsMdMaxBytes: 1000, nested: true }, log: pino({ level: 'silent' }) });
+    const turn = await s.forTurn(ctx('dm', 'alice'));
+    const before = await store.instructionFiles.approved(workspace, 'AGENTS.md');
+    writeFileSync(join(workspace, 'AGENTS.md'), 'EDITED BY AN EXEC RUN, THEN ONE LINE BY edit_file');
+    const call = (name: string) => ({
+      tool: { name, readOnly: false, ruleContent: () => 'AGENTS.md' } as never,
+      input: {},
+      result: { type: 'tool_result' as const, tool_use_id: 'x', content: 'ok' },
+      ctx: {} as never,
+    });
+    await turn.afterTool(call('edit_file'));
+    expect(await store.instructionFiles.approved(workspace, 'AGENTS.md')).toBe(before);
+    await turn.afterTool(call('write_file'));
+    expect(await store.instructionFiles.approved(workspace, 'AGENTS.md')).not.toBe(before);
+    writeFileSync(join(workspace, 'AGENTS.md'), 'PERSON RULES');
+  });
 });

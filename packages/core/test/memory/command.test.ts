@@ -43,12 +43,12 @@ describe('/memory', () => {
     expect(text).toContain(`${mine.id} (private,`);
     expect(text).toContain('[tea]: likes green tea');
     expect(text).toContain('/memory forget <id>');
-    const inRoom = await run('memory', '', 'alice', room);
-    expect(inRoom).toMatchObject({ outcome: 'memories', listing: { where: 'room', total: 1, memories: [{ id: team.id }] } });
+    // In a room everyone (guests included) would read the answer: memories are listed in direct messages only.
+    expect(await run('memory', '', 'alice', room)).toEqual({ command: 'memory', outcome: 'memory_unavailable' });
 
     // A member cannot remove team memory from chat; not in a room either for private ones.
     expect(await run('memory', `forget ${team.id}`, 'alice')).toMatchObject({ outcome: 'not_forgotten', reason: expect.stringContaining('owner or admin') });
-    expect(await run('memory', `forget ${mine.id}`, 'alice', room)).toMatchObject({ outcome: 'not_forgotten' });
+    expect(await run('memory', `forget ${mine.id}`, 'alice', room)).toMatchObject({ outcome: 'memory_unavailable' });
     expect(await run('memory', `forget ${mine.id}`, 'admin')).toMatchObject({ outcome: 'not_forgotten' });
     expect(await run('memory', 'forget', 'alice')).toMatchObject({ outcome: 'not_forgotten', id: '' });
     expect(await run('memory', `FORGET ${mine.id}`, 'alice')).toEqual({ command: 'memory', outcome: 'forgotten', id: mine.id });
