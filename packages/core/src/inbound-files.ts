@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { InboundFile, InboundMessage } from './channel.js';
-import { MAX_IMAGE_BLOCK_BYTES, type InboundImage, sniffImageType } from './inbound-images.js';
+import { imageDigest, MAX_IMAGE_BLOCK_BYTES, type InboundImage, sniffImageType } from './inbound-images.js';
 import type { WorkspaceDirectories, WorkspaceOwner } from './workspaces.js';
 
 /** The directory, inside a workspace, where files people send land. */
@@ -78,7 +78,8 @@ export function describeUnsavedFile(name: string, reason: string): string {
 /** The inbox directory of a workspace, created if missing; refused when it is not a real directory inside the workspace. */
 async function inboxOf(workspace: string): Promise<string> {
   const dir = path.join(workspace, INBOX_DIR);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // Readable by the sandboxed shell (another uid), so `exec` can work on what the person sent.
+  await mkdir(dir, { recursive: true, mode: 0o755 });
   const info = await lstat(dir);
   if (!info.isDirectory()) throw new Error(`${INBOX_DIR}/ in the workspace is not a directory`);
   const [root, real] = await Promise.all([realpath(workspace), realpath(dir)]);
@@ -94,7 +95,7 @@ export async function writeNew(dir: string, name: string, data: Uint8Array): Pro
     const target = path.join(dir, candidate);
     let handle: Awaited<ReturnType<typeof open>>;
     try {
-      handle = await open(target, flags, 0o600);
+      handle = await open(target, flags, 0o644);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw err;
@@ -161,7 +162,7 @@ export async function attachInboundFiles(message: InboundMessage, agentId: strin
       const data = await file.fetch();
       const name = await writeNew(inbox, sanitizeFileName(file.name, file.mimeType), data);
       const mediaType = sniffImageType(data);
-      if (mediaType && data.byteLength <= MAX_IMAGE_BLOCK_BYTES) images.push({ path: path.join(inbox, name), mediaType });
+      if (mediaType && data.byteLength <= MAX_IMAGE_BLOCK_BYTES) images.push({ path: path.join(inbox, name), mediaType, sha256: imageDigest(data) });
       lines.push(describeSavedFile({ relative: `${INBOX_DIR}/${name}`, mimeType: file.mimeType, kind: file.kind, bytes: data.byteLength }));
     } catch (err) {
       lines.push(describeUnsavedFile(file.name, reasonOf(err)));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ImageBlock, UserBlock } from '@switchboard/agent';
 import type { InboundMessage } from './channel.js';
@@ -10,6 +11,17 @@ export interface InboundImage {
   /** Absolute path of the saved file. */
   path: string;
   mediaType: ImageBlock['source']['media_type'];
+  /**
+   * sha256 (hex) of the bytes saved. The file is read again when the turn starts, and a workspace
+   * a sandboxed command can change may by then hold something else under that name (a swapped
+   * `inbox/` link): a block is built only from the very bytes the person sent.
+   */
+  sha256?: string;
+}
+
+/** The sha256 (hex) of `data`, as {@link InboundImage.sha256} holds it. */
+export function imageDigest(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
 }
 
 /** The image type of `data` by its first bytes (JPEG, PNG, GIF, WebP), whatever the platform declared; undefined for anything else. Pure. */
@@ -36,6 +48,7 @@ export async function userContent(message: InboundMessage, imageBlocks: boolean)
     try {
       const data = await readFile(image.path);
       if (data.byteLength > MAX_IMAGE_BLOCK_BYTES || sniffImageType(data) !== image.mediaType) continue;
+      if (typeof image.sha256 !== 'string' || imageDigest(data) !== image.sha256) continue;
       content.push({ type: 'image', source: { type: 'base64', media_type: image.mediaType, data: data.toString('base64') } });
     } catch {
       // Gone or unreadable since it was saved: the text still says where it was.

@@ -345,7 +345,7 @@ export type { ApproveOutcome } from './boundary/pairing-desk.js';
 export type { ApprovalAsk } from './boundary/pairing-rules.js';
 export { INBOX_TOO_LARGE, inboxTooLarge } from './inbox-limits.js';
 export type { ImageBlock, OutboundFile } from '@switchboard/agent';
-export { type InboundImage, MAX_IMAGE_BLOCK_BYTES, sniffImageType, userContent } from './inbound-images.js';
+export { imageDigest, type InboundImage, MAX_IMAGE_BLOCK_BYTES, sniffImageType, userContent } from './inbound-images.js';
 export { FileShelf, type FileShelfOptions, type ShelfTicket, type ShelvedFile } from './file-shelf.js';
 export {
   alternativeName,

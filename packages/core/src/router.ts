@@ -79,7 +79,11 @@ export class Router {
     const route = { agentId: this.options.defaultAgent, key, clientId: message.platformId };
     // Files the person sent land in their workspace before the turn is queued (see inbound-files.ts).
     if (!message.files?.length) return this.options.engine.accept(message, route);
-    return this.withFiles(message).then((saved) => this.options.engine.accept(saved, route));
+    // A redelivered message (webhook retry, a poll offset not yet committed) is answered as the
+    // duplicate it is before its files are downloaded again (a second copy would land as `name-1`).
+    return this.options.storage.turns
+      .seen(message.channel, message.account, message.dedupeKey)
+      .then((seen) => seen ?? this.withFiles(message).then((saved) => this.options.engine.accept(saved, route)));
   }
 
   // The message with its files saved in the sender's workspace (see inbound-files.ts).

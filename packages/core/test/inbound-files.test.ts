@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   attachInboundFiles,
   FileShelf,
+  imageDigest,
   type InboundFile,
   type InboundMessage,
   Router,
@@ -217,6 +218,40 @@ describe('Router.admit with files', () => {
   });
 });
 
+describe('Router.admit with files of a redelivered message', () => {
+  it('answers the duplicate without downloading its files again', async () => {
+    let fetched = 0;
+    let accepted = 0;
+    const duplicate = { duplicate: true, inboxId: 'i', turnId: 't', sessionId: 's' };
+    const router = new Router({
+      defaultAgent: 'helper',
+      inboxMaxBytes: 1 << 20,
+      storage: { turns: { seen: async () => duplicate } } as never,
+      engine: {
+        accept: async () => {
+          accepted++;
+          return duplicate;
+        },
+      },
+      gate: () => Promise.reject(new Error('not used')),
+      accepting: () => true,
+      workspaces: workspaces(join(root, 'ws-dup')),
+    });
+    const again = message([
+      {
+        ...file('report.pdf', 'x', 'application/pdf'),
+        fetch: async () => {
+          fetched++;
+          return Buffer.from('x');
+        },
+      },
+    ]);
+    expect(await router.admit(again)).toEqual(duplicate);
+    expect(fetched).toBe(0);
+    expect(accepted).toBe(0);
+  });
+});
+
 describe('image blocks', () => {
   const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2]);
 
@@ -236,7 +271,7 @@ describe('image blocks', () => {
       'default',
       workspaces(ws),
     );
-    expect(out.images).toEqual([{ path: join(ws, 'inbox', 'pic.png'), mediaType: 'image/png' }]);
+    expect(out.images).toEqual([{ path: join(ws, 'inbox', 'pic.png'), mediaType: 'image/png', sha256: imageDigest(PNG) }]);
   });
 
   it('userContent adds readable images after the text when image blocks are on, and never throws', async () => {
@@ -244,11 +279,16 @@ describe('image blocks', () => {
     mkdirSync(ws);
     writeFileSync(join(ws, 'a.png'), PNG);
     writeFileSync(join(ws, 'b.png'), 'changed since');
+    // Another image under the saved name (a swapped inbox/ link, a sandboxed command): not the bytes the person sent.
+    writeFileSync(join(ws, 'c.png'), Buffer.concat([PNG, Buffer.from('another image')]));
+    const sha256 = imageDigest(PNG);
     const msg = message([], {
       images: [
+        { path: join(ws, 'a.png'), mediaType: 'image/png', sha256 },
+        { path: join(ws, 'b.png'), mediaType: 'image/png', sha256 },
+        { path: join(ws, 'c.png'), mediaType: 'image/png', sha256 },
         { path: join(ws, 'a.png'), mediaType: 'image/png' },
-        { path: join(ws, 'b.png'), mediaType: 'image/png' },
-        { path: join(ws, 'gone.png'), mediaType: 'image/png' },
+        { path: join(ws, 'gone.png'), mediaType: 'image/png', sha256 },
       ],
     });
     expect(await userContent(msg, false)).toEqual([{ type: 'text', text: 'see attached' }]);
