@@ -51,7 +51,8 @@ const sessionModeOf = (session: Session): { id: string; mode: PermissionMode } |
 const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string | undefined =>
   ctx.message.principalId ?? (ctx.message.kind === 'dm' && ctx.session.scope === 'dm' ? (ctx.session.principalId ?? undefined) : undefined);
 
-const isFileTool = (tool: { name: string }) => toolMatchKind(tool.name) === 'path';
+/** Tools that work in a workspace: the file tools, and `exec` (its working directory). A sender without one gets none of them. */
+const isFileTool = (tool: { name: string }) => toolMatchKind(tool.name) === 'path' || toolMatchKind(tool.name) === 'command';
 
 /**
  * The action layer (DESIGN.md §1, layer 2): for each turn, the tools the model may see, the

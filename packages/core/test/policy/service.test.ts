@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { setPrincipalMode, workspaceDir, type HookDefinition } from '../../src/index.js';
-import { readFile, sendMail, writeFile } from '../permissions/fixtures.js';
+import { fileTool, readFile, sendMail, writeFile } from '../permissions/fixtures.js';
 import { TOOLS, baseSettings, boundaryPolicy, usePolicy } from './fixture.js';
 
 const env = usePolicy();
@@ -52,6 +52,17 @@ describe('PolicyService.forTurn: the tools offered', () => {
     expect(existsSync(policy.workspace ?? '')).toBe(false);
     const decision = await policy.canUseTool(readFile, { path: 'a.txt' }, toolCtx());
     expect(decision).toMatchObject({ behavior: 'deny', kind: 'rule', reason: expect.stringContaining('file tools are not available to this sender') });
+  });
+});
+
+describe('PolicyService.forTurn: a sender without a workspace and exec', () => {
+  it('is never offered exec, even where operators offer it to guests, and a call is refused', async () => {
+    const exec = { ...fileTool('exec', false), name: 'exec' };
+    env.setup({ offeredTo: new Map([['exec', ['owner', 'admin', 'member', 'guest']]]) });
+    const { policy, toolCtx } = await env.turn({ room: 'lab', agentTools: [...TOOLS, exec] });
+    expect(names(policy.tools)).toEqual(['mcp__mail__send']);
+    const decision = await policy.canUseTool(exec, { command: 'ls' }, toolCtx());
+    expect(decision).toMatchObject({ behavior: 'deny', reason: expect.stringContaining('not available to this sender') });
   });
 });
 
