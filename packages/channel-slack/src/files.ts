@@ -1,5 +1,5 @@
 import type { OutboundFile } from '@switchboard/agent';
-import type { ConversationRef, InboundFile } from '@switchboard/core';
+import { type ConversationRef, downloadSignal, type InboundFile, readBounded } from '@switchboard/core';
 import type { WebClient } from '@slack/web-api';
 
 /** A file shared in a Slack message event, as far as the adapter reads it. */
@@ -59,33 +59,6 @@ export function mayCarryToken(url: string, apiUrl: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** The signal of one download: the channel's stop and the download's own time limit. */
-function downloadSignal(src: { signal?: AbortSignal; timeoutMs?: number }): AbortSignal {
-  const limit = AbortSignal.timeout(src.timeoutMs ?? 60_000);
-  return src.signal ? AbortSignal.any([src.signal, limit]) : limit;
-}
-
-/** Reads a response body, rejecting as soon as it grows past `maxBytes`; never resolves a partial body. */
-async function readBounded(res: Response, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw new Error(`the file is larger than the limit of ${maxBytes} bytes`);
-  if (!res.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new Error(`the file is larger than the limit of ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** What downloads need: the bot token, the account's `apiUrl` (for the host check), the size limit. */

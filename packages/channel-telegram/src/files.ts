@@ -1,4 +1,4 @@
-import type { InboundFile, InboundMessage } from '@switchboard/core';
+import { downloadSignal, type InboundFile, type InboundMessage, readBounded } from '@switchboard/core';
 import { type Api, InputFile } from 'grammy';
 import type { OutboundFile } from '@switchboard/agent';
 import type { TgMessage } from './update-schema.js';
@@ -58,36 +58,6 @@ export interface TelegramFileSource {
   signal?: AbortSignal;
   /** A download that takes longer fails (default 60 s). */
   timeoutMs?: number;
-}
-
-/** The signal of one download: the channel's stop and the download's own time limit. */
-function downloadSignal(src: { signal?: AbortSignal; timeoutMs?: number }): AbortSignal {
-  const limit = AbortSignal.timeout(src.timeoutMs ?? 60_000);
-  return src.signal ? AbortSignal.any([src.signal, limit]) : limit;
-}
-
-/**
- * Reads a response body, rejecting as soon as it grows past `maxBytes` (the declared length is
- * checked first). Never resolves a partial body.
- */
-export async function readBounded(res: Response, maxBytes: number, what: string): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw new Error(`${what} is larger than the limit of ${maxBytes} bytes`);
-  if (!res.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw new Error(`${what} is larger than the limit of ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** The file as the gateway fetches it: `getFile`, then `GET <apiRoot>/file/bot<token>/<file_path>`. Errors never carry the token. */

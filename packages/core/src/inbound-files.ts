@@ -170,3 +170,33 @@ export async function attachInboundFiles(message: InboundMessage, agentId: strin
   }
   return { ...rest, text: [rest.text, ...lines].filter((t) => t !== '').join('\n'), ...(images.length > 0 ? { images } : {}) };
 }
+
+/** The signal of one inbound-file download: the channel's stop and the download's own time limit (default 60 s). */
+export function downloadSignal(src: { signal?: AbortSignal; timeoutMs?: number }): AbortSignal {
+  const limit = AbortSignal.timeout(src.timeoutMs ?? 60_000);
+  return src.signal ? AbortSignal.any([src.signal, limit]) : limit;
+}
+
+/**
+ * Reads a response body, rejecting as soon as it grows past `maxBytes` (the declared length is
+ * checked first). Never resolves a partial body.
+ */
+export async function readBounded(res: Response, maxBytes: number, what = 'the file'): Promise<Uint8Array> {
+  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw new Error(`${what} is larger than the limit of ${maxBytes} bytes`);
+  if (!res.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new Error(`${what} is larger than the limit of ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}

@@ -350,6 +350,8 @@ export { FileShelf, type FileShelfOptions, type ShelfTicket, type ShelvedFile } 
 export {
   alternativeName,
   attachInboundFiles,
+  downloadSignal,
+  readBounded,
   describeSavedFile,
   describeUnsavedFile,
   fileOwner,
