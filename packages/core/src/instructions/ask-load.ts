@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { TurnPolicyContext } from '../engine.js';
-import { suspendedForShutdown } from '../engine.js';
+import { requestTurnApproval } from '../policy/ask.js';
 import type { Storage } from '../storage.js';
 import type { AskToLoad } from './agents-md.js';
 
@@ -21,43 +21,24 @@ export interface AskToLoadDeps {
  * Its id is stable per file and content, so a turn resumed after a restart finds it again.
  */
 export function askToLoadFor(deps: AskToLoadDeps, ctx: TurnPolicyContext, requesterPrincipalId: string, signal: AbortSignal): AskToLoad {
-  const { session, turn, message } = ctx;
   return async (file, reason) => {
-    const toolUseId = `agents-md:${file.path}:${file.sha256.slice(0, 16)}`;
-    await deps.storage.turns.setState(turn.id, 'awaiting_approval');
-    try {
-      const outcome = await deps.broker.request({
-        turnId: turn.id,
-        toolUseId,
-        sessionId: session.id,
-        agentId: session.agentId,
-        channelId: `${message.channel}:${message.account}`,
-        tool: LOAD_INSTRUCTIONS,
-        alwaysRule: `${LOAD_INSTRUCTIONS}(${file.path})`,
-        summary: `load ${file.path} as instructions (${file.text.length} characters)`,
+    const outcome = await requestTurnApproval(
+      deps,
+      ctx,
+      {
+        name: LOAD_INSTRUCTIONS,
+        toolUseId: `agents-md:${file.path}:${file.sha256.slice(0, 16)}`,
         input: { path: file.path, sha256: file.sha256 },
+        summary: `load ${file.path} as instructions (${file.text.length} characters)`,
+        reason,
         source: 'safety',
-        requesterPrincipalId,
-        conversation: message.conversation,
         signal,
-        notify: (approval) =>
-          ctx.emit({
-            type: 'approval_requested',
-            approvalId: approval.id,
-            toolUseId,
-            name: LOAD_INSTRUCTIONS,
-            summary: `${approval.summary} — ${reason}`,
-            expiresAt: approval.expiresAt.toISOString(),
-            source: approval.source,
-          }),
-      });
-      if (!suspendedForShutdown(signal)) {
-        ctx.emit({ type: 'approval_resolved', approvalId: outcome.approval.id, toolUseId, allowed: outcome.allowed, by: outcome.by });
-      }
-      deps.log.info({ path: file.path, allowed: outcome.allowed, by: outcome.by }, 'instruction file approval decided');
-      return outcome.allowed && !signal.aborted;
-    } finally {
-      if (!signal.aborted) await deps.storage.turns.setState(turn.id, 'running');
-    }
+        // Approving content is per content (its hash): "always allow" saves no rule.
+        alwaysRule: '[]',
+      },
+      requesterPrincipalId,
+    );
+    deps.log.info({ path: file.path, allowed: outcome.allowed, by: outcome.by }, 'instruction file approval decided');
+    return outcome.allowed && !signal.aborted;
   };
 }

@@ -1,6 +1,6 @@
 import type { AnyTool, AskSource, Decision } from '@switchboard/agent';
 import type { Logger } from 'pino';
-import type { ApprovalBroker } from '../approvals/broker.js';
+import type { ApprovalBroker, ApprovalOutcome, ApprovalRequest } from '../approvals/broker.js';
 import { suspendedForShutdown, type TurnPolicyContext } from '../engine.js';
 import { alwaysRuleFor } from '../permissions/always-rules.js';
 import { toolMatchKind } from '../permissions/matchers.js';
@@ -32,33 +32,48 @@ export interface AskDeps {
   log: Logger;
 }
 
+/** One approval to request for a turn (a tool call's ask, or a load of instructions). */
+export interface TurnApproval {
+  /** The name people and the audit see (a tool's, or `load_instructions`). */
+  name: string;
+  toolUseId: string;
+  input: unknown;
+  summary: string;
+  reason: string;
+  source: AskSource;
+  signal: AbortSignal;
+  /** What "always allow" saves, in stored form (`'[]'`: nothing). */
+  alwaysRule: string;
+  autoResponder?: ApprovalRequest['autoResponder'];
+}
+
 /**
- * Turns an ask into an approval: the turn waits in `awaiting_approval`, the requester's chat is
- * shown an `approval_requested` event, PermissionRequest hooks may answer (mode asks only), and
- * the outcome is emitted as `approval_resolved` (unless the turn is suspended for shutdown: its
- * approval stays open). A stopped turn's approval is cancelled before anyone is told.
+ * Requests one approval for a turn: the turn waits in `awaiting_approval`, the requester's chat is
+ * shown an `approval_requested` event, and the outcome is emitted as `approval_resolved` (unless
+ * the turn is suspended for shutdown: its approval stays open). A stopped turn's approval is
+ * cancelled before anyone is told.
  */
-export async function askForApproval(deps: AskDeps, ctx: TurnPolicyContext, call: AskCall, requesterPrincipalId: string | null): Promise<Decision> {
+export async function requestTurnApproval(
+  deps: Pick<AskDeps, 'storage' | 'broker' | 'log'>,
+  ctx: TurnPolicyContext,
+  ask: TurnApproval,
+  requesterPrincipalId: string | null,
+): Promise<ApprovalOutcome> {
   const { session, turn, message } = ctx;
-  const { tool, input, toolUseId, signal, workspace, reason } = call;
+  const { toolUseId, signal } = ask;
   await deps.storage.turns.setState(turn.id, 'awaiting_approval');
   try {
-    const autoResponder = permissionRequestResponder(
-      deps.hooks,
-      { sessionId: session.id, turnId: turn.id, agentId: session.agentId, toolName: tool.name, toolInput: input, toolUseId, reason },
-      deps.log,
-    );
     const outcome = await deps.broker.request({
       turnId: turn.id,
       toolUseId,
       sessionId: session.id,
       agentId: session.agentId,
       channelId: `${message.channel}:${message.account}`,
-      tool: tool.name,
-      alwaysRule: alwaysRuleFor(tool, input, toolMatchKind(tool.name), workspace),
-      summary: call.summary,
-      input,
-      source: call.source,
+      tool: ask.name,
+      alwaysRule: ask.alwaysRule,
+      summary: ask.summary,
+      input: ask.input,
+      source: ask.source,
       requesterPrincipalId,
       conversation: message.conversation,
       signal,
@@ -67,12 +82,12 @@ export async function askForApproval(deps: AskDeps, ctx: TurnPolicyContext, call
           type: 'approval_requested',
           approvalId: approval.id,
           toolUseId,
-          name: tool.name,
-          summary: `${approval.summary} — ${reason}`,
+          name: ask.name,
+          summary: `${approval.summary} — ${ask.reason}`,
           expiresAt: approval.expiresAt.toISOString(),
           source: approval.source,
         }),
-      ...(autoResponder ? { autoResponder } : {}),
+      ...(ask.autoResponder ? { autoResponder: ask.autoResponder } : {}),
     });
     // A stopped turn's approval is cancelled now, before anyone is told it was resolved (the turn's
     // end cancels it too; the claim is atomic, so only one of them records it).
@@ -85,13 +100,44 @@ export async function askForApproval(deps: AskDeps, ctx: TurnPolicyContext, call
     if (!suspendedForShutdown(signal)) {
       ctx.emit({ type: 'approval_resolved', approvalId: outcome.approval.id, toolUseId, allowed: outcome.allowed, by: outcome.by });
     }
-    if (outcome.allowed) return call.updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput: call.updatedInput };
-    return {
-      behavior: 'deny',
-      reason: outcome.reason ?? 'the approval was declined',
-      kind: outcome.by.startsWith('hook:') ? 'hook' : outcome.by === 'system' ? 'limit' : 'person',
-    };
+    return outcome;
   } finally {
     if (!signal.aborted) await deps.storage.turns.setState(turn.id, 'running');
   }
+}
+
+/**
+ * Turns a tool call's ask into an approval ({@link requestTurnApproval}); PermissionRequest hooks
+ * may answer it (mode asks only).
+ */
+export async function askForApproval(deps: AskDeps, ctx: TurnPolicyContext, call: AskCall, requesterPrincipalId: string | null): Promise<Decision> {
+  const { session, turn } = ctx;
+  const { tool, input, toolUseId, signal, workspace, reason } = call;
+  const autoResponder = permissionRequestResponder(
+    deps.hooks,
+    { sessionId: session.id, turnId: turn.id, agentId: session.agentId, toolName: tool.name, toolInput: input, toolUseId, reason },
+    deps.log,
+  );
+  const outcome = await requestTurnApproval(
+    deps,
+    ctx,
+    {
+      name: tool.name,
+      toolUseId,
+      input,
+      summary: call.summary,
+      reason,
+      source: call.source,
+      signal,
+      alwaysRule: alwaysRuleFor(tool, input, toolMatchKind(tool.name), workspace),
+      ...(autoResponder ? { autoResponder } : {}),
+    },
+    requesterPrincipalId,
+  );
+  if (outcome.allowed) return call.updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput: call.updatedInput };
+  return {
+    behavior: 'deny',
+    reason: outcome.reason ?? 'the approval was declined',
+    kind: outcome.by.startsWith('hook:') ? 'hook' : outcome.by === 'system' ? 'limit' : 'person',
+  };
 }
