@@ -77,7 +77,8 @@ describe('web_fetch', () => {
   });
 
   it('asks in the mode step with source mode, and its rule content is the URL', async () => {
-    const tool = createWebFetchTool(settings());
+    // An injected resolver: the permission check resolves the host, and no test may reach real DNS.
+    const tool = createWebFetchTool(settings(), { resolve: async () => [{ address: '93.184.216.34', family: 4 }] });
     expect(await tool.checkPermissions?.({ url: 'https://example.org/a' }, ctx())).toMatchObject({ behavior: 'ask', source: 'mode' });
     expect(tool.ruleContent?.({ url: 'https://example.org/a' })).toBe('https://example.org/a');
     expect(tool.readOnly).toBe(true);
