@@ -750,8 +750,11 @@ function composeAfterTool(first: QueryParams['afterTool'], second: QueryParams['
 /**
  * Whether a message may join (steer) a running turn: only one from the same principal. A turn
  * acts with the authority of the person whose message it answers, so a message from anyone
- * else — or from a sender without a principal — queues as its own follow-up turn.
+ * else — or from a sender without a principal — queues as its own follow-up turn; so does a
+ * message with images (steering injects text only).
  */
 function canSteer(run: Running, message: InboundMessage): boolean {
+  // A message with images runs as its own turn: steering injects text only, and its image blocks would be lost.
+  if (Array.isArray(message.images) && message.images.length > 0) return false;
   return run.principalId !== null && message.principalId !== undefined && message.principalId === run.principalId;
 }

@@ -254,6 +254,31 @@ describe('TurnEngine: steer, abort, shutdown', () => {
     ]);
   });
 
+  it('steer: a message with images does not join the running turn (its image blocks would be lost); it runs as its own turn', async () => {
+    const held = gate();
+    const read = testTool('read_file', true, async () => 'file');
+    const h = harness({
+      queueMode: 'steer',
+      tools: [read],
+      steps: [
+        { content: [{ type: 'tool_use', id: 'tu1', name: 'read_file', input: { path: 'a' } }], hold: held.promise },
+        say('first done'),
+        say('photo seen'),
+      ],
+    });
+    const first = await h.send('m1', 'first');
+    await h.model.requested(1);
+    const photo = { ...message('m2', 'look [image at inbox/p.png]'), images: [{ path: '/nowhere/p.png', mediaType: 'image/png' as const }] };
+    const res = await h.engine.accept(photo, h.route());
+    held.open();
+    await settled(h);
+    // The first turn's second call carries no injected text; the photo's own turn made the third call.
+    expect(h.model.requests[1]?.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result' }] });
+    expect(h.model.requests).toHaveLength(3);
+    expect(await h.raw.turns.get(res.turnId!)).toMatchObject({ state: 'completed', reason: 'completed' });
+    expect(RecordingChannel.end(h.channel.renders.find((r) => r.turnId === first.turnId)!)).toMatchObject({ text: 'first done' });
+  });
+
   it('abort: a stopped turn ends interrupted, keeps the user entry and cancels its approvals', async () => {
     const held = gate();
     const h = harness({ steps: [{ content: [{ type: 'text', text: 'never' }], hold: held.promise }] });
