@@ -1,5 +1,5 @@
 import type { Approval, Role, Storage } from '../storage.js';
-import type { MemoryScopeRef } from './types.js';
+import type { Memory, MemoryScopeRef } from './types.js';
 
 /** The memory tools' names (`group:memory`). */
 export const MEMORY_TOOLS = ['memory_save', 'memory_search', 'memory_forget'] as const;
@@ -38,6 +38,12 @@ export function visibleScopes(caller: MemoryCaller, which: 'all' | 'private' | '
   if (which !== 'team' && caller.principalId && !caller.room) out.push({ scope: 'private', principalId: caller.principalId });
   if (which !== 'private' && caller.principalId && readsTeam(caller.role)) out.push({ scope: 'team', agentId: caller.agentId });
   return out;
+}
+
+/** Whether the caller may see this memory at all (else it reads as "not found"); the same scopes as {@link visibleScopes}. */
+export function visible(caller: MemoryCaller, m: Pick<Memory, 'scope' | 'principalId' | 'agentId'>): boolean {
+  if (m.scope === 'private') return !caller.room && caller.principalId !== undefined && m.principalId === caller.principalId;
+  return caller.principalId !== undefined && m.agentId === caller.agentId && readsTeam(caller.role);
 }
 
 /** The caller's role from the store (`guest` without a principal or for an unknown one). */

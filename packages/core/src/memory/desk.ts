@@ -1,5 +1,5 @@
 import type { Storage } from '../storage.js';
-import { readsTeam, teamWriteAccess, visibleScopes, type MemoryCaller } from './access.js';
+import { callerOf, teamWriteAccess, visible, visibleScopes, type MemoryCaller } from './access.js';
 import type { Memory } from './types.js';
 
 /** What `/memory` lists: the newest memories the person sees here, and how many there are. */
@@ -24,9 +24,8 @@ export class MemoryDesk {
   constructor(private readonly storage: Pick<Storage, 'memories' | 'principals' | 'audit'>) {}
 
   /** The caller's role and room flag from the store (see `callerOf`). */
-  async caller(principalId: string, agentId: string, room: boolean): Promise<MemoryCaller> {
-    const p = await this.storage.principals.get(principalId);
-    return { principalId: p?.id, role: p?.role ?? 'guest', agentId, room };
+  caller(principalId: string, agentId: string, room: boolean): Promise<MemoryCaller> {
+    return callerOf(this.storage, { principalId, agentId, roomSession: room });
   }
 
   /** What `/memory` shows the caller here (newest first, at most {@link MEMORY_LIST_MAX}). */
@@ -39,9 +38,8 @@ export class MemoryDesk {
   /** `/memory forget <id>`: the caller's own private memory, or a team memory if they write team memory directly (owner, admin). */
   async forget(caller: MemoryCaller, id: string): Promise<ForgetOutcome> {
     const m = await this.storage.memories.get(id.trim());
-    const mine = m?.scope === 'private' && !caller.room && caller.principalId !== undefined && m.principalId === caller.principalId;
-    const team = m?.scope === 'team' && m.agentId === caller.agentId && readsTeam(caller.role);
-    if (!m || !(mine || team)) return { outcome: 'not_found' };
+    if (!m || !visible(caller, m)) return { outcome: 'not_found' };
+    const team = m.scope === 'team';
     if (team && teamWriteAccess(caller.role) !== 'direct') {
       return {
         outcome: 'refused',

@@ -1,7 +1,7 @@
 import type { PermissionResult, Tool, ToolContext, ToolResult } from '@switchboard/agent';
 import { z } from 'zod';
 import type { Storage } from '../storage.js';
-import { approvedCall, callerOf, readsTeam, teamWriteAccess, visibleScopes, type MemoryCaller } from './access.js';
+import { approvedCall, callerOf, teamWriteAccess, visible, visibleScopes, type MemoryCaller } from './access.js';
 import type { Memory } from './types.js';
 
 /** The longest memory text `memory_save` takes. */
@@ -47,12 +47,6 @@ const ROOM_PRIVATE = 'In a shared room only team memory is available (private me
 export function memoryLine(m: Memory): string {
   const tags = m.tags.length > 0 ? ` [${m.tags.join(', ')}]` : '';
   return `${m.id} (${m.scope}, ${m.createdAt.toISOString().slice(0, 10)})${tags}: ${m.text}`;
-}
-
-/** Whether the caller may see this memory at all (else it reads as "not found"). */
-function visible(caller: MemoryCaller, m: Memory): boolean {
-  if (m.scope === 'private') return !caller.room && caller.principalId !== undefined && m.principalId === caller.principalId;
-  return caller.principalId !== undefined && m.agentId === caller.agentId && readsTeam(caller.role);
 }
 
 /** A write to team memory: allowed for admins, asked (an owner or admin answers) for members, refused otherwise. */
