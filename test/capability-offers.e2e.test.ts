@@ -13,11 +13,12 @@ import {
   type GatewayProcess,
   type WsClient,
 } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { bearer, chat, connectPerson, toolsOfTurn } from './helpers.js';
 
 // "Who may use it" (issue 14): a capability's `offeredTo` role defaults decide whom the model is
 // offered it for; an operator's allow-switch at a scope offers it there; a deny switch still wins.
-// Until `exec` lands, `capabilities.offeredTo: { write_file: ['owner'] }` stands in for its default.
+// `capabilities.offeredTo: { write_file: ['owner'] }` makes a tool everyone has owner-only, so the
+// mechanism is seen on its own (`exec`'s built-in default: exec-permissions.e2e.test.ts).
 
 let fake: FakeAnthropic;
 let gw: GatewayProcess;
@@ -28,26 +29,12 @@ let other: WsClient;
 let memberId: string;
 let turn = 0;
 
-type ToolDef = { name: string } & Record<string, unknown>;
-
 /** Chats once and returns the tool names of the model request that turn made. */
-async function offered(ws: WsClient): Promise<string[]> {
-  const before = fake.requests.length;
-  const res = await chat(ws, `o${++turn}`, 'hello');
-  expect(res.end.type).toBe('final');
-  expect(fake.requests.length).toBe(before + 1);
-  return ((fake.requests.at(-1)!.body.tools ?? []) as ToolDef[]).map((t) => t.name);
-}
+const offered = async (ws: WsClient): Promise<string[]> => (await toolsOfTurn(fake, ws, `o${++turn}`)).map((t) => t.name);
 
 const put = (body: unknown) => api(gw, 'PUT', '/api/v1/capabilities/write_file', { token: op, body });
 
-/** Mints a member's client token and connects as that member. */
-async function connectMember(name: string): Promise<{ ws: WsClient; principalId: string }> {
-  const cli = await runCli(['token', 'create', '--kind', 'client', '--principal', name, '--role', 'member'], { gateway: gw });
-  expect(cli.code).toBe(0);
-  const minted = JSON.parse(cli.stdout) as { secret: string; principalId: string };
-  return { ws: await connectWs(gw.wsUrl, { headers: bearer(minted.secret) }), principalId: minted.principalId };
-}
+const connectMember = (name: string) => connectPerson(gw, name, 'member');
 
 beforeAll(async () => {
   fake = await startFakeAnthropic();

@@ -14,7 +14,7 @@ import {
   type GatewayProcess,
   type WsClient,
 } from '@switchboard/testkit';
-import { bearer, chat } from './helpers.js';
+import { bearer, chat, connectPerson, type RequestTool, toolsOfTurn } from './helpers.js';
 
 // The capability registry and per-scope switches. Acceptance 7: the tools offered to the model
 // for a member differ from those for the owner exactly as the policy says (asserted on the fake
@@ -28,28 +28,20 @@ let member: WsClient;
 let memberId: string;
 let turn = 0;
 
-type ToolDef = { name: string } & Record<string, unknown>;
+type ToolDef = RequestTool;
 
 /** Chats once and returns the `tools` array of the model request that turn made. */
-async function toolsOffered(ws: WsClient): Promise<ToolDef[]> {
-  const before = fake.requests.length;
-  const res = await chat(ws, `c${++turn}`, 'hello');
-  expect(res.end.type).toBe('final');
-  expect(fake.requests.length).toBe(before + 1);
-  return (fake.requests.at(-1)!.body.tools ?? []) as ToolDef[];
-}
+const toolsOffered = (ws: WsClient): Promise<ToolDef[]> => toolsOfTurn(fake, ws, `c${++turn}`);
 const names = (tools: ToolDef[]) => tools.map((t) => t.name);
 
 beforeAll(async () => {
   fake = await startFakeAnthropic();
   gw = await startGateway({ modelUrl: fake.url });
   op = gw.credentials().operatorToken;
-  const cli = await runCli(['token', 'create', '--kind', 'client', '--principal', 'm1', '--role', 'member'], { gateway: gw });
-  expect(cli.code).toBe(0);
-  const minted = JSON.parse(cli.stdout) as { secret: string; principalId: string };
-  memberId = minted.principalId;
+  const m1 = await connectPerson(gw, 'm1', 'member');
+  memberId = m1.principalId;
   owner = await connectWs(gw.wsUrl, { headers: bearer(gw.credentials().clientToken) });
-  member = await connectWs(gw.wsUrl, { headers: bearer(minted.secret) });
+  member = m1.ws;
 });
 afterAll(async () => {
   await owner?.close();

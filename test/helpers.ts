@@ -60,6 +60,19 @@ export async function connectPerson(gw: GatewayProcess, name: string, role: stri
   return { ws: await connectClient(gw, r.secret), principalId: r.principalId };
 }
 
+/** A tool definition as the model request carries it. */
+export type RequestTool = { name: string } & Record<string, unknown>;
+
+/** Chats once on `ws` (a plain `hello`) and returns the `tools` of the one model request that turn made. */
+export async function toolsOfTurn(fake: FakeAnthropic, ws: WsClient, clientId: string): Promise<RequestTool[]> {
+  const before = fake.requests.length;
+  const res = await chat(ws, clientId, 'hello');
+  if (res.end.type !== 'final' || fake.requests.length !== before + 1) {
+    throw new Error(`expected one model request and a final, got ${fake.requests.length - before} requests and ${JSON.stringify(res.end)}`);
+  }
+  return (fake.requests.at(-1)?.body.tools ?? []) as RequestTool[];
+}
+
 /** Sends one frame and takes the next frame of `type`. */
 export async function askFrame(ws: WsClient, frame: unknown, type: string): Promise<WsFrame> {
   ws.send(frame);
