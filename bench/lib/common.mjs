@@ -8,7 +8,7 @@ const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /**
  * The compiled testkit, imported with its run log and canary record in a fresh temp folder
- * (`<prefix>XXXX`, the bench's own, never the tests'). Exits 2, naming `name`, when it is not built.
+ * (a `mkdtemp` folder named after `prefix`, the bench's own, never the tests'). Exits 2, naming `name`, when it is not built.
  */
 export async function loadBenchTestkit(name, prefix) {
   const compiled = join(REPO, 'packages', 'testkit', 'dist', 'index.js');

@@ -13,7 +13,6 @@ import { makeHost, runOptions, TEST_GID, TEST_UID_FIRST } from './helpers.js';
 const BOUND = { timeoutMs: 30_000 };
 const UID_A = TEST_UID_FIRST;
 const UID_B = TEST_UID_FIRST + 1;
-const isRoot = process.getuid?.() === 0;
 
 function ctx(workspace: string): ToolContext {
   return { signal: new AbortController().signal, toolUseId: 'tu_1', sessionId: 's', turnId: 't', agentId: 'a', workspace };
@@ -27,7 +26,9 @@ async function plainWorkspace() {
   return host;
 }
 
-describe.skipIf(!isRoot)('sandbox group ownership (real bwrap, gateway as root)', () => {
+// Like every real-bwrap test here (makeHost gives the workspace the test group), these need root:
+// the gateway's uid drop and chown are root's. CI runs as root; they are never skipped.
+describe('sandbox group ownership (real bwrap, gateway as root)', () => {
   it('write_file → uid A reads and appends → A creates b.txt → uid B changes it; a 0600 file of the gateway stays unreadable', async () => {
     const host = await plainWorkspace();
     const ws = host.workspace;
@@ -99,7 +100,7 @@ describe.skipIf(!isRoot)('sandbox group ownership (real bwrap, gateway as root)'
   });
 });
 
-describe.skipIf(!isRoot)('prepareWorkspaceForSandbox and grantSandboxGroup never follow symlinks', () => {
+describe('prepareWorkspaceForSandbox and grantSandboxGroup never follow symlinks', () => {
   it('refuse a symlinked workspace root and a symlinked entry, leaving the target untouched', async () => {
     const host = await plainWorkspace();
     const target = path.join(host.dataDir, 'elsewhere');
