@@ -3,7 +3,8 @@ import type { FileShelf, Storage } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './api/deps.js';
 import type { AuthLimiter } from './auth-limiter.js';
-import { verifySecret } from './tokens.js';
+import { sendLockedOut, verifyUnderLimiter } from './limited-verify.js';
+import { bearer } from './tokens.js';
 
 /** What the download route needs. */
 export interface FileRouteDeps {
@@ -28,22 +29,11 @@ export function contentDisposition(name: string): string {
  */
 export function registerFileDownloads(app: FastifyInstance, deps: FileRouteDeps): void {
   app.get<{ Params: { id: string } }>('/files/:id', async (req, reply) => {
-    const bearer = /^Bearer\s+(\S+)\s*$/iu.exec(req.headers.authorization ?? '')?.[1];
-    if (!bearer) return sendError(reply, 401, 'unauthorized', 'A client token is required (Authorization: Bearer <token>).');
-    const attempt = deps.limiter.begin(deps.clientAddress(req.raw));
-    if (attempt.locked) {
-      return reply
-        .code(429)
-        .header('retry-after', String(attempt.retryAfterSec))
-        .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${attempt.retryAfterSec} s.` });
-    }
-    let principalId: string | null = null;
-    try {
-      const token = await verifySecret(deps.storage, bearer, 'client');
-      principalId = token?.principalId ?? null;
-    } finally {
-      attempt.settle(principalId !== null);
-    }
+    const secret = bearer(req.headers.authorization);
+    if (!secret) return sendError(reply, 401, 'unauthorized', 'A client token is required (Authorization: Bearer <token>).');
+    const verified = await verifyUnderLimiter(deps, deps.clientAddress(req.raw), secret, 'client');
+    if (verified.locked) return sendLockedOut(reply, verified.retryAfterSec);
+    const principalId = verified.token?.principalId ?? null;
     if (!principalId) return sendError(reply, 401, 'unauthorized', 'The client token is missing, wrong or revoked.');
     const file = deps.shelf.get(req.params.id, principalId);
     if (!file) return sendError(reply, 404, 'not_found', 'No such file, or its download expired.');

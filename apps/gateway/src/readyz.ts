@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Channel, Storage } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import type { AuthLimiter } from './auth-limiter.js';
-import { bearer, verifySecret } from './tokens.js';
+import { sendLockedOut, verifyUnderLimiter } from './limited-verify.js';
+import { bearer } from './tokens.js';
 
 export interface ReadyzDeps {
   channels: readonly Channel[];
@@ -42,19 +43,9 @@ export async function registerReadyz(app: FastifyInstance, deps: ReadyzDeps): Pr
     if (req.headers.authorization !== undefined) {
       // A header that is not `Bearer <token>` presents no token: a plain 401 that never counts.
       if (!secret) return reply.code(401).send({ code: 'unauthorized', message: 'Send an operator token as Authorization: Bearer <token>.' });
-      const attempt = deps.limiter.begin(deps.clientAddress(req.raw));
-      if (attempt.locked) {
-        return reply
-          .code(429)
-          .header('retry-after', String(attempt.retryAfterSec))
-          .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${attempt.retryAfterSec} s.` });
-      }
-      let token: Awaited<ReturnType<typeof verifySecret>> = null;
-      try {
-        token = await verifySecret(deps.storage, secret, 'operator');
-      } finally {
-        attempt.settle(token !== null);
-      }
+      const verified = await verifyUnderLimiter(deps, deps.clientAddress(req.raw), secret, 'operator');
+      if (verified.locked) return sendLockedOut(reply, verified.retryAfterSec);
+      const token = verified.token;
       if (!token) return reply.code(401).send({ code: 'unauthorized', message: 'The operator token is wrong or revoked.' });
       if (!token.scopes.includes('read') && !token.scopes.includes('admin')) {
         return reply.code(403).send({ code: 'forbidden', message: 'Readiness details need the "read" scope.' });

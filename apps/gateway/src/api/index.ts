@@ -1,7 +1,8 @@
 import type { Scope, TokenRecord } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { bearer, verifySecret } from '../tokens.js';
+import { sendLockedOut, verifyUnderLimiter } from '../limited-verify.js';
+import { bearer } from '../tokens.js';
 import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { boundaryRoutes } from './boundary.js';
@@ -61,20 +62,12 @@ async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: Fa
     return;
   }
   // Keyed on the client address: the socket's peer, or what a trusted proxy (gateway.trustedProxies) reports.
-  const attempt = deps.limiter.begin(deps.clientAddress(req.raw));
-  if (attempt.locked) {
-    await reply
-      .header('retry-after', String(attempt.retryAfterSec))
-      .code(429)
-      .send({ code: 'too_many_failed_attempts', message: `Too many failed attempts from this address; retry in ${attempt.retryAfterSec} s.` });
+  const verified = await verifyUnderLimiter(deps, deps.clientAddress(req.raw), secret, 'operator');
+  if (verified.locked) {
+    await sendLockedOut(reply, verified.retryAfterSec);
     return;
   }
-  let token: Awaited<ReturnType<typeof verifySecret>> = null;
-  try {
-    token = await verifySecret(deps.storage, secret, 'operator');
-  } finally {
-    attempt.settle(token !== null);
-  }
+  const token = verified.token;
   if (!token) {
     await sendError(reply, 401, 'unauthorized', 'The operator token is wrong or revoked.');
     return;
