@@ -2,7 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildConnector } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { blockedRange, checkUrl, type Connector, type GuardSettings, guardedFetch, hostPortKey, type Resolver, WebFetchError } from '../../src/index.js';
+import {
+  blockedRange,
+  checkTarget,
+  checkUrl,
+  type Connector,
+  type GuardSettings,
+  guardedFetch,
+  hostPortKey,
+  type Resolver,
+  WebFetchError,
+} from '../../src/index.js';
 
 // No test here opens a socket to anything but loopback: every name goes through `resolve` below,
 // and every connection through `connect`, which records and refuses any other address.
@@ -248,7 +258,7 @@ describe('limits', () => {
 });
 
 describe('hostile URLs', () => {
-  it('checkUrl throws only refusals and lets only public http(s) through', () => {
+  it('checkUrl throws only refusals and lets only public http(s) through; what a name passes, DNS pointing at loopback refuses', async () => {
     const hostile = [
       '',
       ' ',
@@ -272,7 +282,18 @@ describe('hostile URLs', () => {
       try {
         const ok = checkUrl(url, { allowPrivate: new Set() });
         expect(['http:', 'https:'], url).toContain(ok.protocol);
-        expect(blockedRange(ok.hostname) === undefined || blockedRange(ok.hostname) === 'invalid', url).toBe(true);
+        const range = blockedRange(ok.hostname);
+        // A literal address that passed is public; a name (`invalid` as an address) is judged by what it resolves to.
+        expect(range === undefined || range === 'invalid', url).toBe(true);
+        if (range === 'invalid') {
+          const toLoopback: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+          const refused = await checkTarget(url, settings(), toLoopback, new AbortController().signal).then(
+            () => undefined,
+            (err: unknown) => err,
+          );
+          expect(refused, url).toBeInstanceOf(WebFetchError);
+          expect((refused as WebFetchError).kind, url).toBe('refused');
+        }
       } catch (err) {
         expect(err, url).toBeInstanceOf(WebFetchError);
       }
