@@ -12,6 +12,7 @@ import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
 import { toolOptionsSchema, toolsSchema } from './config-tools.js';
 import { agentsMdSchema, instructionsFileSchema, resolveInstructionsPath } from './config-instructions.js';
+import { agentSkillsSchema, resolveSkillDirs, skillsSchema } from './config-skills.js';
 import { parseProxyRange } from './client-address.js';
 import { TOOL_PROFILES } from '@switchboard/core';
 import { isTimeZone } from '@switchboard/core';
@@ -53,6 +54,8 @@ const agent = z.strictObject({
   workspace: z.strictObject({ mode: z.enum(['per-person', 'shared']).default('per-person') }).prefault({}),
   /** The IANA time zone of the date and time stamped into each turn (`Current time: …`). */
   timezone: z.string().refine(isTimeZone, 'expected an IANA time zone such as "UTC" or "Europe/Berlin"').default('UTC'),
+  /** The agent's own skill directories, and whether its workspace's `skills/` folder counts (config-skills.ts). */
+  skills: agentSkillsSchema,
 });
 
 export const configSchema = z.strictObject({
@@ -102,6 +105,8 @@ export const configSchema = z.strictObject({
   budgets: budgetsSchema,
   /** The gateway's own instructions, first in every agent's system prompt (docs/instructions.md). */
   instructionsFile: instructionsFileSchema,
+  /** Skills (config-skills.ts, docs/skills.md): directories of skill folders every agent offers. */
+  skills: skillsSchema,
   /** The person's `AGENTS.md` (config-instructions.ts). */
   agentsMd: agentsMdSchema,
   /** Built-in tool settings: `tools.exec` (docs/exec.md). */
@@ -340,9 +345,17 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
   cfg.instructionsFile = resolveInstructionsPath(cfg.instructionsFile, baseDir);
+  cfg.skills = { ...cfg.skills, dirs: resolveSkillDirs(cfg.skills.dirs, baseDir) };
   // New agent objects: a schema default may be shared with (and frozen by) an earlier parse.
   cfg.agents = Object.fromEntries(
-    Object.entries(cfg.agents).map(([id, agent]) => [id, { ...agent, instructionsFile: resolveInstructionsPath(agent.instructionsFile, baseDir) }]),
+    Object.entries(cfg.agents).map(([id, agent]) => [
+      id,
+      {
+        ...agent,
+        instructionsFile: resolveInstructionsPath(agent.instructionsFile, baseDir),
+        skills: { ...agent.skills, dirs: resolveSkillDirs(agent.skills.dirs, baseDir) },
+      },
+    ]),
   );
   const frozen = deepFreeze(cfg);
   CONFIG_VARIABLES.set(frozen, vars);

@@ -1,7 +1,8 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
-import { describeNetworkCause, type DoctorCheck } from '@switchboard/core';
+import { describeNetworkCause, type DoctorCheck, SkillCatalog } from '@switchboard/core';
+import { skillSettingsOf } from './config-skills.js';
 import type { Config } from './config.js';
 import { runningGateway } from './cli-remote.js';
 import { tmpdir } from 'node:os';
@@ -114,4 +115,25 @@ export async function checkExec(cfg: Readonly<Config>, host: ExecHost): Promise<
     detail: `${probe.reason}: ${probe.detail.split('\n')[0]?.slice(0, 300) ?? ''}`,
     fix: 'see docs/operations.md ("The exec sandbox"): in Docker, user namespaces need a seccomp profile that allows them; exec is not offered until this passes',
   };
+}
+
+/**
+ * Skills (docs/skills.md): every configured skill directory is read as the gateway reads it at
+ * start-up; each skipped skill folder is a failed line naming the folder, its config key and why.
+ * Nothing configured: no line.
+ */
+export async function checkSkills(cfg: Readonly<Config>): Promise<DoctorCheck[]> {
+  const settings = skillSettingsOf(cfg);
+  const configured = settings.dirs.length + [...settings.agents.values()].reduce((n, a) => n + a.dirs.length, 0);
+  if (configured === 0) return [];
+  const catalog = await SkillCatalog.load(settings);
+  const lines: DoctorCheck[] = catalog.problems.map((p) => ({
+    ok: false,
+    title: `skill ${p.path} loads`,
+    detail: p.reason,
+    fix: `fix its SKILL.md (front matter: name, description, optional allowed-tools; see docs/skills.md), or remove the folder from ${p.source}`,
+  }));
+  const count = catalog.all().length;
+  lines.unshift({ ok: true, title: `skills: ${count} loaded from ${configured} director${configured === 1 ? 'y' : 'ies'}` });
+  return lines;
 }

@@ -4,7 +4,7 @@ import { describeNetworkCause, type ChannelModule, type DoctorCheck, type Doctor
 import type { CliOutcome } from './cli-admin.js';
 import { CHANNEL_MODULES } from './config-channels.js';
 import { ConfigError, configSecrets, parseConfig, type Config } from './config.js';
-import { checkDataDir, checkExec, checkModel, checkPort, DOCTOR_TIMEOUT_MS } from './doctor-checks.js';
+import { checkDataDir, checkExec, checkModel, checkPort, checkSkills, DOCTOR_TIMEOUT_MS } from './doctor-checks.js';
 import { resolveExecHost } from './exec-host.js';
 
 /** EX_CONFIG from sysexits.h. */
@@ -95,7 +95,7 @@ export async function channelChecks(
 /**
  * `switchboard doctor`: checks a config before (or instead of) starting — the config is valid,
  * every `${VAR}` is set, the data dir is writable and no gateway holds it, the port is free, the
- * model API accepts the key (`GET /v1/models`, free), and each channel module with a `doctor` hook
+ * model API accepts the key (`GET /v1/models`, free), the configured skills load, and each channel module with a `doctor` hook
  * checks its accounts' credentials with its platform. Prints a checklist with a fix per failure.
  * Exit: 78 for an invalid config, otherwise the number of failed checks (at most 63).
  */
@@ -159,6 +159,7 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
     return { variables: at.map((r) => r.name), unset: at.some((r) => missing.has(r.name)) };
   };
   checks.push(await checkExec(cfg, resolveExecHost(cfg.tools.exec, env.PATH, process.getuid?.())));
+  checks.push(...(await checkSkills(cfg)));
   checks.push(...(await channelChecks(cfg.channels, sourceOf)));
   const failed = checks.filter((c) => !c.ok && !c.skipped).length;
   return { code: Math.min(failed, MAX_EXIT), stdout: render(file, checks, secrets) };

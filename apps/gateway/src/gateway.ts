@@ -1,4 +1,5 @@
-import type { Channel, Storage, TurnEngine } from '@switchboard/core';
+import { type Channel, SkillCatalog, type Storage, type TurnEngine } from '@switchboard/core';
+import { skillSettingsOf } from './config-skills.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
@@ -54,12 +55,14 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const exec = opts.exec
     ? await prepareExec(cfg, log, opts.exec, storage, { scrub: scrubber(configSecrets(cfg)) })
     : { status: { available: false as const, sandbox: 'bwrap' as const, reason: 'the host was not described to the gateway (started without the CLI)' } };
+  const skills = await SkillCatalog.load(skillSettingsOf(cfg), log.child({ component: 'skills' }));
   const registry = buildRegistry(cfg, log, mcp, channels.list, storage, {
     tools: exec.tool ? [exec.tool] : [],
+    skills,
     ...('sandboxGroup' in exec && exec.sandboxGroup !== undefined ? { sandboxGroup: exec.sandboxGroup } : {}),
   });
   const workspaces = await prepareWorkspaces(cfg, storage, log);
-  const agents = buildAgents(cfg, registry, workspaces.directories, log);
+  const agents = buildAgents(cfg, registry, workspaces.directories, log, skills);
   const models = buildModels(cfg, log);
   const flag = new StopFlag();
   const domain = await buildDomain({
@@ -71,6 +74,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     configFile: opts.configFile,
     hookPath: opts.hookPath,
     registry,
+    skills,
     workspaces: workspaces.directories,
     agents,
     models,

@@ -37,6 +37,29 @@ export interface ToolContext {
    * the turn's channel cannot send files.
    */
   sendFile?: (file: OutboundFile) => Promise<string>;
+  /**
+   * The skills of this run (a turn, or a subagent's whole run): what the `skill` tool loads, the
+   * narrowing their `allowed-tools` impose, and the folders `read_file` may read. Absent: the run
+   * offers no skills (and nothing is narrowed).
+   */
+  skills?: SkillScope;
+}
+
+/** A verdict of {@link SkillScope.permits}. */
+export type ToolPermit = { ok: true } | { ok: false; reason: string };
+
+/**
+ * The skills of one run: one object per run, held by whoever runs it (core's `SkillRun`; a
+ * subagent holds its own). Loading a skill may narrow what the rest of the run may use — never
+ * widen it — and lets `read_file` read that skill's own folder, read-only.
+ */
+export interface SkillScope {
+  /** Loads a skill by name (the `skill` tool): its instructions, as the tool's result. Contract: never throws. */
+  load(name: string): Promise<ToolResult>;
+  /** Whether a call of this tool may run now, given the skills loaded so far (their `allowed-tools`). Contract: never throws. */
+  permits(toolName: string): ToolPermit;
+  /** The real paths of the loaded skills' folders: read-only file reads may open files inside them (and nothing else outside the workspace). */
+  readRoots(): readonly string[];
 }
 
 /** A file a tool hands to the turn's channel (see {@link ToolContext.sendFile}). */

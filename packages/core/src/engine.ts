@@ -40,6 +40,7 @@ import { DEFAULT_DEFERRAL, type DeferralSettings, loadedToolNames, TurnToolOffer
 import type { TurnInstructionSource } from './instructions/service.js';
 import { sendFileFor } from './send-file.js';
 import { userContent } from './inbound-images.js';
+import type { SkillRun } from './skills/skill-run.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -135,6 +136,11 @@ export interface TurnPolicy {
   principalId?: string;
   /** The turn answers a message in a room session: passed to tools as `ToolContext.roomSession`. */
   roomSession?: boolean;
+  /**
+   * The turn's skills (one run object per turn, so a skill's narrowing ends with the turn): listed
+   * after the turn's system prompt, passed to tools as `ToolContext.skills`. Absent: no skills.
+   */
+  skills?: SkillRun;
 }
 
 /** Who sent a message and where it goes: resolved from the inbound message, never from the model. */
@@ -533,7 +539,8 @@ export class TurnEngine {
       messages: start.messages,
       signal: run.controller.signal,
     });
-    const system = instructions?.system ?? agent.system;
+    // The skills listing goes after the layered prompt: it varies with the speaker's switches, not per call.
+    const system = [...(instructions?.system ?? agent.system), ...(policy.skills?.listing() ?? [])];
     const afterTool = composeAfterTool(policy.afterTool, instructions?.afterTool);
     let notes: string[] = [];
     // Deferred tool schemas: the loaded set comes from the session's transcript (tool_search results).
@@ -572,6 +579,7 @@ export class TurnEngine {
         ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
         ...(policy.principalId !== undefined ? { principalId: policy.principalId } : {}),
         ...(policy.roomSession !== undefined ? { roomSession: policy.roomSession } : {}),
+        ...(policy.skills ? { skills: policy.skills } : {}),
         ...sendFileFor(options.channel(`${active.message.channel}:${active.message.account}`), active.message, turn.id),
       },
       toolTimeoutMs: options.toolTimeoutMs,

@@ -401,3 +401,4 @@ export {
 export * from './memory/index.js';
 export { memoryPart, PersonalData, profilePart, type PersonalDataPart, type PersonalExport, personWorkspaces, workspacePart } from './personal-data.js';
 export * from './instructions/index.js';
+export * from './skills/index.js';

@@ -5,9 +5,10 @@ import { HOOK_EVENTS, type HooksConfig } from './permissions/hooks.js';
 import { GROUP_RULE, TOOL_GROUPS, type ToolGroup } from './permissions/rule-text.js';
 import type { Role } from './storage.js';
 import { MEMORY_TOOLS } from './memory/access.js';
+import { skillCapabilityId } from './skills/switches.js';
 
 /** What kind of capability an entry is. */
-export type CapabilityKind = 'tool' | 'channel' | 'model' | 'hook';
+export type CapabilityKind = 'tool' | 'channel' | 'model' | 'hook' | 'skill';
 
 /** Risk facts of a tool (DESIGN.md §3), as the permission pipeline and operators see them. */
 export interface RiskFacts {
@@ -23,10 +24,10 @@ export interface RiskFacts {
 
 /** One entry of the capability registry. */
 export interface Capability {
-  /** A tool's name (`read_file`, `mcp__github__search`), a channel id (`telegram:main`), `model:<provider>` or `hook:<event>:<n>`. */
+  /** A tool's name (`read_file`, `mcp__github__search`), a channel id (`telegram:main`), `model:<provider>`, `hook:<event>:<n>` or `skill:<name>`. */
   id: string;
   kind: CapabilityKind;
-  /** `builtin`, `mcp:<server>`, the channel type, or `config`. */
+  /** `builtin`, `mcp:<server>`, the channel type, `config`, or a skill's config key (`skills.dirs`, `agents.<id>.skills.dirs`). */
   source: string;
   description: string;
   /** Tools: the JSON Schema the model sees. */
@@ -37,7 +38,7 @@ export interface Capability {
   groups?: string[];
   /** Tools: the roles offered it by default (`capabilities.offeredTo` over the built-in defaults); operators' offer-switches add scopes. */
   offeredTo?: Role[];
-  /** Non-secret facts about channels, models and hooks. */
+  /** Non-secret facts about channels, models, hooks and skills. */
   detail?: Record<string, unknown>;
 }
 
@@ -56,7 +57,7 @@ const WEB_TOOLS = ['web_fetch', 'web_search'];
 const RUNTIME_TOOLS = ['exec'];
 const MEMORY_TOOL_NAMES: readonly string[] = MEMORY_TOOLS;
 /** Built-in tool names that may be absent from a registry (a tool whose prerequisite is missing): `capabilities.offeredTo` may name them. */
-const RESERVED_TOOLS: ReadonlySet<string> = new Set([...FS_TOOLS, ...WEB_TOOLS, ...RUNTIME_TOOLS, ...MEMORY_TOOL_NAMES, 'read_result']);
+const RESERVED_TOOLS: ReadonlySet<string> = new Set([...FS_TOOLS, ...WEB_TOOLS, ...RUNTIME_TOOLS, ...MEMORY_TOOL_NAMES, 'read_result', 'skill']);
 const PROFILE_GROUPS: Record<Exclude<ToolProfile, 'none' | 'minimal' | 'readonly'>, ToolGroup[]> = {
   messaging: ['group:web', 'group:memory'],
   coding: ['group:fs', 'group:runtime', 'group:web', 'group:memory'],
@@ -82,6 +83,18 @@ export interface RegistryInput {
    * tool of a configured MCP server that registered no tools (it did not come up).
    */
   offeredTo?: ReadonlyMap<string, readonly Role[]>;
+  /** The configured skills (start-up discovery), each with the agents that offer it (`*`: every agent). */
+  skills?: readonly RegistrySkill[];
+}
+
+/** A skill as the registry lists it. */
+export interface RegistrySkill {
+  name: string;
+  description: string;
+  allowedTools?: readonly string[];
+  /** The config key it came from. */
+  source: string;
+  agents: '*' | readonly string[];
 }
 
 /**
@@ -201,7 +214,7 @@ export class CapabilityRegistry {
     };
   }
 
-  /** Every capability: tools, then channels, the model provider and hooks. */
+  /** Every capability: tools, then channels, the model provider, hooks and skills. */
   list(): Capability[] {
     const out: Capability[] = this.tools.map((t) => ({
       id: t.name,
@@ -240,6 +253,15 @@ export class CapabilityRegistry {
           description: `${event} ${h.type} hook`,
           detail: { event, type: h.type, matcher: h.matcher ?? '*' },
         });
+      });
+    }
+    for (const s of this.input.skills ?? []) {
+      out.push({
+        id: skillCapabilityId(s.name),
+        kind: 'skill',
+        source: s.source,
+        description: s.description,
+        detail: { name: s.name, allowedTools: s.allowedTools ? [...s.allowedTools] : null, agents: s.agents === '*' ? '*' : [...s.agents] },
       });
     }
     return out;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { FileToolError, throwIfAborted } from './errors.js';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_RESULT_CHARS, type FileToolsOptions } from './options.js';
 import { readTextFile } from './text-file.js';
-import { normalizeUserPath, confinedPath, resolveInWorkspace } from './workspace-path.js';
+import { confinedReadPath, normalizeUserPath, resolveForRead } from './workspace-path.js';
 
 const readFileInput = z.strictObject({
   path: z.string().min(1).describe('File to read, relative to the workspace (e.g. notes/todo.md).'),
@@ -27,10 +27,11 @@ export function createReadFileTool(opts: Pick<FileToolsOptions, 'maxFileBytes' |
     concurrencySafe: true,
     maxResultChars: opts.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     ruleContent: (input) => normalizeUserPath(input.path),
-    validateInput: confinedPath((input) => input.path),
+    // A loaded skill's folder is readable too (read-only): see resolveForRead.
+    validateInput: confinedReadPath((input) => input.path),
     async call(input, ctx) {
       throwIfAborted(ctx.signal, 'read_file');
-      const target = await resolveInWorkspace(ctx.workspace, input.path);
+      const target = await resolveForRead(ctx.workspace, input.path, ctx.skills?.readRoots() ?? []);
       const text = await readTextFile(target.real, target.relative, maxBytes, 'read_file');
       if (text === '') return { content: `[${target.relative} is empty]` };
       return { content: sliceLines(text, input.offset ?? 1, input.limit, target.relative) };

@@ -54,6 +54,43 @@ export async function resolveInWorkspace(workspace: string, userPath: string, op
   return { real: resolved.path, relative, root, exists: resolved.exists };
 }
 
+/**
+ * Resolves a path a read-only tool may open: inside the workspace as {@link resolveInWorkspace}
+ * does, or — only for an absolute path lexically inside one of `readRoots` (a loaded skill's
+ * folder, `ToolContext.skills`) — a real path inside that root's real path (a symlink in the folder
+ * that leads out is refused). Nothing else outside the workspace is ever opened; writers never
+ * call this.
+ */
+export async function resolveForRead(workspace: string, userPath: string, readRoots: readonly string[] = []): Promise<WorkspacePath> {
+  const root = path.isAbsolute(userPath) && !userPath.includes('\0') ? readRoots.find((r) => isWithin(r, path.resolve(userPath))) : undefined;
+  if (root === undefined) return resolveInWorkspace(workspace, userPath);
+  const shown = path.resolve(userPath);
+  let resolved: { path: string; exists: boolean };
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+    resolved = await resolveRealPath(shown);
+  } catch (err) {
+    throw fsError(err, shown);
+  }
+  if (!isWithin(realRoot, resolved.path)) throw new PathEscapeError(`path refused because ${shown} leads through a symbolic link to outside the skill's folder`);
+  if (!resolved.exists) throw new FileToolError(SwbErrorCode.FileNotFound, `${shown} does not exist`);
+  return { real: resolved.path, relative: shown, root: realRoot, exists: true };
+}
+
+/** {@link confinedPath} for a reader: a loaded skill's folder is allowed too (see {@link resolveForRead}). */
+export function confinedReadPath<I>(pathOf: (input: I) => string) {
+  return async (input: I, ctx: { workspace: string; skills?: { readRoots(): readonly string[] } }): Promise<{ ok: true } | { ok: false; message: string }> => {
+    try {
+      await resolveForRead(ctx.workspace, pathOf(input), ctx.skills?.readRoots() ?? []);
+      return { ok: true };
+    } catch (err) {
+      if (isSwbError(err, SwbErrorCode.PathEscape)) return { ok: false, message: err.message };
+      return { ok: true };
+    }
+  };
+}
+
 /** Joins a workspace-relative display path and a child name. */
 export function joinRelative(parent: string, name: string): string {
   return parent === '.' ? name : `${parent}/${name}`;

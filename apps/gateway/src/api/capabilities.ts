@@ -1,4 +1,4 @@
-import { coversEveryRole, type Capability, type OfferSwitch, type StoredRule } from '@switchboard/core';
+import { coversEveryRole, skillOfCapability, skillSwitchRule, type Capability, type OfferSwitch, type StoredRule } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf, auditChange, scopeProblem, scopeSchema, scopeView } from './common.js';
@@ -7,10 +7,14 @@ import { sendError, type RouteModule } from './deps.js';
 const capabilityParam = z.strictObject({ id: z.string().regex(/^[A-Za-z0-9_:.-]{1,128}$/, 'a capability id such as write_file or telegram:main') });
 
 /** A switch rule: a content-less deny of exactly this tool, stored by an operator. */
-const isSwitch = (r: StoredRule, tool: string) => r.behavior === 'deny' && r.rule === tool && r.createdBy.startsWith('operator:');
+const isSwitch = (r: StoredRule, rule: string) => r.behavior === 'deny' && r.rule === rule && r.createdBy.startsWith('operator:');
+
+/** The rule that switches a capability off: the tool's name, or `skill(<name>)` for a skill. */
+const switchRuleOf = (c: Capability) => (c.kind === 'skill' ? skillSwitchRule(skillOfCapability(c.id) ?? '') : c.id);
 
 /**
- * The capability registry (scope `read` to list, `admin` to switch). Disabling a tool at a scope
+ * The capability registry (scope `read` to list, `admin` to switch). A skill (`skill:<name>`) is
+ * switched by the rule `skill(<name>)`, which hides it from the listing and refuses loading it. Disabling a tool at a scope
  * removes the operator's offer-switch there and stores a content-less deny rule (so the tool is
  * never offered to the model within that scope); enabling removes such operator rules at exactly
  * that scope and, when the tool's `offeredTo` leaves a role out, stores an offer-switch there
@@ -20,14 +24,18 @@ export const capabilityRoutes: RouteModule = async (app, deps) => {
   const { storage, registry, policy } = deps;
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['capabilities'];
+  const disabledAt = (c: Capability, rules: readonly StoredRule[]) =>
+    rules.filter((x) => isSwitch(x, switchRuleOf(c))).map((x) => ({ ...scopeView(x.scopeKind, x.scopeId), ruleId: x.id }));
   const view = (c: Capability, rules: readonly StoredRule[], offers: readonly OfferSwitch[]) =>
     c.kind === 'tool'
       ? {
           ...c,
           enabledAt: offers.filter((o) => o.tool === c.id).map((o) => ({ ...scopeView(o.scopeKind, o.scopeId), createdBy: o.createdBy })),
-          disabledAt: rules.filter((x) => isSwitch(x, c.id)).map((x) => ({ ...scopeView(x.scopeKind, x.scopeId), ruleId: x.id })),
+          disabledAt: disabledAt(c, rules),
         }
-      : c;
+      : c.kind === 'skill'
+        ? { ...c, disabledAt: disabledAt(c, rules) }
+        : c;
   const current = async () => ({ rules: await storage.rules.list(), offers: await storage.offerSwitches.list() });
 
   r.get(
@@ -36,8 +44,8 @@ export const capabilityRoutes: RouteModule = async (app, deps) => {
       config: { scope: 'read' },
       schema: {
         tags,
-        summary: 'Every tool, channel, model provider and hook, with tool groups and profiles',
-        querystring: z.strictObject({ kind: z.enum(['tool', 'channel', 'model', 'hook']).optional() }),
+        summary: 'Every tool, channel, model provider, hook and skill, with tool groups and profiles',
+        querystring: z.strictObject({ kind: z.enum(['tool', 'channel', 'model', 'hook', 'skill']).optional() }),
       },
     },
     async (req) => {
@@ -65,7 +73,7 @@ export const capabilityRoutes: RouteModule = async (app, deps) => {
       config: { scope: 'admin' },
       schema: {
         tags,
-        summary: 'Enable or disable a tool at a scope',
+        summary: 'Enable or disable a tool or a skill at a scope',
         params: capabilityParam,
         body: z.strictObject({ scope: scopeSchema, enabled: z.boolean() }),
       },
@@ -73,23 +81,25 @@ export const capabilityRoutes: RouteModule = async (app, deps) => {
     async (req, reply) => {
       const c = registry.get(req.params.id);
       if (!c) return sendError(reply, 404, 'not_found', `No capability ${req.params.id}.`);
-      if (c.kind !== 'tool')
-        return sendError(reply, 400, 'not_switchable', `${c.id} is a ${c.kind}: only tools are switched here (channels have their own policy).`);
+      if (c.kind !== 'tool' && c.kind !== 'skill')
+        return sendError(reply, 400, 'not_switchable', `${c.id} is a ${c.kind}: only tools and skills are switched here (channels have their own policy).`);
       const { scope, enabled } = req.body;
       const problem = await scopeProblem(deps, scope);
       if (problem) return sendError(reply, 400, 'bad_request', problem);
       const scopeId = scope.id ?? null;
-      const here = (await storage.rules.list()).filter((x) => isSwitch(x, c.id) && x.scopeKind === scope.kind && x.scopeId === scopeId);
+      const rule = switchRuleOf(c);
+      const here = (await storage.rules.list()).filter((x) => isSwitch(x, rule) && x.scopeKind === scope.kind && x.scopeId === scopeId);
       let rulesChanged = false;
       let offerSwitch: 'stored' | 'removed' | null = null;
       if (enabled) {
         for (const rule of here) rulesChanged = (await storage.rules.delete(rule.id)) || rulesChanged;
-        const needed = !coversEveryRole(registry.offeredTo(c.id));
+        // Skills are offered to every role: only a tool's offeredTo can leave one out.
+        const needed = c.kind === 'tool' && !coversEveryRole(registry.offeredTo(c.id));
         if (needed && (await storage.offerSwitches.put({ tool: c.id, scopeKind: scope.kind, scopeId, createdBy: actorOf(req) }))) offerSwitch = 'stored';
       } else {
-        if (await storage.offerSwitches.remove(c.id, scope.kind, scopeId)) offerSwitch = 'removed';
+        if (c.kind === 'tool' && (await storage.offerSwitches.remove(c.id, scope.kind, scopeId))) offerSwitch = 'removed';
         if (here.length === 0) {
-          await storage.rules.create({ scopeKind: scope.kind, scopeId, behavior: 'deny', rule: c.id, createdBy: actorOf(req) });
+          await storage.rules.create({ scopeKind: scope.kind, scopeId, behavior: 'deny', rule, createdBy: actorOf(req) });
           rulesChanged = true;
         }
       }

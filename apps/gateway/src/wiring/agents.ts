@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AgentRuntime, type CapabilityRegistry, type Storage, WorkspaceDirectories, migrateLegacyWorkspace } from '@switchboard/core';
+import { type AgentRuntime, type CapabilityRegistry, type SkillCatalog, type Storage, WorkspaceDirectories, migrateLegacyWorkspace } from '@switchboard/core';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { withReadResult } from './tools.js';
+import { withReadResult, withSkillTool } from './tools.js';
 import { operatorSystem } from '../config-instructions.js';
 
 /** The workspace directories, and the move of old single workspaces into the per-person layout. */
@@ -57,16 +57,16 @@ export interface Agents {
 }
 
 /**
- * Start-up step: one runtime per configured agent, with the tools of its profile. Warns about
+ * Start-up step: one runtime per configured agent, with the tools of its profile (and `skill` when it has skills). Warns about
  * MCP tools no agent offers.
  */
-export function buildAgents(cfg: Readonly<Config>, registry: CapabilityRegistry, workspaces: WorkspaceDirectories, log: Logger): Agents {
+export function buildAgents(cfg: Readonly<Config>, registry: CapabilityRegistry, workspaces: WorkspaceDirectories, log: Logger, skills?: SkillCatalog): Agents {
   const runtimes = new Map<string, AgentRuntime>();
   for (const [id, agent] of Object.entries(cfg.agents)) {
     runtimes.set(id, {
       id,
       system: operatorSystem(cfg.instructionsFile, id, agent),
-      tools: withReadResult(registry.toolsFor(agent.tools.profile), registry),
+      tools: withReadResult(withSkillTool(registry.toolsFor(agent.tools.profile), registry, skills?.offersSkills(id) ?? false), registry),
       maxTurns: agent.maxTurns,
       timezone: agent.timezone,
       // Each turn works in its person's or room's directory (PolicyService); this one is never created.

@@ -13,6 +13,9 @@ import {
   PolicyService,
   Router,
   type Session,
+  type SkillCatalog,
+  TOOL_GROUPS,
+  type ToolGroup,
   type Storage,
   TurnEngine,
   type WorkspaceDirectories,
@@ -46,6 +49,8 @@ export interface DomainInputs {
   /** The `PATH` command hooks get (the CLI's). */
   hookPath: string;
   registry: CapabilityRegistry;
+  /** The skills read at start-up (their switches are rules, read per turn). */
+  skills: SkillCatalog;
   workspaces: WorkspaceDirectories;
   agents: Agents;
   /** The resolved `models.<name>` specs and the capped `max_tokens`. */
@@ -90,6 +95,8 @@ function boundaryBuilt(boundary: BoundaryService | undefined): BoundaryService {
   return boundary;
 }
 
+const isToolGroup = (group: string): group is ToolGroup => (TOOL_GROUPS as readonly string[]).includes(group);
+
 /** The approval broker and the turn policy; the policy's session grants are started. */
 async function buildPolicy(
   inputs: DomainInputs,
@@ -117,6 +124,10 @@ async function buildPolicy(
     protectedFiles: { configFile: inputs.configFile, databaseFile: inputs.databaseFile },
     expandRule: (rule) => registry.expandRule(rule),
     offeredTo: (tool) => registry.offeredTo(tool),
+    skills: {
+      forTurn: (agentId, workspace, turnLog) => inputs.skills.forTurn(agentId, workspace, turnLog),
+      groupMembers: (group) => (isToolGroup(group) ? registry.groupMembers(group) : []),
+    },
     // A channel's permissionMode and rooms come with operators' overrides applied.
     boundaryPolicy,
     workspaces: inputs.workspaces,

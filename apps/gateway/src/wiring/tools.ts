@@ -1,5 +1,5 @@
 import { type AnyTool, READ_RESULT_TOOL } from '@switchboard/agent';
-import { CapabilityRegistry, type Channel, createMemoryTools, createReadResultTool, type Storage } from '@switchboard/core';
+import { CapabilityRegistry, type Channel, createMemoryTools, createReadResultTool, createSkillTool, SKILL_TOOL, type SkillCatalog, type Storage } from '@switchboard/core';
 import { createFileTools, createSendFileTool, createWebTools } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -37,7 +37,7 @@ export function buildRegistry(
   mcp: McpConnection,
   channels: readonly Channel[],
   storage: Storage,
-  builtins: { tools: readonly AnyTool[]; sandboxGroup?: number } = { tools: [] },
+  builtins: { tools: readonly AnyTool[]; sandboxGroup?: number; skills?: SkillCatalog } = { tools: [] },
 ): CapabilityRegistry {
   const resultCap = toolResultBudgets(cfg.context, cfg.limits).maxChars;
   const fileTools = createFileTools({
@@ -57,9 +57,18 @@ export function buildRegistry(
     ...createMemoryTools(storage),
     ...mcp.tools,
     createReadResultTool(storage.sessions),
+    // The skill tool exists once some agent has skills (configured, or from its workspace).
+    ...(Object.keys(cfg.agents).some((id) => builtins.skills?.offersSkills(id)) ? [createSkillTool()] : []),
   ];
+  const skills = (builtins.skills?.all() ?? []).map(({ skill, agents }) => ({
+    name: skill.name,
+    description: skill.description,
+    ...(skill.allowedTools ? { allowedTools: skill.allowedTools } : {}),
+    source: skill.source,
+    agents,
+  }));
   return withOfferedToKey(
-    () => new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks, offeredTo: offeredToOf(cfg) }),
+    () => new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks, offeredTo: offeredToOf(cfg), skills }),
   );
 }
 
@@ -71,4 +80,11 @@ export function withReadResult(tools: readonly AnyTool[], registry: CapabilityRe
   const reader = registry.tool(READ_RESULT_TOOL);
   if (!reader || tools.length === 0 || tools.some((tool) => tool.name === READ_RESULT_TOOL)) return [...tools];
   return [...tools, reader];
+}
+
+/** An agent's tools with the `skill` tool added (from the registry) when the agent has skills (see `SkillCatalog.offersSkills`). */
+export function withSkillTool(tools: readonly AnyTool[], registry: CapabilityRegistry, hasSkills: boolean): AnyTool[] {
+  const skill = registry.tool(SKILL_TOOL);
+  if (!skill || !hasSkills || tools.some((tool) => tool.name === SKILL_TOOL)) return [...tools];
+  return [...tools, skill];
 }

@@ -14,7 +14,9 @@ import { canSetMode, isPermissionMode, type PermissionMode } from '../permission
 import { decidePermission, toDecision, type PipelineResult } from '../permissions/pipeline.js';
 import { preFilter } from '../permissions/pre-filter.js';
 import { describeLimit, resolveMode, type ModeResolution, type ScopeModes } from '../permissions/scope-modes.js';
-import { scopesOf, type RuleSet, type ScopedRule } from '../permissions/scopes.js';
+import { scopesOf, type PermissionScope, type RuleSet, type ScopedRule } from '../permissions/scopes.js';
+import { SKILL_TOOL, SkillRun } from '../skills/skill-run.js';
+import { skillDenied } from '../skills/switches.js';
 import { walkFilter } from '../permissions/walk-filter.js';
 import type { Session, StoredRule } from '../storage.js';
 import { askForApproval } from './ask.js';
@@ -208,6 +210,25 @@ export class PolicyService {
     return this.options.scrub(`${tool.name} ${body}`);
   }
 
+  /**
+   * The skills of one turn: the agent's skills that no deny rule switches off at the turn's
+   * scopes (`skill(<name>)`, see `skillDenied`), when the `skill` tool is offered at all;
+   * undefined when none is left.
+   */
+  private async skillRun(
+    offered: readonly AnyTool[],
+    agentId: string,
+    workspace: string | undefined,
+    ruleSet: RuleSet,
+    scopes: readonly PermissionScope[],
+    log: Logger,
+  ): Promise<SkillRun | undefined> {
+    const source = this.options.skills;
+    if (!source || !offered.some((tool) => tool.name === SKILL_TOOL)) return undefined;
+    const enabled = (await source.forTurn(agentId, workspace, log)).filter((skill) => !skillDenied(skill.name, ruleSet, scopes));
+    return enabled.length > 0 ? new SkillRun(enabled, { groupMembers: (group) => source.groupMembers(group) }) : undefined;
+  }
+
   /** Builds the policy of one turn. */
   async forTurn(ctx: TurnPolicyContext): Promise<TurnPolicy> {
     const { session, turn, message, agent } = ctx;
@@ -248,8 +269,11 @@ export class PolicyService {
             : { kind: 'person', principalId },
         );
     const offers = await this.offers(role);
-    const tools = preFilter(agent.tools, ruleSet, scopes, offers ? { offers } : {}).filter((tool) => !(fileless && isFileTool(tool)));
+    const offered = preFilter(agent.tools, ruleSet, scopes, offers ? { offers } : {}).filter((tool) => !(fileless && isFileTool(tool)));
     const log = this.options.log.child({ sessionId: session.id, turnId: turn.id });
+    const skills = await this.skillRun(offered, session.agentId, fileless ? undefined : workspace, ruleSet, scopes, log);
+    // Without a skill to load, the skill tool is not offered.
+    const tools = skills ? offered : offered.filter((tool) => tool.name !== SKILL_TOOL);
     const preToolUse = this.hooks.preToolUse(log);
     const turnFields = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };
     const safety = {
@@ -262,8 +286,11 @@ export class PolicyService {
       storage.audit.append({ actor: 'gateway', action, target: turn.id, detail }).catch((err: unknown) => log.error({ err }, 'audit write failed'));
 
     const canUseTool = async (tool: AnyTool, input: unknown, toolCtx: ToolContext): Promise<Decision> => {
-      const result: PipelineResult =
-        fileless && isFileTool(tool)
+      // The run's own skills (a subagent holds its own): a loaded skill's allowed-tools only narrow.
+      const permit = toolCtx.skills?.permits(tool.name) ?? { ok: true };
+      const result: PipelineResult = !permit.ok
+        ? { behavior: 'deny', source: 'rule', reason: permit.reason }
+        : fileless && isFileTool(tool)
           ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
           : await decidePermission({ tool, input, ctx: toolCtx }, { ruleSet, scopes, mode, ...(preToolUse ? { preToolUse } : {}), safety });
       const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
@@ -315,6 +342,7 @@ export class PolicyService {
     return {
       tools,
       canUseTool,
+      ...(skills ? { skills } : {}),
       workspace,
       pathFilter: walkFilter({ ruleSet, scopes, workspace }),
       ...(principalId ? { principalId } : {}),

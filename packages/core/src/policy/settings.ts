@@ -5,6 +5,7 @@ import type { ApprovalBroker } from '../approvals/broker.js';
 import type { DenialLimits } from '../permissions/denials.js';
 import type { HooksConfig } from '../permissions/hooks.js';
 import type { PermissionMode, RoleCeilings } from '../permissions/modes.js';
+import type { Skill } from '../skills/discover.js';
 import type { Storage } from '../storage.js';
 import type { WorkspaceDirectories } from '../workspaces.js';
 
@@ -90,10 +91,23 @@ export interface PolicyServiceOptions {
   expandRule?(rule: string): string[];
   /** The roles a tool is offered to by default (the capability registry's `offeredTo`); unset: every tool to every role. */
   offeredTo?(tool: string): readonly string[];
+  /**
+   * The skills of a turn (the catalog's `forTurn`) and the members of a `group:*` in a skill's
+   * `allowed-tools`. Unset: no skills (the `skill` tool is never offered).
+   */
+  skills?: TurnSkillSource;
   /** The effective boundary policy of a channel account by id (config with operators' overrides): its `permissionMode` and rooms. */
   boundaryPolicy?(channelId: string): Promise<BoundaryPolicy | null>;
   /** Where each turn's file tools work (per person, per room, or shared). */
   workspaces: WorkspaceDirectories;
   /** Tells a conversation something from the gateway (lapsed session grants). Must not throw. */
   notify?(to: ConversationRef, text: string): Promise<void>;
+}
+
+/** Where a turn's skills come from (see {@link PolicyServiceOptions.skills}). */
+export interface TurnSkillSource {
+  /** Every skill an agent's turn may offer before the switches (the gateway's, the agent's, its workspace's). */
+  forTurn(agentId: string, workspace: string | undefined, log: Logger): Promise<Skill[]>;
+  /** The tools of a `group:*` shorthand. */
+  groupMembers(group: string): readonly string[];
 }
