@@ -73,7 +73,8 @@ export async function resolveForRead(workspace: string, userPath: string, readRo
   } catch (err) {
     throw fsError(err, shown);
   }
-  if (!isWithin(realRoot, resolved.path)) throw new PathEscapeError(`path refused because ${shown} leads through a symbolic link to outside the skill's folder`);
+  if (!isWithin(realRoot, resolved.path))
+    throw new PathEscapeError(`path refused because ${shown} leads through a symbolic link to outside the skill's folder`);
   if (!resolved.exists) throw new FileToolError(SwbErrorCode.FileNotFound, `${shown} does not exist`);
   return { real: resolved.path, relative: shown, root: realRoot, exists: true };
 }

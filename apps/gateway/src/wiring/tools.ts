@@ -1,5 +1,14 @@
 import { type AnyTool, READ_RESULT_TOOL } from '@switchboard/agent';
-import { CapabilityRegistry, type Channel, createMemoryTools, createReadResultTool, createSkillTool, SKILL_TOOL, type SkillCatalog, type Storage } from '@switchboard/core';
+import {
+  CapabilityRegistry,
+  type Channel,
+  createMemoryTools,
+  createReadResultTool,
+  createSkillTool,
+  SKILL_TOOL,
+  type SkillCatalog,
+  type Storage,
+} from '@switchboard/core';
 import { createFileTools, createSendFileTool, createWebTools } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -68,7 +77,16 @@ export function buildRegistry(
     agents,
   }));
   return withOfferedToKey(
-    () => new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks, offeredTo: offeredToOf(cfg), skills }),
+    () =>
+      new CapabilityRegistry({
+        tools,
+        mcpServers: Object.keys(cfg.mcpServers),
+        channels,
+        model: cfg.model,
+        hooks: cfg.hooks,
+        offeredTo: offeredToOf(cfg),
+        skills,
+      }),
   );
 }
 
