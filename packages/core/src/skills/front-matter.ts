@@ -36,18 +36,14 @@ const toolList = z
   ])
   .pipe(z.array(z.string().regex(TOOL_PATTERN, 'a tool name, a "*" pattern or a group:* shorthand')).max(ALLOWED_TOOLS_MAX));
 
-const metaSchema = z
-  .looseObject({
-    name: z.string().max(SKILL_NAME_MAX).regex(SKILL_NAME, 'lower-case letters, digits and single hyphens (e.g. deploy-checklist)'),
-    description: z
-      .string()
-      .max(SKILL_DESCRIPTION_MAX)
-      .refine((s) => s.trim() !== '', 'must not be empty'),
-    'allowed-tools': toolList.optional(),
-  })
-  .superRefine((value, ctx) => {
-    for (const key of HOSTILE_KEYS) if (Object.hasOwn(value, key)) ctx.addIssue({ code: 'custom', path: [key], message: 'this key is not allowed' });
-  });
+const metaSchema = z.looseObject({
+  name: z.string().max(SKILL_NAME_MAX).regex(SKILL_NAME, 'lower-case letters, digits and single hyphens (e.g. deploy-checklist)'),
+  description: z
+    .string()
+    .max(SKILL_DESCRIPTION_MAX)
+    .refine((s) => s.trim() !== '', 'must not be empty'),
+  'allowed-tools': toolList.optional(),
+});
 
 /** Why a `SKILL.md` was refused (one line, names the field). */
 export type SkillParse = { ok: true; skill: ParsedSkill } | { ok: false; reason: string };
@@ -77,6 +73,9 @@ function parse(text: string): SkillParse {
   if (yamlError) return { ok: false, reason: `front matter is not valid YAML: ${yamlError.message.split('\n')[0]}` };
   const data: unknown = doc.toJS({ maxAliasCount: 0 });
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, reason: 'front matter must be a YAML mapping (name, description)' };
+  // Checked on the parser's own output: a copy (zod's included) would turn `__proto__` into a prototype.
+  const hostile = HOSTILE_KEYS.find((key) => Object.hasOwn(data, key));
+  if (hostile !== undefined) return { ok: false, reason: `front matter field ${hostile}: this key is not allowed` };
   const parsed = metaSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
