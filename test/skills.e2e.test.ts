@@ -256,6 +256,30 @@ describe('the read-only allowance opens only the loaded skill folder', () => {
   });
 });
 
+describe('a restart in the middle of a turn', () => {
+  it("keeps the loaded skill's narrowing (and its folder) for the rest of the resumed turn", async () => {
+    const before = fake.requests.length;
+    // The second reply's tool_use makes the skill's result durable; the crash comes during the third.
+    fake.enqueue(
+      { toolUses: [{ id: 'toolu_r_skill', name: 'skill', input: { name: 'notes-helper' } }] },
+      { toolUses: [{ id: 'toolu_r_tpl', name: 'read_file', input: { path: join(notesDir, 'template.md') } }] },
+      { holdAfterEvents: 1, text: 'never finished' },
+    );
+    owner.send({ type: 'message', clientId: `s${++turn}`, text: 'tidy my notes, then list' });
+    await fake.waitForRequests(before + 3);
+    await gw.kill('SIGKILL');
+    fake.release();
+    fake.enqueue({ toolUses: [{ id: 'toolu_r_ls', name: 'list_files', input: {} }] }, { text: 'after restart' });
+    gw = await gw.restart();
+    await fake.waitForRequests(before + 5);
+    // The read-only call cut off by the crash ran again, inside the skill's folder.
+    expect(resultOf('toolu_r_tpl', before + 3).text).toContain('TEMPLATE-CONTENT');
+    const denied = resultOf('toolu_r_ls', before + 3);
+    expect(denied.is_error).toBe(true);
+    expect(denied.text).toContain('while the skill "notes-helper" is in use');
+  });
+});
+
 describe('switchboard doctor', () => {
   it('reports the skill with broken front matter (and counts the good ones)', async () => {
     const file = join(root, 'doctor.json');

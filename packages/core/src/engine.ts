@@ -41,6 +41,7 @@ import type { TurnInstructionSource } from './instructions/service.js';
 import { sendFileFor } from './send-file.js';
 import { userContent } from './inbound-images.js';
 import type { SkillRun } from './skills/skill-run.js';
+import { skillsLoadedInTurn } from './skills/resume.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -539,6 +540,8 @@ export class TurnEngine {
       messages: start.messages,
       signal: run.controller.signal,
     });
+    // A resumed turn loads its skills again: a restart must not lift a skill's narrowing mid-turn.
+    if (active.resumed && policy.skills) for (const name of skillsLoadedInTurn(await journal.transcript(), turn.id)) await policy.skills.load(name);
     // The skills listing goes after the layered prompt: it varies with the speaker's switches, not per call.
     const system = [...(instructions?.system ?? agent.system), ...(policy.skills?.listing() ?? [])];
     const afterTool = composeAfterTool(policy.afterTool, instructions?.afterTool);

@@ -13,3 +13,4 @@ export {
 export { ALWAYS_PERMITTED, SKILL_TOOL, SkillRun, type SkillRunOptions } from './skill-run.js';
 export { createSkillTool, type SkillInput } from './skill-tool.js';
 export { skillCapabilityId, skillDenied, skillOfCapability, skillSwitchRule } from './switches.js';
+export { skillsLoadedInTurn } from './resume.js';
