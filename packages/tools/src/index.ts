@@ -11,10 +11,12 @@ export {
 export { errnoCode, FileToolError, type FileToolErrorCode, fsError, hardLinkError, PATH_ESCAPE_HINT, PathEscapeError, throwIfAborted } from './errors.js';
 export {
   confinedPath,
+  confinedReadPath,
   isWithin,
   joinRelative,
   normalizeUserPath,
   readOnlyDirectoryTool,
+  resolveForRead,
   resolveInWorkspace,
   type ResolveOptions,
   type WorkspacePath,
