@@ -1,6 +1,6 @@
 import type { AnyTool, Decision, ToolContext } from '@switchboard/agent';
 import { z } from 'zod';
-import type { ApprovalOutcome } from '../approvals/broker.js';
+import type { ApprovalOutcome, ApprovalRequest } from '../approvals/broker.js';
 import type { TurnPolicyContext } from '../engine.js';
 import { lowerMode, type PermissionMode } from '../permissions/modes.js';
 import { type AskDeps, requestTurnApproval } from './ask.js';
@@ -52,6 +52,12 @@ export interface PlanExitDeps extends Pick<AskDeps, 'storage' | 'broker' | 'log'
   switchTo(mode: PermissionMode, approval: ApprovalOutcome['approval']): Promise<void>;
   /** Scrubs secrets from text people see. */
   scrub(text: string): string;
+  /**
+   * The PermissionRequest hooks' responder for one call, if any. Handed to the broker like every
+   * ask's, so the one rule for automatic responders (`mayAnswerAutomatically`) is what keeps them
+   * from a plan approval — and the broker logs that it waits for a person.
+   */
+  responder?(input: unknown, toolUseId: string): ApprovalRequest['autoResponder'] | undefined;
 }
 
 /** What the person decided about one plan, for the tool's result. */
@@ -104,6 +110,7 @@ export class PlanExit {
     if (refused !== undefined) return { behavior: 'deny', kind: 'rule', reason: refused };
     const plan = (input as { plan: string }).plan;
     const choices = planExitChoices(broader);
+    const autoResponder = deps.responder?.(input, ctx.toolUseId);
     const outcome = await requestTurnApproval(
       deps,
       deps.ctx,
@@ -117,6 +124,7 @@ export class PlanExit {
         signal: ctx.signal,
         alwaysRule: '[]',
         choices,
+        ...(autoResponder ? { autoResponder } : {}),
       },
       deps.requesterPrincipalId,
     );

@@ -18,8 +18,8 @@ import { scopesOf, type RuleSet, type ScopedRule } from '../permissions/scopes.j
 import { walkFilter } from '../permissions/walk-filter.js';
 import type { Session, StoredRule } from '../storage.js';
 import { askForApproval } from './ask.js';
-import { HookBridge, turnHookCallbacks } from './hook-bridge.js';
-import { PlanExit } from './plan-exit.js';
+import { HookBridge, permissionRequestResponder, turnHookCallbacks } from './hook-bridge.js';
+import { EXIT_PLAN_MODE, PlanExit } from './plan-exit.js';
 import { principalMode } from './principal-modes.js';
 import { roomDenyRules, settingsRules, storedRules } from './rule-set.js';
 import { SessionGrants } from './session-grants.js';
@@ -51,6 +51,8 @@ const sessionModeOf = (session: Session): { id: string; mode: PermissionMode } |
 /** The principal whose message a turn answers: the message's own; a DM session's owner only for a DM. */
 const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string | undefined =>
   ctx.message.principalId ?? (ctx.message.kind === 'dm' && ctx.session.scope === 'dm' ? (ctx.session.principalId ?? undefined) : undefined);
+
+const turnFieldsOf = (session: Session, turn: { id: string }) => ({ sessionId: session.id, turnId: turn.id, agentId: session.agentId });
 
 /** Tools that work in a workspace: the file tools, and `exec` (its working directory). A sender without one gets none of them. */
 const isFileTool = (tool: { name: string }) => toolMatchKind(tool.name) === 'path' || toolMatchKind(tool.name) === 'command';
@@ -252,7 +254,7 @@ export class PolicyService {
     const offers = await this.offers(role);
     const log = this.options.log.child({ sessionId: session.id, turnId: turn.id });
     const preToolUse = this.hooks.preToolUse(log);
-    const turnFields = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };
+    const turnFields = turnFieldsOf(session, turn);
     const safety = {
       ...(this.options.protectedFiles.configFile ? { configFile: this.options.protectedFiles.configFile } : {}),
       databaseFile: this.options.protectedFiles.databaseFile,
@@ -286,6 +288,12 @@ export class PolicyService {
               mode = target;
             },
             scrub: (text) => this.options.scrub(text),
+            responder: (input, toolUseId) =>
+              permissionRequestResponder(
+                this.hooks,
+                { ...turnFieldsOf(session, turn), toolName: EXIT_PLAN_MODE, toolInput: input, toolUseId, reason: 'approving leaves plan mode' },
+                log,
+              ),
           })
         : undefined;
     const tools = [
