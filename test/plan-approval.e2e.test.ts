@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api } from '@switchboard/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { collectTurn, isEnd, personWorkspace, toolResultFor, useGateway } from './helpers.js';
+import { collectTurn, connectPerson, isEnd, personWorkspace, toolResultFor, useGateway } from './helpers.js';
 
 // Every automatic path that could answer a plan approval is configured to try: a PermissionRequest
 // hook and a PreToolUse hook that allow exit_plan_mode, and an allow rule for it. None may decide it.
@@ -189,6 +189,26 @@ describe('plan approval (exit_plan_mode) over WebSocket', () => {
     expect(existsSync(join(workspace, 'edits.txt'))).toBe(true);
     expect(String(toolResultFor(env.fake, 'toolu_plan_p3').content)).toMatch(/now in acceptEdits mode/);
     expect(await sessionMode()).toBe('acceptEdits');
+  });
+
+  it('a guest (role ceiling default) is offered default only: acceptEdits is refused even from an operator', async () => {
+    const guest = await connectPerson(env.gw, 'gina', 'guest');
+    guest.ws.send({ type: 'mode', mode: 'plan' });
+    expect(await guest.ws.next((f) => f.type === 'mode_ok' || f.type === 'error')).toEqual({ type: 'mode_ok', mode: 'plan' });
+    env.fake.enqueue({ toolUses: [{ name: 'exit_plan_mode', input: { plan: 'guest plan' }, id: 'toolu_plan_g1' }] }, { text: 'done g1' });
+    guest.ws.send({ type: 'message', clientId: 'g1', text: 'plan' });
+    const req = await guest.ws.next((f) => f.type === 'approval_request' && f.clientId === 'g1');
+    expect(req).toMatchObject({ source: 'plan', choices: ['default'] });
+    const raised = await api(env.gw, 'POST', `/api/v1/approvals/${req.approvalId}/decision`, {
+      token: token(),
+      body: { decision: 'allow', mode: 'acceptEdits' },
+    });
+    expect(raised.status).toBe(400);
+    expect(raised.text).toMatch(/choose one of: default/);
+    expect((await api(env.gw, 'POST', `/api/v1/approvals/${req.approvalId}/decision`, { token: token(), body: { decision: 'allow' } })).status).toBe(200);
+    expect(await guest.ws.next((f) => isEnd(f) && f.clientId === 'g1')).toMatchObject({ type: 'final', text: 'done g1' });
+    expect(String(toolResultFor(env.fake, 'toolu_plan_g1').content)).toMatch(/now in default mode/);
+    guest.ws.close();
   });
 
   it('plan mode set for the person (a broader scope than the session): exit_plan_mode is not offered, and an invented call is refused', async () => {
