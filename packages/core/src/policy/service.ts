@@ -52,8 +52,6 @@ const sessionModeOf = (session: Session): { id: string; mode: PermissionMode } |
 const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string | undefined =>
   ctx.message.principalId ?? (ctx.message.kind === 'dm' && ctx.session.scope === 'dm' ? (ctx.session.principalId ?? undefined) : undefined);
 
-const turnFieldsOf = (session: Session, turn: { id: string }) => ({ sessionId: session.id, turnId: turn.id, agentId: session.agentId });
-
 /** Tools that work in a workspace: the file tools, and `exec` (its working directory). A sender without one gets none of them. */
 const isFileTool = (tool: { name: string }) => toolMatchKind(tool.name) === 'path' || toolMatchKind(tool.name) === 'command';
 
@@ -254,7 +252,7 @@ export class PolicyService {
     const offers = await this.offers(role);
     const log = this.options.log.child({ sessionId: session.id, turnId: turn.id });
     const preToolUse = this.hooks.preToolUse(log);
-    const turnFields = turnFieldsOf(session, turn);
+    const turnFields = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };
     const safety = {
       ...(this.options.protectedFiles.configFile ? { configFile: this.options.protectedFiles.configFile } : {}),
       databaseFile: this.options.protectedFiles.databaseFile,
@@ -291,7 +289,7 @@ export class PolicyService {
             responder: (input, toolUseId) =>
               permissionRequestResponder(
                 this.hooks,
-                { ...turnFieldsOf(session, turn), toolName: EXIT_PLAN_MODE, toolInput: input, toolUseId, reason: 'approving leaves plan mode' },
+                { ...turnFields, toolName: EXIT_PLAN_MODE, toolInput: input, toolUseId, reason: 'approving leaves plan mode' },
                 log,
               ),
           })
