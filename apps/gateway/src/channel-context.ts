@@ -238,20 +238,22 @@ function channelApprovals(deps: ChannelContextDeps): ChannelApprovals {
           summary: a.summary,
           expiresAt: a.expiresAt.toISOString(),
           source: a.source,
+          ...(a.choices ? { choices: a.choices } : {}),
         });
       }
       return out;
     },
-    decide: async (approvalId, decision, always, by) => {
+    decide: async (approvalId, decision, always, by, choice) => {
       const role = (await storage.principals.get(by.principalId))?.role ?? 'guest';
-      const r = await deps.broker.decide(approvalId, decision, always, { kind: 'principal', principalId: by.principalId, role });
+      const r = await deps.broker.decide(approvalId, decision, always, { kind: 'principal', principalId: by.principalId, role }, undefined, choice);
       if (r.outcome === 'not_found') return { outcome: 'not_found' };
-      if (r.outcome === 'forbidden') return { outcome: 'forbidden', reason: r.reason };
+      if (r.outcome === 'forbidden' || r.outcome === 'invalid') return { outcome: r.outcome, reason: r.reason };
       return {
         outcome: r.outcome,
         status: r.approval.status,
         tool: r.approval.tool,
         ...(r.approval.decidedBy ? { decidedBy: r.approval.decidedBy } : {}),
+        ...(r.approval.choice !== null ? { choice: r.approval.choice } : {}),
       };
     },
   };

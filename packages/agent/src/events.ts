@@ -41,8 +41,21 @@ export type AgentEvent =
    * whole result, set when the tool-result budget cut it (see `budgetResults`).
    */
   | { type: 'tool_end'; toolUseId: string; name: string; result: ToolResultBlock; fullContent?: string }
-  /** A tool call waits for a decision; `source` says which step asked (see {@link AskSource}). */
-  | { type: 'approval_requested'; approvalId: string; toolUseId: string; name: string; summary: string; expiresAt: string; source?: AskSource }
+  /**
+   * A tool call waits for a decision; `source` says which step asked (see {@link AskSource}).
+   * `choices`: the options an approval offers besides deny (a plan approval: the modes the person
+   * may switch to, least trusted first); such an approval offers no "always allow".
+   */
+  | {
+      type: 'approval_requested';
+      approvalId: string;
+      toolUseId: string;
+      name: string;
+      summary: string;
+      expiresAt: string;
+      source?: AskSource;
+      choices?: readonly string[];
+    }
   | { type: 'approval_resolved'; approvalId: string; toolUseId: string; allowed: boolean; by: string }
   | { type: 'usage'; usage: Usage; model: string }
   /** A retry or fallback the loop made (for logs and usage records). */

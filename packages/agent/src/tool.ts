@@ -96,9 +96,10 @@ export type DecisionSource = 'rule' | 'mode' | 'hook' | 'tool' | 'safety' | 'san
 /**
  * Which step raised an ask: the mode's default prompt (`mode`), an ask rule (`rule`), a safety
  * check or a tool's own check (`safety`), a PreToolUse hook (`hook`), or an unsandboxed
- * command (`sandbox`). Only `mode` asks may be answered by automatic responders.
+ * command (`sandbox`), or a plan presented for approval (`plan`: `exit_plan_mode`, a person's
+ * decision only, never saved as a rule). Only `mode` asks may be answered by automatic responders.
  */
-export type AskSource = 'mode' | 'rule' | 'safety' | 'hook' | 'sandbox';
+export type AskSource = 'mode' | 'rule' | 'safety' | 'hook' | 'sandbox' | 'plan';
 
 export type PermissionResult =
   | { behavior: 'allow'; updatedInput?: unknown }

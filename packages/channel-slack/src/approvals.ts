@@ -1,10 +1,13 @@
-import type { ApprovalAnswer } from '@switchboard/core';
+import { type ApprovalAnswer, offersAlways, planChoiceLabel } from '@switchboard/core';
 import { escapeMrkdwn } from './mrkdwn.js';
 
-/** Prefix of our buttons' action ids: `swb_approval:<allow|deny|always>:<approvalId>`. */
+/**
+ * Prefix of our buttons' action ids: `swb_approval:<allow|deny|always|edits>:<approvalId>`
+ * (`edits`: approve a plan and switch to `acceptEdits`; `allow` on a plan takes its first choice).
+ */
 export const APPROVAL_ACTION_PREFIX = 'swb_approval';
 
-type Choice = 'allow' | 'deny' | 'always';
+type Choice = 'allow' | 'deny' | 'always' | 'edits';
 
 /** A Slack message body: fallback text plus Block Kit blocks. */
 export interface SlackMessageBody {
@@ -13,11 +16,33 @@ export interface SlackMessageBody {
 }
 
 /** What an approval button press asks for, from its action id; null for actions that are not ours. */
-export function parseApprovalAction(actionId: string): { approvalId: string; decision: 'allow' | 'deny'; always: boolean } | null {
-  const m = /^swb_approval:(allow|deny|always):(.{1,200})$/.exec(actionId);
+export function parseApprovalAction(actionId: string): { approvalId: string; decision: 'allow' | 'deny'; always: boolean; mode?: string } | null {
+  const m = /^swb_approval:(allow|deny|always|edits):(.{1,200})$/.exec(actionId);
   if (!m) return null;
   const choice = m[1] as Choice;
-  return { approvalId: m[2]!, decision: choice === 'deny' ? 'deny' : 'allow', always: choice === 'always' };
+  return {
+    approvalId: m[2]!,
+    decision: choice === 'deny' ? 'deny' : 'allow',
+    always: choice === 'always',
+    ...(choice === 'edits' ? { mode: 'acceptEdits' } : {}),
+  };
+}
+
+/** The buttons of a request: a plan's choices and "Keep planning", else Approve / Deny (/ Always allow where a rule may be saved). */
+function buttons(a: { approvalId: string; source?: string; choices?: readonly string[] }): Record<string, unknown>[] {
+  if (a.choices) {
+    const allow = a.choices.flatMap((c) =>
+      c === 'default'
+        ? [button(planChoiceLabel(c), 'allow', a.approvalId, 'primary')]
+        : c === 'acceptEdits'
+          ? [button(planChoiceLabel(c), 'edits', a.approvalId)]
+          : [],
+    );
+    // A lowered choice (no button of its own) is the approval's first: plain allow takes it.
+    return [...(allow.length > 0 ? allow : [button('Proceed', 'allow', a.approvalId, 'primary')]), button('Keep planning', 'deny', a.approvalId, 'danger')];
+  }
+  const base = [button('Approve', 'allow', a.approvalId, 'primary'), button('Deny', 'deny', a.approvalId, 'danger')];
+  return offersAlways(a.source) ? [...base, button('Always allow', 'always', a.approvalId)] : base;
 }
 
 function button(text: string, choice: Choice, approvalId: string, style?: 'primary' | 'danger'): Record<string, unknown> {
@@ -30,11 +55,18 @@ function button(text: string, choice: Choice, approvalId: string, style?: 'prima
   };
 }
 
-/** The request: what the tool wants to do, and Approve / Deny / Always allow buttons. */
-export function approvalRequestMessage(a: { approvalId: string; tool: string; summary: string; expiresAt: string }): SlackMessageBody {
+/** The request: what the tool wants to do, and its buttons (Approve / Deny / Always allow; a plan's choices). */
+export function approvalRequestMessage(a: {
+  approvalId: string;
+  tool: string;
+  summary: string;
+  expiresAt: string;
+  source?: string;
+  choices?: readonly string[];
+}): SlackMessageBody {
   const expires = Math.floor(Date.parse(a.expiresAt) / 1000);
   const when = Number.isFinite(expires) ? `<!date^${expires}^{time}|${escapeMrkdwn(a.expiresAt)}>` : 'soon';
-  const headline = `:raised_hand: *Approval needed* — \`${escapeMrkdwn(a.tool)}\``;
+  const headline = `:raised_hand: *${a.choices ? 'Plan approval' : 'Approval needed'}* — \`${escapeMrkdwn(a.tool)}\``;
   return {
     text: `Approval needed: ${escapeMrkdwn(a.tool)} — ${escapeMrkdwn(a.summary)}`,
     blocks: [
@@ -43,11 +75,7 @@ export function approvalRequestMessage(a: { approvalId: string; tool: string; su
       {
         type: 'actions',
         block_id: `${APPROVAL_ACTION_PREFIX}:${a.approvalId}`.slice(0, 255),
-        elements: [
-          button('Approve', 'allow', a.approvalId, 'primary'),
-          button('Deny', 'deny', a.approvalId, 'danger'),
-          button('Always allow', 'always', a.approvalId),
-        ],
+        elements: buttons(a),
       },
     ],
   };
@@ -99,6 +127,8 @@ export function refusalText(r: ApprovalAnswer, deciders: ReadonlyMap<string, str
     }
     case 'forbidden':
       return `You can't answer this approval: ${escapeMrkdwn(r.reason ?? 'not allowed')}.`;
+    case 'invalid':
+      return `That answer does not fit this approval: ${escapeMrkdwn(r.reason ?? 'not allowed')}.`;
     case 'not_found':
       return 'This approval no longer exists.';
     default:

@@ -57,7 +57,7 @@ export async function handleBlockActions(deps: InteractionDeps, raw: unknown): P
     deps.board.pressStarted(action.approvalId, principal.principalId, user);
     let decided = false;
     try {
-      const r = await deps.ctx.approvals.decide(action.approvalId, action.decision, action.always, { principalId: principal.principalId });
+      const r = await deps.ctx.approvals.decide(action.approvalId, action.decision, action.always, { principalId: principal.principalId }, action.mode);
       decided = r.outcome === 'decided';
       deps.log.info({ approvalId: action.approvalId, outcome: r.outcome, decision: action.decision }, 'slack approval button');
       if (!decided) return void (await ephemeral(refusalText(r, deps.board.deciders)));

@@ -257,7 +257,14 @@ export class TurnRender {
   private async postApproval(ev: ApprovalRequested): Promise<void> {
     if (this.deps.board.get(ev.approvalId)) return;
     await this.flushDraft();
-    const body = approvalRequestMessage({ approvalId: ev.approvalId, tool: ev.name, summary: ev.summary, expiresAt: ev.expiresAt });
+    const body = approvalRequestMessage({
+      approvalId: ev.approvalId,
+      tool: ev.name,
+      summary: ev.summary,
+      expiresAt: ev.expiresAt,
+      ...(ev.source ? { source: ev.source } : {}),
+      ...(ev.choices ? { choices: ev.choices } : {}),
+    });
     const res = await this.post(body.text, { blocks: body.blocks });
     const ts = res.ts ?? null;
     await this.record(++this.approvalParts, 'draft', ts, { text: body.text, state: ev.name, reason: `${APPROVAL_TAG}${ev.approvalId}` });

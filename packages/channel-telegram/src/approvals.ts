@@ -1,5 +1,5 @@
 import type { AgentEvent } from '@switchboard/agent';
-import type { ApprovalAnswer, ChannelContext } from '@switchboard/core';
+import { type ApprovalAnswer, type ChannelContext, offersAlways, planChoiceLabel } from '@switchboard/core';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { Logger } from 'pino';
 import { describeError } from './errors.js';
@@ -26,14 +26,43 @@ interface Shown {
 const MAX_TRACKED = 1000;
 /** Room left in the 4096-character message for the tool name, expiry and the outcome line. */
 const SUMMARY_LIMIT = 3500;
-const CALLBACK = /^ap:([A-Za-z0-9_-]{1,56}):([adA])$/;
+const CALLBACK = /^ap:([A-Za-z0-9_-]{1,56}):([adAe])$/;
 
-/** Callback data of an approval button: `ap:<approvalId>:a|d|A` (≤ 64 bytes). */
-export function approvalCallbackData(approvalId: string, choice: 'a' | 'd' | 'A'): string {
+/**
+ * Callback data of an approval button: `ap:<approvalId>:<key>` (≤ 64 bytes). Keys: `a` approve
+ * (a plan approval: its first choice, `default`), `e` approve a plan with `acceptEdits`, `d` deny,
+ * `A` always allow.
+ */
+export function approvalCallbackData(approvalId: string, choice: 'a' | 'd' | 'A' | 'e'): string {
   return `ap:${approvalId}:${choice}`;
 }
 
-function keyboard(approvalId: string): InlineKeyboardMarkup {
+/** A plan approval's choices as button keys: `default` is `a`, `acceptEdits` is `e`; others have no button. */
+const CHOICE_KEYS: Readonly<Record<string, 'a' | 'e'>> = Object.freeze({ default: 'a', acceptEdits: 'e' });
+
+/** The plan choice a button key stands for. */
+const choiceOfKey = (key: string | undefined): string | undefined => (key === 'e' ? 'acceptEdits' : key === 'a' ? 'default' : undefined);
+
+function keyboard(approvalId: string, ev: Pick<Requested, 'source' | 'choices'>): InlineKeyboardMarkup {
+  if (ev.choices) {
+    const allow = ev.choices.flatMap((c) => {
+      const key = Object.hasOwn(CHOICE_KEYS, c) ? CHOICE_KEYS[c] : undefined;
+      return key ? [{ text: planChoiceLabel(c), callback_data: approvalCallbackData(approvalId, key) }] : [];
+    });
+    // A choice without a button of its own (a lowered mode) is the approval's first: plain approve takes it.
+    const approve = allow.length > 0 ? allow : [{ text: 'Proceed', callback_data: approvalCallbackData(approvalId, 'a') }];
+    return { inline_keyboard: [...approve.map((b) => [b]), [{ text: 'Keep planning', callback_data: approvalCallbackData(approvalId, 'd') }]] };
+  }
+  if (!offersAlways(ev.source)) {
+    return {
+      inline_keyboard: [
+        [
+          { text: 'Approve', callback_data: approvalCallbackData(approvalId, 'a') },
+          { text: 'Deny', callback_data: approvalCallbackData(approvalId, 'd') },
+        ],
+      ],
+    };
+  }
   return {
     inline_keyboard: [
       [
@@ -77,11 +106,11 @@ export class ApprovalMessages {
   /** Sends the request with Approve / Deny / Always allow buttons. Never throws. */
   async request(target: Target, ev: Requested): Promise<void> {
     const summary = ev.summary.length > SUMMARY_LIMIT ? `${ev.summary.slice(0, SUMMARY_LIMIT)}…` : ev.summary;
-    const text = `Approval needed: ${ev.name}\n${summary}\n\nExpires at ${ev.expiresAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}.`;
+    const text = `${ev.choices ? 'Plan approval' : 'Approval needed'}: ${ev.name}\n${summary}\n\nExpires at ${ev.expiresAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}.`;
     const fits = Buffer.byteLength(approvalCallbackData(ev.approvalId, 'A')) <= 64 && CALLBACK.test(approvalCallbackData(ev.approvalId, 'A'));
     try {
       const body = fits ? text : `${text}\n(Answer it in the control API: approval ${ev.approvalId}.)`;
-      const messageId = await this.sender.sendPlain(target, body, fits ? { markup: keyboard(ev.approvalId) } : {});
+      const messageId = await this.sender.sendPlain(target, body, fits ? { markup: keyboard(ev.approvalId, ev) } : {});
       if (this.shown.size >= MAX_TRACKED) this.shown.delete(this.shown.keys().next().value ?? '');
       this.shown.set(ev.approvalId, {
         target: { chatId: target.chatId, ...(target.thread !== undefined ? { thread: target.thread } : {}) },
@@ -110,15 +139,20 @@ export class ApprovalMessages {
   async press(q: TgCallbackQuery): Promise<void> {
     const m = CALLBACK.exec(q.data ?? '');
     if (!m) return this.sender.answerCallback(q.id, 'This button is not active any more.');
-    const [, approvalId = '', choice] = m;
+    const [, approvalId = '', key] = m;
     const s = this.shown.get(approvalId) ?? this.fromCallback(approvalId, q);
     try {
       const who = await this.ctx().people.principalFor(`telegram:${q.from.id}`);
       if (!who) return await this.sender.answerCallback(q.id, 'You may not answer this approval: you are not paired with this assistant.', true);
       if (s) s.pressing = true;
-      const r: ApprovalAnswer = await this.ctx().approvals.decide(approvalId, choice === 'd' ? 'deny' : 'allow', choice === 'A', {
-        principalId: who.principalId,
-      });
+      // `a` on a plan approval takes its first choice (no choice sent); `e` asks for acceptEdits.
+      const r: ApprovalAnswer = await this.ctx().approvals.decide(
+        approvalId,
+        key === 'd' ? 'deny' : 'allow',
+        key === 'A',
+        { principalId: who.principalId },
+        key === 'e' ? choiceOfKey(key) : undefined,
+      );
       await this.answer(q, r, s);
     } catch (err) {
       this.log.error({ error: describeError(err, this.token), approvalId }, 'telegram: approval button failed');
@@ -135,8 +169,9 @@ export class ApprovalMessages {
     switch (r.outcome) {
       case 'decided': {
         const label = r.status === 'allowed' ? 'Approved' : 'Denied';
-        await this.sender.answerCallback(q.id, `${label}${r.tool ? `: ${r.tool}` : ''}.`);
-        if (s) await this.finish(s, outcomeLine(r.status, displayName(q.from), r.status === 'allowed' && /:A$/.test(q.data ?? '')));
+        const chose = r.choice ? ` (${r.choice} mode)` : '';
+        await this.sender.answerCallback(q.id, `${label}${r.tool ? `: ${r.tool}` : ''}${chose}.`);
+        if (s) await this.finish(s, `${outcomeLine(r.status, displayName(q.from), r.status === 'allowed' && /:A$/.test(q.data ?? ''))}${chose}`);
         return;
       }
       case 'already_decided':
@@ -145,6 +180,8 @@ export class ApprovalMessages {
         return;
       case 'forbidden':
         return this.sender.answerCallback(q.id, `You may not answer this approval: ${r.reason ?? 'not allowed'}.`, true);
+      case 'invalid':
+        return this.sender.answerCallback(q.id, `This answer does not fit this approval: ${r.reason ?? 'not allowed'}.`, true);
       case 'not_found':
         return this.sender.answerCallback(q.id, 'This approval no longer exists.', true);
     }

@@ -123,6 +123,8 @@ export class WebhookChannel implements Channel {
               tool: ev.name,
               summary: ev.summary,
               expiresAt: ev.expiresAt,
+              ...(ev.source ? { source: ev.source } : {}),
+              ...(ev.choices ? { choices: ev.choices } : {}),
             });
             break;
           case 'approval_resolved':

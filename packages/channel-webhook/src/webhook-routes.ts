@@ -90,7 +90,7 @@ function toInbound(account: string, m: InboundWebhookMessage): InboundMessage {
 /** The body of a taken message request (202, and 200 for a replay of it). */
 type MessageAnswer = { accepted: true; gate: string; duplicate: boolean; turnId: string | null };
 
-const APPROVAL_STATUS: Record<ApprovalAnswer['outcome'], number> = { decided: 200, already_decided: 409, forbidden: 403, not_found: 404 };
+const APPROVAL_STATUS: Record<ApprovalAnswer['outcome'], number> = { decided: 200, already_decided: 409, forbidden: 403, invalid: 400, not_found: 404 };
 
 /**
  * The account's inbound routes: messages and approval decisions. The plugin is encapsulated, so
@@ -150,7 +150,7 @@ export function webhookRoutes(options: WebhookRouteOptions): FastifyPluginAsync 
       try {
         const who = await options.ctx.people.principalFor(`webhook:${d.data.senderId}`);
         if (!who) return sendError(reply, 403, 'forbidden', `Sender ${d.data.senderId} is not a known person on this gateway.`);
-        const r = await options.ctx.approvals.decide(req.params.id, d.data.decision, d.data.always ?? false, { principalId: who.principalId });
+        const r = await options.ctx.approvals.decide(req.params.id, d.data.decision, d.data.always ?? false, { principalId: who.principalId }, d.data.mode);
         return reply.code(APPROVAL_STATUS[r.outcome]).send({ approvalId: req.params.id, ...r });
       } catch (err) {
         // Nothing was decided: the platform's retry of the same request may run.

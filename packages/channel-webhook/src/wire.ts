@@ -1,3 +1,4 @@
+import { permissionModeSchema } from '@switchboard/core';
 import { z } from 'zod';
 
 /** Longest accepted message text, in characters. */
@@ -42,6 +43,8 @@ export const approvalDecisionSchema = z.strictObject({
   decision: z.enum(['allow', 'deny']),
   /** Save a rule so the same call is not asked again (no wider than the approver's authority). */
   always: z.boolean().optional(),
+  /** A plan approval's choice: the mode to switch to (one of the request's `choices`; absent: the first). */
+  mode: permissionModeSchema.optional(),
   /** The platform id of the person answering (their identity is `webhook:<senderId>`). */
   senderId,
 });
@@ -102,6 +105,10 @@ export interface ApprovalRequestCallback extends CallbackBase {
   tool: string;
   summary: string;
   expiresAt: string;
+  /** Which step asked (`mode`, `rule`, `safety`, `hook`, `sandbox`, `plan`). */
+  source?: string;
+  /** A plan approval's choices: the modes an allow may switch to (send one as `mode`); such an approval cannot be always allowed. */
+  choices?: readonly string[];
 }
 
 /** An approval was decided (by anyone: the person, an operator, a hook, the timeout). */

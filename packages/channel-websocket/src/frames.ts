@@ -1,3 +1,4 @@
+import { permissionModeSchema } from '@switchboard/core';
 import { z } from 'zod';
 
 /** A command frame's `name`: up to 32 letters, digits, `_` or `-`, optionally after one `/`. */
@@ -25,12 +26,16 @@ export const clientFrame = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('queue'), mode: z.enum(['followup', 'steer']) }),
   /** Starts a fresh session: the next message begins an empty history. */
   z.strictObject({ type: z.literal('new_session') }),
-  /** Answers an approval request. `always` saves an allow rule no wider than your authority. */
+  /**
+   * Answers an approval request. `always` saves an allow rule no wider than your authority; `mode`
+   * answers a plan approval (the request's `choices`): the mode to switch to (absent: the first).
+   */
   z.strictObject({
     type: z.literal('approve'),
     approvalId: z.string().min(1).max(64),
     decision: z.enum(['allow', 'deny']),
     always: z.boolean().optional(),
+    mode: permissionModeSchema.optional(),
   }),
   /** Sets the permission mode of your own session (within what your role allows). */
   z.strictObject({ type: z.literal('mode'), mode: z.string().min(1).max(32) }),
@@ -54,9 +59,20 @@ export type ServerFrame =
   | { type: 'accepted'; clientId: string; turnId: string | null; duplicate: boolean }
   | { type: 'queue_ok'; mode: 'followup' | 'steer'; sessionId: string }
   | { type: 'session_reset' }
-  | { type: 'approval_request'; approvalId: string; turnId: string; clientId: string | null; tool: string; summary: string; expiresAt: string; source?: string }
+  /** `choices`: a plan approval's modes (answer with `approve` + `mode`); such a request offers no "always allow". */
+  | {
+      type: 'approval_request';
+      approvalId: string;
+      turnId: string;
+      clientId: string | null;
+      tool: string;
+      summary: string;
+      expiresAt: string;
+      source?: string;
+      choices?: readonly string[];
+    }
   | { type: 'approval_resolved'; approvalId: string; turnId: string; allowed: boolean; by: string }
-  | { type: 'approval_result'; approvalId: string; outcome: string; status?: string; decidedBy?: string; reason?: string }
+  | { type: 'approval_result'; approvalId: string; outcome: string; status?: string; decidedBy?: string; reason?: string; choice?: string }
   | { type: 'mode_ok'; mode: string }
   | { type: 'notice'; text: string }
   | { type: 'delta'; turnId: string; clientId: string | null; text: string }

@@ -309,7 +309,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
         this.send(conn, { type: 'session_reset' });
         return;
       case 'approve': {
-        const r = await this.ctx!.approvals.decide(frame.approvalId, frame.decision, frame.always ?? false, { principalId: conn.auth.principalId });
+        const r = await this.ctx!.approvals.decide(frame.approvalId, frame.decision, frame.always ?? false, { principalId: conn.auth.principalId }, frame.mode);
         this.send(conn, {
           type: 'approval_result',
           approvalId: frame.approvalId,
@@ -317,6 +317,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
           ...(r.status ? { status: r.status } : {}),
           ...(r.decidedBy ? { decidedBy: r.decidedBy } : {}),
           ...(r.reason ? { reason: r.reason } : {}),
+          ...(r.choice ? { choice: r.choice } : {}),
         });
         return;
       }
@@ -419,6 +420,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
         summary: p.summary,
         expiresAt: p.expiresAt,
         source: p.source,
+        ...(p.choices ? { choices: p.choices } : {}),
       }
     );
   }
@@ -519,6 +521,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
           summary: ev.summary,
           expiresAt: ev.expiresAt,
           ...(ev.source ? { source: ev.source } : {}),
+          ...(ev.choices ? { choices: ev.choices } : {}),
         };
         if (this.requests.size >= MAX_REMEMBERED_REQUESTS) this.requests.delete(this.requests.keys().next().value ?? '');
         this.requests.set(ev.approvalId, frame);

@@ -291,8 +291,12 @@ export interface ChannelApprovals {
    * of them, or those of one turn): what a client that comes back is shown again.
    */
   pending(conversation: ConversationRef, turnId?: string): Promise<PendingApproval[]>;
-  /** Answers an approval as a principal (chat buttons, frames): checked against who may approve, claimed atomically. */
-  decide(approvalId: string, decision: 'allow' | 'deny', always: boolean, by: { principalId: string }): Promise<ApprovalAnswer>;
+  /**
+   * Answers an approval as a principal (chat buttons, frames): checked against who may approve,
+   * claimed atomically. `choice` picks one of the approval's `choices` (a plan approval: the mode
+   * to switch to); an answer that does not fit the approval is `invalid`.
+   */
+  decide(approvalId: string, decision: 'allow' | 'deny', always: boolean, by: { principalId: string }, choice?: string): Promise<ApprovalAnswer>;
 }
 
 /**
@@ -378,17 +382,21 @@ export interface PendingApproval {
   /** ISO time. */
   expiresAt: string;
   source: string;
+  /** The options an allow chooses between (a plan approval: modes, least trusted first); absent for an ordinary approval. */
+  choices?: string[];
 }
 
 /** The outcome of answering an approval, as a chat shows it. */
 export interface ApprovalAnswer {
-  outcome: 'decided' | 'already_decided' | 'forbidden' | 'not_found';
+  outcome: 'decided' | 'already_decided' | 'forbidden' | 'invalid' | 'not_found';
   /** `allowed`, `denied`, `expired` or `cancelled` once decided. */
   status?: string;
   decidedBy?: string;
-  /** Why it was refused (forbidden). */
+  /** Why it was refused (forbidden, invalid). */
   reason?: string;
   tool?: string;
+  /** The option an allow chose (an approval with choices). */
+  choice?: string;
 }
 
 export interface SessionStatus {

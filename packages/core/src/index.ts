@@ -217,6 +217,7 @@ export {
   matchToolName,
   MAX_HOOK_OUTPUT_BYTES,
   mayAnswerAutomatically,
+  offersAlways,
   MODE_ORDER,
   type ModeChangeCheck,
   modeRank,
@@ -299,6 +300,7 @@ export {
 } from './policy/settings.js';
 export { HookBridge, permissionRequestResponder, turnHookCallbacks, type TurnHookContext } from './policy/hook-bridge.js';
 export { askForApproval, type AskCall, type AskDeps } from './policy/ask.js';
+export { EXIT_PLAN_MODE, PLAN_MAX_CHARS, PLAN_QUESTION, PlanExit, planChoiceLabel, planExitChoices, type PlanExitDeps } from './policy/plan-exit.js';
 export { roomDenyRules, settingsRules, storedRules, type RuleExpander } from './policy/rule-set.js';
 export { SessionGrants, type SessionGrantsDeps } from './policy/session-grants.js';
 export { principalMode, setPrincipalMode } from './policy/principal-modes.js';

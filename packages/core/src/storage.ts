@@ -185,9 +185,18 @@ export interface Approval {
   source: AskSource;
   /** The rule "always allow" saves: it matches exactly this call. `null` on approvals stored before it was recorded. */
   alwaysRule: string | null;
+  /**
+   * The options an allow may choose between (a plan approval: the modes the person may switch to,
+   * least trusted first); `null` for an ordinary approval.
+   */
+  choices: string[] | null;
+  /** The option the allow chose (one of `choices`); `null` otherwise. */
+  choice: string | null;
 }
 
-export type NewApproval = Omit<Approval, 'id' | 'status' | 'decidedBy' | 'decidedAt' | 'always' | 'reason' | 'createdAt'>;
+export type NewApproval = Omit<Approval, 'id' | 'status' | 'decidedBy' | 'decidedAt' | 'always' | 'reason' | 'createdAt' | 'choices' | 'choice'> & {
+  choices?: readonly string[] | null;
+};
 
 /** A permission rule an operator or an approval saved (config rules are not stored). */
 export interface StoredRule {
@@ -500,7 +509,7 @@ export interface Storage {
      * Decides a pending approval: one `UPDATE … WHERE id = ? AND status = 'pending'`. True only
      * for the single caller whose update changed the row; every other caller gets false.
      */
-    claim(id: string, status: Exclude<ApprovalStatus, 'pending'>, by: string, opts?: { always?: boolean; reason?: string }): Promise<boolean>;
+    claim(id: string, status: Exclude<ApprovalStatus, 'pending'>, by: string, opts?: { always?: boolean; reason?: string; choice?: string }): Promise<boolean>;
     list(filter?: { status?: ApprovalStatus; sessionId?: string; principalId?: string; turnId?: string; limit?: number; offset?: number }): Promise<Approval[]>;
   };
   rules: {

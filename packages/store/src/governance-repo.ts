@@ -21,6 +21,8 @@ interface ApprovalRow {
   expires_at: number;
   source: string;
   always_rule: string | null;
+  choices: string | null;
+  choice: string | null;
 }
 
 interface RuleRow {
@@ -61,7 +63,20 @@ const toApproval = (r: ApprovalRow): Approval => ({
   expiresAt: new Date(r.expires_at),
   source: isAskSource(r.source) ? r.source : 'safety',
   alwaysRule: r.always_rule,
+  choices: choicesOf(r.choices),
+  choice: r.choice,
 });
+
+/** The stored choices: a JSON array of strings, else none (a row this version did not write). */
+function choicesOf(raw: string | null): string[] | null {
+  if (raw === null) return null;
+  try {
+    const v: unknown = JSON.parse(raw);
+    return Array.isArray(v) && v.every((c) => typeof c === 'string') ? v : null;
+  } catch {
+    return null;
+  }
+}
 
 const toRule = (r: RuleRow): StoredRule => ({
   id: r.id,
@@ -86,15 +101,15 @@ const toAudit = (r: AuditRow): AuditEntry => ({
 export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rules' | 'audit'> {
   const insertApproval = db.prepare<[ApprovalRow]>(
     `INSERT INTO approvals (id, turn_id, tool_use_id, session_id, tool, summary, input, requester_principal_id, conversation,
-       status, decided_by, decided_at, always, reason, created_at, expires_at, source, always_rule)
+       status, decided_by, decided_at, always, reason, created_at, expires_at, source, always_rule, choices, choice)
      VALUES (@id, @turn_id, @tool_use_id, @session_id, @tool, @summary, @input, @requester_principal_id, @conversation,
-       @status, @decided_by, @decided_at, @always, @reason, @created_at, @expires_at, @source, @always_rule)
+       @status, @decided_by, @decided_at, @always, @reason, @created_at, @expires_at, @source, @always_rule, @choices, @choice)
      ON CONFLICT (turn_id, tool_use_id) DO NOTHING`,
   );
   const byToolUse = db.prepare<[string, string], ApprovalRow>('SELECT * FROM approvals WHERE turn_id = ? AND tool_use_id = ?');
   const byId = db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?');
-  const claim = db.prepare<[string, string, number, number, string | null, string]>(
-    `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, always = ?, reason = ? WHERE id = ? AND status = 'pending'`,
+  const claim = db.prepare<[string, string, number, number, string | null, string | null, string]>(
+    `UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?, always = ?, reason = ?, choice = ? WHERE id = ? AND status = 'pending'`,
   );
   const listApprovals = db.prepare<
     [{ status: string | null; session: string | null; principal: string | null; turn: string | null; limit: number; offset: number }],
@@ -155,6 +170,8 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
           expires_at: a.expiresAt.getTime(),
           source: a.source,
           always_rule: a.alwaysRule,
+          choices: a.choices ? JSON.stringify(a.choices) : null,
+          choice: null,
         });
         return { approval: toApproval(row), existed };
       },
@@ -163,7 +180,7 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
         return row ? toApproval(row) : null;
       },
       async claim(id, status, by, opts = {}) {
-        return claim.run(status, by, Date.now(), opts.always ? 1 : 0, opts.reason ?? null, id).changes === 1;
+        return claim.run(status, by, Date.now(), opts.always ? 1 : 0, opts.reason ?? null, opts.choice ?? null, id).changes === 1;
       },
       async list(filter = {}) {
         if (filter.turnId !== undefined) {

@@ -182,6 +182,10 @@ export const approvals = sqliteTable(
     source: text('source').notNull().default('safety'),
     // The rule "always allow" saves for this call (matches exactly it); null on older rows.
     alwaysRule: text('always_rule'),
+    // The options an allow chooses between (JSON array; a plan approval's modes); null otherwise.
+    choices: text('choices'),
+    // The option the allow chose.
+    choice: text('choice'),
   },
   (t) => [uniqueIndex('approvals_tool_use_uq').on(t.turnId, t.toolUseId), index('approvals_status_idx').on(t.status)],
 );

@@ -1,4 +1,4 @@
-import type { Approval } from '@switchboard/core';
+import { permissionModeSchema, type Approval } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sendError, type RouteModule } from './deps.js';
@@ -17,8 +17,21 @@ const approvalView = (a: Approval) => ({
   decidedBy: a.decidedBy,
   decidedAt: a.decidedAt ? a.decidedAt.toISOString() : null,
   always: a.always,
+  choices: a.choices,
+  choice: a.choice,
   createdAt: a.createdAt.toISOString(),
   expiresAt: a.expiresAt.toISOString(),
+});
+
+/**
+ * The body of `POST /approvals/{id}/decision`. `mode` answers a plan approval (`exit_plan_mode`):
+ * the mode to switch to, one of the approval's `choices` (absent: the first, least trusted).
+ */
+export const approvalDecisionBody = z.strictObject({
+  decision: z.enum(['allow', 'deny']),
+  always: z.boolean().default(false),
+  reason: z.string().max(500).optional(),
+  mode: permissionModeSchema.optional(),
 });
 
 /** Approvals: list and decide (scope `approvals`). */
@@ -47,7 +60,7 @@ export const approvalRoutes: RouteModule = async (app, { storage, broker }) => {
       config: { scope: 'approvals' },
       schema: {
         params: z.strictObject({ id: z.string().min(1).max(64) }),
-        body: z.strictObject({ decision: z.enum(['allow', 'deny']), always: z.boolean().default(false), reason: z.string().max(500).optional() }),
+        body: approvalDecisionBody,
       },
     },
     async (req, reply) => {
@@ -58,9 +71,11 @@ export const approvalRoutes: RouteModule = async (app, { storage, broker }) => {
         req.body.always,
         { kind: 'operator', tokenName: op.name, scopes: op.scopes },
         req.body.reason,
+        req.body.mode,
       );
       if (res.outcome === 'not_found') return sendError(reply, 404, 'not_found', `No approval ${req.params.id}.`);
       if (res.outcome === 'forbidden') return sendError(reply, 403, 'forbidden', res.reason);
+      if (res.outcome === 'invalid') return sendError(reply, 400, 'bad_request', res.reason);
       if (res.outcome === 'already_decided') {
         return reply
           .code(409)

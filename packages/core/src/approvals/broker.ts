@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ConversationRef } from '../channel.js';
 import type { AskSource } from '@switchboard/agent';
 import { storedAlwaysRules } from '../permissions/always-rules.js';
-import { mayAnswerAutomatically, whyPeopleOnly } from '../permissions/ask-source.js';
+import { mayAnswerAutomatically, offersAlways, whyPeopleOnly } from '../permissions/ask-source.js';
 import { needsAdminApproval } from '../memory/access.js';
 import type { Approval, Role, Scope, Storage, StoredRule } from '../storage.js';
 
@@ -16,12 +16,16 @@ export type DecideOutcome =
   | { outcome: 'decided'; approval: Approval }
   | { outcome: 'already_decided'; approval: Approval }
   | { outcome: 'forbidden'; reason: string }
+  /** The answer does not fit the approval (a choice it does not offer, "always allow" where none is offered). */
+  | { outcome: 'invalid'; reason: string }
   | { outcome: 'not_found' };
 
 export interface ApprovalDecision {
   allowed: boolean;
   by: string;
   reason?: string;
+  /** The option an allow chose, for an approval with choices. */
+  choice?: string;
 }
 
 /**
@@ -46,6 +50,8 @@ export interface ApprovalRequest {
   input: unknown;
   /** Which pipeline step asked; automatic responders are consulted only for `mode`. */
   source: AskSource;
+  /** The options an allow chooses between (a plan approval: modes, least trusted first; an allow without a choice takes the first). */
+  choices?: readonly string[];
   requesterPrincipalId: string | null;
   conversation: ConversationRef;
   signal: AbortSignal;
@@ -94,6 +100,7 @@ export class ApprovalBroker {
       input: req.input,
       source: req.source,
       alwaysRule: req.alwaysRule,
+      ...(req.choices ? { choices: req.choices } : {}),
       requesterPrincipalId: req.requesterPrincipalId,
       conversation: req.conversation,
       expiresAt: new Date(Date.now() + this.options.timeoutMs),
@@ -165,18 +172,24 @@ export class ApprovalBroker {
 
   /**
    * Answers an approval. Exactly one caller ever gets `decided`; the side effect (the waiting
-   * tool call) runs only for that one.
+   * tool call) runs only for that one. `choice` picks one of the approval's `choices` (an allow
+   * without one takes the first, the least trusted); an approval without choices takes none, and
+   * one that offers no "always allow" (a plan) refuses `always` — both `invalid`, nothing claimed.
    */
-  async decide(id: string, decision: 'allow' | 'deny', always: boolean, who: Approver, reason?: string): Promise<DecideOutcome> {
+  async decide(id: string, decision: 'allow' | 'deny', always: boolean, who: Approver, reason?: string, choice?: string): Promise<DecideOutcome> {
     const approval = await this.options.storage.approvals.get(id);
     if (!approval) return { outcome: 'not_found' };
     const may = this.mayDecide(approval, who);
     if (!may.ok) return { outcome: 'forbidden', reason: may.reason };
+    const invalid = invalidAnswer(approval, decision, always, choice);
+    if (invalid) return { outcome: 'invalid', reason: invalid };
     if (approval.status !== 'pending') return { outcome: 'already_decided', approval };
     const by = actorName(who);
+    const chosen = decision === 'allow' && approval.choices ? (choice ?? approval.choices[0]) : undefined;
     const won = await this.options.storage.approvals.claim(id, decision === 'allow' ? 'allowed' : 'denied', by, {
       always: always && decision === 'allow',
       ...(reason ? { reason } : {}),
+      ...(chosen !== undefined ? { choice: chosen } : {}),
     });
     const after = (await this.options.storage.approvals.get(id))!;
     if (!won) return { outcome: 'already_decided', approval: after };
@@ -184,7 +197,7 @@ export class ApprovalBroker {
       actor: by,
       action: 'approval.decided',
       target: id,
-      detail: { decision, always, tool: approval.tool, summary: approval.summary },
+      detail: { decision, always, tool: approval.tool, summary: approval.summary, ...(chosen !== undefined ? { choice: chosen } : {}) },
     });
     if (always && decision === 'allow') await this.saveAlwaysRule(after, who);
     this.settle(after);
@@ -334,8 +347,18 @@ function outcomeOf(approval: Approval): ApprovalOutcome {
   return { ...decisionOf(approval), approval };
 }
 
+/** Why an answer does not fit `a` (see `ApprovalBroker.decide`); undefined when it fits. */
+function invalidAnswer(a: Approval, decision: 'allow' | 'deny', always: boolean, choice: string | undefined): string | undefined {
+  if (always && !offersAlways(a.source)) return 'this approval cannot be always allowed: it is a one-off decision, never saved as a rule';
+  if (choice === undefined) return undefined;
+  if (decision !== 'allow') return 'a choice goes with an allow only';
+  if (!a.choices) return 'this approval offers no choices';
+  if (!a.choices.includes(choice)) return `choose one of: ${a.choices.join(', ')}`;
+  return undefined;
+}
+
 function decisionOf(a: Approval): ApprovalDecision {
-  if (a.status === 'allowed') return { allowed: true, by: a.decidedBy ?? 'unknown' };
+  if (a.status === 'allowed') return { allowed: true, by: a.decidedBy ?? 'unknown', ...(a.choice !== null ? { choice: a.choice } : {}) };
   return {
     allowed: false,
     by: a.decidedBy ?? 'system',

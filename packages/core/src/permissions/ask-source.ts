@@ -1,7 +1,7 @@
 import type { AskSource } from '@switchboard/agent';
 
 /** Every ask source, in the order the pipeline reports them when several steps ask. */
-export const ASK_SOURCES: readonly AskSource[] = Object.freeze(['safety', 'rule', 'hook', 'sandbox', 'mode']);
+export const ASK_SOURCES: readonly AskSource[] = Object.freeze(['safety', 'rule', 'hook', 'sandbox', 'plan', 'mode']);
 
 /** Whether `s` names an ask source. */
 export function isAskSource(s: unknown): s is AskSource {
@@ -18,6 +18,14 @@ export function mayAnswerAutomatically(source: AskSource): boolean {
   return source === 'mode';
 }
 
+/**
+ * Whether an approval from `source` may offer "always allow" (save a rule). A plan approval
+ * (`plan`) may not: it is a one-off decision to leave plan mode, never a standing permission.
+ */
+export function offersAlways(source: AskSource | string | undefined): boolean {
+  return source !== 'plan';
+}
+
 /** Why an automatic responder may not answer an ask from `source` (for logs and audit). */
 export function whyPeopleOnly(source: AskSource): string {
   switch (source) {
@@ -31,5 +39,7 @@ export function whyPeopleOnly(source: AskSource): string {
       return 'a PreToolUse hook asked for a person';
     case 'sandbox':
       return 'the command would run outside a sandbox, which only a person may allow';
+    case 'plan':
+      return 'a plan asks to leave plan mode, which only the person may decide';
   }
 }

@@ -2,7 +2,8 @@ import { scopeRank, type PermissionScope } from './scopes.js';
 
 /**
  * Permission modes, least to most trusted:
- * - `plan`: read-only tools only; everything else is denied with a plan-mode message;
+ * - `plan`: read-only tools only; everything else is denied with a plan-mode message (set for a
+ *   session only, the model may present its plan with `exit_plan_mode`: a person's approval leaves it);
  * - `dontAsk`: nobody is asked — whatever would be asked is denied;
  * - `default`: read-only tools run, everything else not allowed by a rule is asked;
  * - `acceptEdits`: like `default`, plus file edits inside the workspace run without asking;

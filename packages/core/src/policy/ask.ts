@@ -44,6 +44,8 @@ export interface TurnApproval {
   signal: AbortSignal;
   /** What "always allow" saves, in stored form (`'[]'`: nothing). */
   alwaysRule: string;
+  /** The options an allow chooses between (a plan approval's modes); see `ApprovalRequest.choices`. */
+  choices?: readonly string[];
   autoResponder?: ApprovalRequest['autoResponder'];
 }
 
@@ -74,6 +76,7 @@ export async function requestTurnApproval(
       summary: ask.summary,
       input: ask.input,
       source: ask.source,
+      ...(ask.choices ? { choices: ask.choices } : {}),
       requesterPrincipalId,
       conversation: message.conversation,
       signal,
@@ -86,6 +89,7 @@ export async function requestTurnApproval(
           summary: `${approval.summary} — ${ask.reason}`,
           expiresAt: approval.expiresAt.toISOString(),
           source: approval.source,
+          ...(approval.choices ? { choices: approval.choices } : {}),
         }),
       ...(ask.autoResponder ? { autoResponder: ask.autoResponder } : {}),
     });

@@ -20,7 +20,8 @@ import { skillDenied } from '../skills/switches.js';
 import { walkFilter } from '../permissions/walk-filter.js';
 import type { Session, StoredRule } from '../storage.js';
 import { askForApproval } from './ask.js';
-import { HookBridge, turnHookCallbacks } from './hook-bridge.js';
+import { HookBridge, permissionRequestResponder, turnHookCallbacks } from './hook-bridge.js';
+import { EXIT_PLAN_MODE, PlanExit } from './plan-exit.js';
 import { principalMode } from './principal-modes.js';
 import { roomDenyRules, settingsRules, storedRules } from './rule-set.js';
 import { SessionGrants } from './session-grants.js';
@@ -256,7 +257,8 @@ export class PolicyService {
     const ceilings = this.options.settings.current.roleCeilings;
     const broader = resolveMode({ ...modes, session: undefined }, role, ceilings).mode;
     const live = await this.grants.atTurnStart(session, broader, message.conversation);
-    const mode = resolveMode({ ...modes, session: sessionModeOf(live) }, role, ceilings).mode;
+    // `let`: an approved plan (exit_plan_mode) changes the mode for the rest of the turn.
+    let mode = resolveMode({ ...modes, session: sessionModeOf(live) }, role, ceilings).mode;
     // A room works in the room's directory; a person's DMs in that person's. A room sender the
     // gateway knows no principal for gets no file tools at all.
     const fileless = !principalId;
@@ -272,14 +274,55 @@ export class PolicyService {
     const offered = preFilter(agent.tools, ruleSet, scopes, offers ? { offers } : {}).filter((tool) => !(fileless && isFileTool(tool)));
     const log = this.options.log.child({ sessionId: session.id, turnId: turn.id });
     const skills = await this.skillRun(offered, session.agentId, fileless ? undefined : workspace, ruleSet, scopes, log);
-    // Without a skill to load, the skill tool is not offered.
-    const tools = skills ? offered : offered.filter((tool) => tool.name !== SKILL_TOOL);
     const preToolUse = this.hooks.preToolUse(log);
     const turnFields = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };
     const safety = {
       ...(this.options.protectedFiles.configFile ? { configFile: this.options.protectedFiles.configFile } : {}),
       databaseFile: this.options.protectedFiles.databaseFile,
     };
+    const modeContext: ModeContext = { session, role, principalId, channelId, conversation: message.conversation };
+    // Plan mode set for this session only (the broader scopes allow more): the model may present its plan for approval.
+    const planExit =
+      mode === 'plan' && broader !== 'plan' && principalId
+        ? new PlanExit({
+            storage,
+            broker: this.options.broker,
+            log,
+            ctx,
+            requesterPrincipalId: principalId,
+            broaderMode: async () => (await this.resolveMode(modeContext, false)).mode,
+            currentMode: () => mode,
+            refusal: async (tool, input, toolCtx) => {
+              // Deny-first: a deny rule or a PreToolUse hook's deny refuses; nothing here can approve the plan.
+              const r = await decidePermission(
+                { tool, input, ctx: toolCtx },
+                { ruleSet, scopes, mode: 'default', ...(preToolUse ? { preToolUse } : {}), safety },
+              );
+              return r.behavior === 'deny' ? r.reason : undefined;
+            },
+            switchTo: async (target, approval) => {
+              const actor = approval.decidedBy ?? 'system';
+              await storage.sessions.updateSettings(session.id, { mode: target });
+              await storage.audit.append({ actor, action: 'session.mode', target: session.id, detail: { mode: target, via: 'plan', approvalId: approval.id } });
+              const stored = (await storage.sessions.get(session.id)) ?? session;
+              await this.sessionModeSet({ ...modeContext, session: stored }, target, actor);
+              mode = target;
+            },
+            scrub: (text) => this.options.scrub(text),
+            responder: (input, toolUseId) =>
+              permissionRequestResponder(
+                this.hooks,
+                { ...turnFields, toolName: EXIT_PLAN_MODE, toolInput: input, toolUseId, reason: 'approving leaves plan mode' },
+                log,
+              ),
+          })
+        : undefined;
+    const tools = [
+      // Without a skill to load, the skill tool is not offered.
+      ...(skills ? offered : offered.filter((tool) => tool.name !== SKILL_TOOL)),
+      // Not a registry capability: offered with session-scope plan mode alone, hidden only by a deny rule.
+      ...(planExit ? preFilter([planExit.tool], ruleSet, scopes) : []),
+    ];
     let stop: { reason: 'denial_limit'; error: string } | null = null;
     this.denials.startTurn(session.id);
     const audit = (action: string, detail: Record<string, unknown>) =>
@@ -288,6 +331,17 @@ export class PolicyService {
     const canUseTool = async (tool: AnyTool, input: unknown, toolCtx: ToolContext): Promise<Decision> => {
       // The run's own skills (a subagent holds its own): a loaded skill's allowed-tools only narrow.
       const permit = toolCtx.skills?.permits(tool.name) ?? { ok: true };
+      if (permit.ok && planExit && tool === planExit.tool) {
+        const decision = await planExit.check(input, toolCtx);
+        await audit('permission.decision', {
+          tool: tool.name,
+          behavior: decision.behavior,
+          decidedBy: decision.behavior === 'deny' ? decision.kind : 'approval',
+          ...(decision.behavior === 'deny' ? { reason: decision.reason } : {}),
+          mode: 'plan',
+        });
+        return decision;
+      }
       const result: PipelineResult = !permit.ok
         ? { behavior: 'deny', source: 'rule', reason: permit.reason }
         : fileless && isFileTool(tool)

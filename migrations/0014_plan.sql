@@ -1,0 +1,2 @@
+ALTER TABLE `approvals` ADD `choices` text;--> statement-breakpoint
+ALTER TABLE `approvals` ADD `choice` text;
