@@ -100,7 +100,12 @@ export class OpenaiChannel implements Channel {
           if (ev.type === 'turn_end') {
             ended = true;
             await this.final(to, turnId, key, ev);
-          } else this.live.event(key, ev);
+          } else {
+            if (ev.type === 'approval_requested') {
+              log?.info({ turnId, approvalId: ev.approvalId, tool: ev.name, waitMs: this.approvalWait.timeoutMs }, 'openai: a request waits for an approval');
+            }
+            this.live.event(key, ev);
+          }
         } catch (err) {
           this.failures++;
           log?.error({ err, turnId, event: (ev as { type?: unknown }).type }, 'openai render step failed');
