@@ -13,7 +13,7 @@ const env = useGateway({
     gateway: { connectionTimeout: '5m' },
     agents: { default: { systemPrompt: 'You are a test assistant.' }, helper: { systemPrompt: 'You help.' } },
     budgets: { roles: { member: { day: { tokens: 1 } } } },
-    channels: { openai: { accounts: { default: {}, short: { approvalWait: SHORT_WAIT_MS } } } },
+    channels: { openai: { accounts: { default: {}, short: { approvalWait: SHORT_WAIT_MS }, ping: { pingInterval: 200 } } } },
   },
 });
 
@@ -91,6 +91,34 @@ describe('the OpenAI-compatible endpoint (issue 18, acceptance 2)', () => {
       .chat.completions.stream({ model: 'default', messages: user('helper stream') })
       .finalChatCompletion();
     expect(final.choices[0]!.message.content).toContain('helper stream');
+  });
+
+  it('sends `: ping` comments on a stream while its turn runs', async () => {
+    const { fake, gw } = env;
+    fake.enqueue({ text: 'after the pings', hold: true });
+    const res = await client(gw.credentials().clientToken, '/channels/openai/ping/v1')
+      .chat.completions.create({ model: 'default', messages: user('slow one'), stream: true })
+      .asResponse();
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let raw = '';
+    while (!raw.includes(': ping\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before a ping: ${raw}`);
+      raw += decoder.decode(value, { stream: true });
+    }
+    // The model has not answered yet: only the opening chunk came before the ping.
+    expect(raw).not.toContain('after the pings');
+    fake.release();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      raw += decoder.decode(value, { stream: true });
+    }
+    const deltas = [...raw.matchAll(/^data: (\{.*\})$/gm)].map((m) => (JSON.parse(m[1]!) as OpenAI.ChatCompletionChunk).choices[0]?.delta.content ?? '');
+    expect(deltas.join('')).toBe('after the pings');
+    expect(raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
   });
 
   it('continues a session named by X-Switchboard-Session; without it, the default session does not see it', async () => {
