@@ -13,7 +13,9 @@ const env = useGateway({
     gateway: { connectionTimeout: '5m' },
     agents: { default: { systemPrompt: 'You are a test assistant.' }, helper: { systemPrompt: 'You help.' } },
     budgets: { roles: { member: { day: { tokens: 1 } } } },
-    channels: { openai: { accounts: { default: {}, short: { approvalWait: SHORT_WAIT_MS }, ping: { pingInterval: 200 } } } },
+    channels: {
+      openai: { accounts: { default: { rateLimit: { burst: 100, perMinute: 600 } }, short: { approvalWait: SHORT_WAIT_MS }, ping: { pingInterval: 200 } } },
+    },
   },
 });
 
@@ -242,5 +244,24 @@ describe('the OpenAI-compatible endpoint (issue 18, acceptance 2)', () => {
       expect(logs.includes(s)).toBe(false);
       expect(answers.includes(s)).toBe(false);
     }
+  });
+
+  // Last: it locks the test's address out of the whole gateway.
+  it('wrong tokens lock the address out, as on the control API and WebSocket (one shared limiter)', async () => {
+    const { gw } = env;
+    let err: unknown;
+    for (let i = 0; i < 20 && !(err instanceof OpenAI.RateLimitError); i++) {
+      err = await client(`swb_c_wrong-${i}`)
+        .models.list()
+        .catch((e: unknown) => e);
+    }
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((err as InstanceType<typeof OpenAI.RateLimitError>).code).toBe('too_many_failed_attempts');
+    // Even the right client token is refused while the address is locked out.
+    const right = await owner()
+      .models.list()
+      .catch((e: unknown) => e);
+    expect(right).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((await api(gw, 'GET', '/api/v1/approvals', { token: gw.credentials().operatorToken })).status).toBe(429);
   });
 });

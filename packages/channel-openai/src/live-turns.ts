@@ -114,14 +114,15 @@ export class LiveTurns {
   private readonly live = new Map<string, LiveRequest>();
   private readonly recent = new Map<string, Answer>();
 
-  /** Adds a listener for a client id; returns the function that removes it. */
-  listen(clientId: string, listener: Listener): () => void {
+  /** Adds a listener for a client id (a request of `conversationId`); returns the function that removes it. */
+  listen(clientId: string, listener: Listener, conversationId: string): () => void {
     const done = this.recent.get(clientId);
     if (done) {
       listener.end(done);
       return () => undefined;
     }
     const req = this.entry(clientId);
+    req.conversationId ??= conversationId;
     if (req.sent) listener.text(req.sent);
     req.listeners.add(listener);
     return () => {

@@ -240,11 +240,25 @@ export function openaiRoutes(o: OpenaiRouteOptions): FastifyPluginAsync {
       });
       const buffered: Array<{ kind: 'text' | 'comment'; value: string }> = [];
       let sink: SseAnswer | null = null;
-      const stopListening = o.live.listen(dedupeKey, {
-        text: (d) => (sink ? sink.text(d) : buffered.push({ kind: 'text', value: d })),
-        comment: (l) => (sink ? sink.comment(l) : buffered.push({ kind: 'comment', value: l })),
-        end: (a) => settle(a),
+      const unlisten = o.live.listen(
+        dedupeKey,
+        {
+          text: (d) => (sink ? sink.text(d) : buffered.push({ kind: 'text', value: d })),
+          comment: (l) => (sink ? sink.comment(l) : buffered.push({ kind: 'comment', value: l })),
+          end: (a) => settle(a),
+        },
+        caller.principalId,
+      );
+      // Tracked from now on: a token revoked while the request waits ends it.
+      let turnId = '';
+      const untrack = o.track({
+        caller,
+        cut: (message) => settle({ turnId, text: '', state: 'failed', reason: 'access_revoked', error: message, notices: [] }),
       });
+      const stopListening = () => {
+        unlisten();
+        untrack();
+      };
       const to = conversation(caller.principalId);
       let res: AcceptResult;
       try {
@@ -287,15 +301,12 @@ export function openaiRoutes(o: OpenaiRouteOptions): FastifyPluginAsync {
         stopListening();
         throw new Error('an admitted request has no turn');
       }
-      const turnId = res.turnId;
+      turnId = res.turnId;
       if (res.duplicate) {
         // A retry of a request whose turn already ended: its recorded answer (a running one answers through the listener).
         const rec = (await o.ctx.ledger.begin(turnId, to)).finals.get(0);
         if (rec) settle({ ...answerOf(rec), agentId });
       }
-      let done: () => void = () => undefined;
-      const cut = (message: string) => settle({ turnId, text: '', state: 'failed', reason: 'access_revoked', error: message, notices: [] });
-      done = o.track({ caller, cut });
 
       if (stream) {
         reply.hijack();
@@ -304,10 +315,7 @@ export function openaiRoutes(o: OpenaiRouteOptions): FastifyPluginAsync {
           model: agentId,
           includeUsage,
           pingIntervalMs: o.pingIntervalMs,
-          onDone: () => {
-            stopListening();
-            done();
-          },
+          onDone: stopListening,
         });
         for (const b of buffered.splice(0)) {
           if (b.kind === 'text') sink.text(b.value);
@@ -324,7 +332,6 @@ export function openaiRoutes(o: OpenaiRouteOptions): FastifyPluginAsync {
       const a = await answered;
       reply.raw.off('close', onClose);
       stopListening();
-      done();
       if (a.reason === 'access_revoked') return send(reply, unauthorized(a.error ?? 'access revoked'));
       const err = answerError(a);
       if (err) return send(reply, err);
