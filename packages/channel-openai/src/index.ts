@@ -2,6 +2,7 @@ export * from './account.js';
 export * from './answers.js';
 export * from './create-channels.js';
 export * from './headers.js';
+export * from './http-answers.js';
 export * from './live-turns.js';
 export * from './module.js';
 export * from './openai-channel.js';

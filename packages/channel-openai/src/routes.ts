@@ -1,20 +1,15 @@
-import { type AcceptResult, type ChannelContext, type ConversationRef, isSwbError, SwbErrorCode } from '@switchboard/core';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AcceptResult, ChannelContext, ConversationRef } from '@switchboard/core';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { answerError, completionBody, turnIdOf } from './answers.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey, readSessionLabel, type RequestKeys, SESSION_HEADER } from './headers.js';
 import { answerOf, type Answer, type LiveTurns } from './live-turns.js';
 import { SseAnswer } from './sse.js';
-import { type ApiError, errorBody, parseChatRequest } from './wire.js';
+import { acceptError, authenticate, type Caller, gateError, modelNotFound, parseJson, send, unauthorized } from './http-answers.js';
+import { parseChatRequest } from './wire.js';
 
 /** The URL prefix of an account's API: `/v1` for `default`, `/channels/openai/<id>/v1` otherwise. */
 export function openaiPrefix(account: string): string {
   return account === 'default' ? '/v1' : `/channels/openai/${account}/v1`;
-}
-
-/** Who a request is: the principal and token its client token resolved to. */
-export interface Caller {
-  principalId: string;
-  tokenId: string;
 }
 
 /** An open request a token or principal change may cut. */
@@ -36,86 +31,6 @@ export interface OpenaiRouteOptions {
   /** Tracks an open request until `done`; returns `done`. */
   track(req: OpenRequest): () => void;
 }
-
-function send(reply: FastifyReply, e: ApiError): FastifyReply {
-  for (const [k, v] of Object.entries(e.headers ?? {})) reply.header(k, v);
-  return reply.code(e.status).send(errorBody(e));
-}
-
-const unauthorized = (message: string): ApiError => ({ status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message });
-
-/** Resolves the request's client token (counted towards the failed-auth lockout); operator tokens never verify here. */
-async function authenticate(o: OpenaiRouteOptions, req: FastifyRequest): Promise<Caller | ApiError> {
-  const auth = o.ctx.clientAuth!;
-  const header = req.headers.authorization;
-  const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!m) return unauthorized('Send a client token as Authorization: Bearer <token> (operator tokens are not accepted here).');
-  const r = await auth.verify(m[1]!, auth.addressOf(req.raw));
-  if (r && 'lockedOut' in r) {
-    return {
-      status: 429,
-      type: 'rate_limit_error',
-      code: 'too_many_failed_attempts',
-      message: `Too many failed attempts from this address; retry in ${r.retryAfterSec} s.`,
-      headers: { 'retry-after': String(r.retryAfterSec), 'x-should-retry': 'false' },
-    };
-  }
-  if (!r) return unauthorized('The client token is wrong, revoked or expired. Use a client token (operator tokens are not accepted here).');
-  return r;
-}
-
-const GATE_ERRORS: Record<string, ApiError> = {
-  rate_limited: {
-    status: 429,
-    type: 'rate_limit_error',
-    code: 'rate_limit_exceeded',
-    message: 'Too many messages: this one was not processed. Please slow down.',
-  },
-};
-
-function gateError(gate: NonNullable<AcceptResult['gate']>): ApiError {
-  return (
-    GATE_ERRORS[gate] ?? {
-      status: 403,
-      type: 'permission_error',
-      code: 'not_admitted',
-      message: `This account does not admit you (${gate}): ask an operator to add you to channels.openai's allowFrom, or to change its dmPolicy.`,
-      headers: { 'x-should-retry': 'false' },
-    }
-  );
-}
-
-function acceptError(err: unknown): ApiError | null {
-  if (isSwbError(err, SwbErrorCode.ShuttingDown))
-    return { status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry shortly.' };
-  if (isSwbError(err, SwbErrorCode.InboxTooLarge)) return { status: 413, type: 'invalid_request_error', code: 'message_too_large', message: err.message };
-  if (isSwbError(err, SwbErrorCode.UnknownAgent))
-    return { status: 404, type: 'invalid_request_error', code: 'model_not_found', message: err.message, param: 'model' };
-  return null;
-}
-
-function parseJson(req: FastifyRequest): { ok: true; value: unknown } | { ok: false; error: ApiError } {
-  const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) {
-    return {
-      ok: false,
-      error: { status: 415, type: 'invalid_request_error', code: 'unsupported_media_type', message: 'Send the body as Content-Type: application/json.' },
-    };
-  }
-  try {
-    return { ok: true, value: JSON.parse((req.body as Buffer).toString('utf8')) };
-  } catch {
-    return { ok: false, error: { status: 400, type: 'invalid_request_error', code: 'invalid_json', message: 'The body is not valid JSON.' } };
-  }
-}
-
-const modelNotFound = (id: string): ApiError => ({
-  status: 404,
-  type: 'invalid_request_error',
-  code: 'model_not_found',
-  param: 'model',
-  message: `The model "${id.slice(0, 64)}" does not exist: models are this gateway's agents (GET /v1/models lists them).`,
-});
 
 /**
  * The account's routes. The plugin is encapsulated: its raw-body parser (with the account's
@@ -150,7 +65,7 @@ export function openaiRoutes(o: OpenaiRouteOptions): FastifyPluginAsync {
     app.addHook('preHandler', async (req, reply) => {
       if (!o.open() || !o.ctx.inbox.accepting())
         return send(reply, { status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry shortly.' });
-      const caller = await authenticate(o, req);
+      const caller = await authenticate(o.ctx, req);
       if ('status' in caller) return send(reply, caller);
       (req as FastifyRequest & { caller?: Caller }).caller = caller;
     });
@@ -304,7 +219,10 @@ export function openaiRoutes(o: OpenaiRouteOptions): FastifyPluginAsync {
       turnId = res.turnId;
       if (res.duplicate) {
         // A retry of a request whose turn already ended: its recorded answer (a running one answers through the listener).
-        const rec = (await o.ctx.ledger.begin(turnId, to)).finals.get(0);
+        const ledger = await o.ctx.ledger.begin(turnId, to, {
+          onReadError: (err) => o.ctx.log.error({ err, turnId }, 'openai: could not read the delivery ledger'),
+        });
+        const rec = ledger.finals.get(0);
         if (rec) settle({ ...answerOf(rec), agentId });
       }
 
