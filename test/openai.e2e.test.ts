@@ -246,6 +246,30 @@ describe('the OpenAI-compatible endpoint (issue 18, acceptance 2)', () => {
     }
   });
 
+  it('a request whose gateway is killed mid-turn is answered once by its retry after the restart', async () => {
+    const { fake } = env;
+    fake.enqueue({ text: 'answer after the crash', hold: true });
+    const before = fake.requests.length;
+    const headers = { 'Idempotency-Key': 'crash-1' };
+    const body = { model: 'default', messages: user('survive a crash') };
+    const first = owner()
+      .chat.completions.create(body, { headers })
+      .catch((e: unknown) => e);
+    await fake.waitForRequests(before + 1);
+    await env.gw.kill('SIGKILL');
+    expect(await first).toBeInstanceOf(OpenAI.APIConnectionError);
+    fake.release();
+    env.gw = await env.gw.restart();
+    // The turn resumes at start-up; the retry joins it, or finds its recorded answer.
+    const retried = await owner().chat.completions.create(body, { headers });
+    expect(retried.choices[0]!.message.content).toContain('survive a crash');
+    const again = await owner().chat.completions.create(body, { headers });
+    expect(again.id).toBe(retried.id);
+    const stored = [];
+    for await (const c of owner().chat.completions.list({ limit: 100 })) if (c.id === retried.id) stored.push(c);
+    expect(stored).toHaveLength(1);
+  });
+
   // Last: it locks the test's address out of the whole gateway.
   it('wrong tokens lock the address out, as on the control API and WebSocket (one shared limiter)', async () => {
     const { gw } = env;
