@@ -55,221 +55,206 @@ const agent = z.strictObject({
   timezone: z.string().refine(isTimeZone, 'expected an IANA time zone such as "UTC" or "Europe/Berlin"').default('UTC'),
 });
 
-export const configSchema = z
-  .strictObject({
-    gateway: z
-      .strictObject({
-        host: z.string().min(1).default('127.0.0.1'),
-        port: z.number().int().min(0).max(65535).default(7420),
-        dataDir: z.string().min(1).default('./data'),
-        /** Largest accepted HTTP body, in bytes. */
-        bodyLimit: z
-          .number()
-          .int()
-          .min(1024)
-          .max(64 * 1024 * 1024)
-          .default(1024 * 1024),
-        /** Reverse proxies (addresses or CIDRs) whose `X-Forwarded-For` names the client; none by default. */
-        trustedProxies: z
-          .array(z.string().refine((t) => parseProxyRange(t) !== null, 'expected an IP address or CIDR range'))
-          .max(100)
-          .default([]),
-        /** A request's headers must arrive within this time (slow clients are cut off). */
-        headersTimeout: serverTimeout.default(10_000),
-        /** A whole request (headers and body) must arrive within this time. */
-        requestTimeout: serverTimeout.default(30_000),
-        /** An idle connection is closed after this time; longer than any request the gateway holds open. */
-        connectionTimeout: serverTimeout.default(120_000),
-        /** `/readyz` channel details: `token` needs a `read` operator token; `public` shows them to anyone. */
-        readyzDetails: z.enum(['token', 'public']).default('token'),
-      })
-      .refine((g) => g.headersTimeout <= g.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than gateway.requestTimeout' })
-      .prefault({}),
-    log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).default({ level: 'info' }),
-    model: z
-      .strictObject({
-        name: z.string().min(1).default('claude-sonnet-4-5'),
-        fallback: z.string().min(1).optional(),
-        baseUrl: z.union([z.url(), z.literal('')]).default(''),
-        apiKey: z.string().default(''),
-        maxTokens: z.number().int().min(1).max(128_000).default(4096),
-      })
-      .default({ name: 'claude-sonnet-4-5', baseUrl: '', apiKey: '', maxTokens: 4096 }),
-    /** Per model (config-models.ts): `models.<name>` limits and prices over the built-in defaults. */
-    models: modelsSchema.default({}),
-    /** Context management (config-context.ts): shapers' thresholds, compaction, tool-result budgets. */
-    context: contextSchema,
-    /** Budgets (config-budgets.ts): per-day and per-month token and USD limits per principal, role, agent and gateway. */
-    budgets: budgetsSchema,
-    /** The gateway's own instructions, first in every agent's system prompt (docs/instructions.md). */
-    instructionsFile: instructionsFileSchema,
-    /** The person's `AGENTS.md` (config-instructions.ts). */
-    agentsMd: agentsMdSchema,
-    /** Built-in tool settings: `tools.exec` (docs/exec.md). */
-    tools: toolsSchema,
-    /** Files people send (config-inbound-files.ts): image blocks for the model. */
-    files: inboundFilesSchema,
-    agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default(() => ({ default: agent.parse({}) })),
-    permissions: z
-      .strictObject({
-        allow: z.array(ruleString).default([]),
-        ask: z.array(ruleString).default([]),
-        deny: z.array(ruleString).default([]),
-        /** A gateway-wide mode ceiling: narrower scopes may lower it, never raise it. Unset: no gateway-wide cap. */
-        mode: permissionMode.optional(),
-        /** A pending approval becomes a denial after this long. */
-        approvalTimeout: duration.default(30 * 60_000),
-        /** Roles whose members may approve their own tool calls (owners and admins may approve anyone's). */
-        selfApproveRoles: z.array(ROLE).default(['owner', 'admin', 'member']),
-        denialLimits: z
-          .strictObject({ consecutive: z.number().int().min(1).max(100).default(3), total: z.number().int().min(1).max(1000).default(20) })
-          .default({ consecutive: 3, total: 20 }),
-        /** Default time a hook may take (a hook's own `timeoutMs` wins). */
-        hookTimeout: duration.default(10_000),
-        /** The most trusted mode each role may run in, whatever any scope says. */
-        roleCeilings: z
-          .strictObject({
-            owner: permissionMode.default(ROLE_MODE_CEILING.owner),
-            admin: permissionMode.default(ROLE_MODE_CEILING.admin),
-            member: permissionMode.default(ROLE_MODE_CEILING.member),
-            guest: permissionMode.default(ROLE_MODE_CEILING.guest),
-          })
-          .prefault({}),
-        /** How long a session grant (a session rule, or a session mode above the broader mode) lasts. */
-        sessionGrantTtl: duration
-          .pipe(
-            z
-              .number()
-              .min(200, 'sessionGrantTtl must be at least 200ms')
-              .max(365 * 86_400_000),
-          )
-          .default(12 * 3_600_000),
-      })
-      .default({
-        allow: [],
-        ask: [],
-        deny: [],
-        approvalTimeout: 30 * 60_000,
-        selfApproveRoles: ['owner', 'admin', 'member'],
-        denialLimits: { consecutive: 3, total: 20 },
-        hookTimeout: 10_000,
-        roleCeilings: { ...ROLE_MODE_CEILING },
-        sessionGrantTtl: 12 * 3_600_000,
-      }),
-    pairing: z
-      .strictObject({
-        /** How long a pairing code stays valid. */
-        codeTtl: duration.default(3_600_000),
-        /** Pending requests per channel account at most; a new one past it expires the oldest. */
-        maxPending: z.number().int().min(1).max(1000).default(20),
-        /** Messages kept per pending request (the first counts); later ones are not kept. */
-        maxHeld: z.number().int().min(1).max(100).default(5),
-        /** Bytes of held messages (stored size) per pending request at most. */
-        maxHeldBytes: z
-          .number()
-          .int()
-          .min(1024)
-          .max(16 * 1024 * 1024)
-          .default(64 * 1024),
-        /** Least time between two pairing requests of one identity on one account. */
-        cooldown: duration.default(600_000),
-        /** How often expired codes are swept (and their senders told). */
-        sweepInterval: duration.default(30_000),
-      })
-      .prefault({}),
-    /** The audit log. */
-    audit: z
-      .strictObject({
-        /** Rate-limited messages are audited as one row per sender per window, with a count. */
-        rateLimitWindow: duration.default(600_000),
-      })
-      .prefault({}),
-    /** Failed-auth rate limiting per client address (control API and WebSocket alike). */
-    auth: z
-      .strictObject({
-        /** Wrong tokens from one address within `window` before it is locked out. */
-        maxFailures: z.number().int().min(1).max(1000).default(10),
-        window: duration.default(60_000),
-        /** How long a locked-out address is refused (429 with Retry-After). */
-        lockout: duration.default(300_000),
-      })
-      .default({ maxFailures: 10, window: 60_000, lockout: 300_000 }),
-    /** Where the workspaces live; `root` defaults to `<dataDir>/workspaces` (a relative path is resolved like `dataDir`). */
-    workspaces: z.strictObject({ root: z.string().min(1).optional() }).prefault({}),
-    /** Hooks per event (PreToolUse, PostToolUse, PermissionRequest, …): command or http. */
-    hooks: hooksConfigSchema.default({}),
-    /** Capabilities: `offeredTo` per tool name, the roles offered it by default (over the built-in defaults: `exec` → owner, admin). */
-    capabilities: capabilitiesSchema,
-    /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */
-    mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), McpServerConfigSchema).default({}),
-    /** One section per channel module (config-channels.ts): `channels.<type>.accounts.<id>`. */
-    channels: channelsSchema(CHANNEL_MODULES).default({}),
-    limits: z
-      .strictObject({
-        modelRequestTimeout: duration.default(60_000),
-        modelStreamIdleTimeout: duration.default(60_000),
-        modelMaxRetries: z.number().int().min(0).max(20).default(4),
-        modelRetryBaseDelay: duration.default(500),
-        modelRetryMaxDelay: duration.default(30_000),
-        maxContinuations: z.number().int().min(0).max(10).default(3),
-        toolTimeout: duration.default(120_000),
-        /** Per-tool overrides of toolTimeout, by tool name. */
-        toolTimeouts: z.record(z.string().min(1).max(64), duration).default({}),
-        shutdownGrace: duration.default(10_000),
-        mcpConnectTimeout: duration.default(15_000),
-        /** Sessions whose transcripts stay in memory, and transcript entries kept over all of them. */
-        transcriptCacheSessions: z.number().int().min(1).max(100_000).default(256),
-        transcriptCacheEntries: z.number().int().min(100).max(10_000_000).default(50_000),
-        /** Tool results longer than this are cut for the model (kept whole in the store), for every tool without its own cap. */
-        toolResultMaxChars: z.number().int().min(100).max(10_000_000).default(50_000),
-        /** Longest regular expression accepted from the model (search_files) or the config, in characters. */
-        regexMaxLength: z.number().int().min(16).max(100_000).default(1000),
-        /** Longest one file's regex matching may run in search_files' worker before it is terminated. */
-        regexDeadline: duration.refine((v) => v >= 10, { message: 'must be at least 10ms' }).default(1000),
-        /** Attempts to store or process one inbound item before it becomes a dead letter. */
-        inboxMaxAttempts: z.number().int().min(1).max(100).default(5),
-        /** Largest inbound item the inbox stores (its JSON, in bytes); larger ones are refused. */
-        inboxMaxBytes: z
-          .number()
-          .int()
-          .min(1024)
-          .max(64 * 1024 * 1024)
-          .default(1024 * 1024),
-      })
-      .default({
-        modelRequestTimeout: 60_000,
-        modelStreamIdleTimeout: 60_000,
-        modelMaxRetries: 4,
-        modelRetryBaseDelay: 500,
-        modelRetryMaxDelay: 30_000,
-        maxContinuations: 3,
-        toolTimeout: 120_000,
-        toolTimeouts: {},
-        shutdownGrace: 10_000,
-        mcpConnectTimeout: 15_000,
-        transcriptCacheSessions: 256,
-        transcriptCacheEntries: 50_000,
-        toolResultMaxChars: 50_000,
-        regexMaxLength: 1000,
-        regexDeadline: 1000,
-        inboxMaxAttempts: 5,
-        inboxMaxBytes: 1024 * 1024,
-      }),
-  })
-  .superRefine((cfg, ctx) => {
-    // A non-streaming OpenAI request is silent while its turn waits for an approval and then the
-    // model: the idle connection must outlive both, or the client is cut off before its answer.
-    for (const [id, account] of Object.entries(cfg.channels.openai?.accounts ?? {})) {
-      if (account.approvalWait + cfg.limits.modelRequestTimeout < cfg.gateway.connectionTimeout) continue;
-      ctx.addIssue({
-        code: 'custom',
-        path: ['channels', 'openai', 'accounts', id, 'approvalWait'],
-        message:
-          `${account.approvalWait} ms + limits.modelRequestTimeout (${cfg.limits.modelRequestTimeout} ms) ` +
-          `must be below gateway.connectionTimeout (${cfg.gateway.connectionTimeout} ms): shorten approvalWait or raise gateway.connectionTimeout`,
-      });
-    }
-  });
+export const configSchema = z.strictObject({
+  gateway: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(7420),
+      dataDir: z.string().min(1).default('./data'),
+      /** Largest accepted HTTP body, in bytes. */
+      bodyLimit: z
+        .number()
+        .int()
+        .min(1024)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
+      /** Reverse proxies (addresses or CIDRs) whose `X-Forwarded-For` names the client; none by default. */
+      trustedProxies: z
+        .array(z.string().refine((t) => parseProxyRange(t) !== null, 'expected an IP address or CIDR range'))
+        .max(100)
+        .default([]),
+      /** A request's headers must arrive within this time (slow clients are cut off). */
+      headersTimeout: serverTimeout.default(10_000),
+      /** A whole request (headers and body) must arrive within this time. */
+      requestTimeout: serverTimeout.default(30_000),
+      /** An idle connection is closed after this time; longer than any request the gateway holds open. */
+      connectionTimeout: serverTimeout.default(120_000),
+      /** `/readyz` channel details: `token` needs a `read` operator token; `public` shows them to anyone. */
+      readyzDetails: z.enum(['token', 'public']).default('token'),
+    })
+    .refine((g) => g.headersTimeout <= g.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than gateway.requestTimeout' })
+    .prefault({}),
+  log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).default({ level: 'info' }),
+  model: z
+    .strictObject({
+      name: z.string().min(1).default('claude-sonnet-4-5'),
+      fallback: z.string().min(1).optional(),
+      baseUrl: z.union([z.url(), z.literal('')]).default(''),
+      apiKey: z.string().default(''),
+      maxTokens: z.number().int().min(1).max(128_000).default(4096),
+    })
+    .default({ name: 'claude-sonnet-4-5', baseUrl: '', apiKey: '', maxTokens: 4096 }),
+  /** Per model (config-models.ts): `models.<name>` limits and prices over the built-in defaults. */
+  models: modelsSchema.default({}),
+  /** Context management (config-context.ts): shapers' thresholds, compaction, tool-result budgets. */
+  context: contextSchema,
+  /** Budgets (config-budgets.ts): per-day and per-month token and USD limits per principal, role, agent and gateway. */
+  budgets: budgetsSchema,
+  /** The gateway's own instructions, first in every agent's system prompt (docs/instructions.md). */
+  instructionsFile: instructionsFileSchema,
+  /** The person's `AGENTS.md` (config-instructions.ts). */
+  agentsMd: agentsMdSchema,
+  /** Built-in tool settings: `tools.exec` (docs/exec.md). */
+  tools: toolsSchema,
+  /** Files people send (config-inbound-files.ts): image blocks for the model. */
+  files: inboundFilesSchema,
+  agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default(() => ({ default: agent.parse({}) })),
+  permissions: z
+    .strictObject({
+      allow: z.array(ruleString).default([]),
+      ask: z.array(ruleString).default([]),
+      deny: z.array(ruleString).default([]),
+      /** A gateway-wide mode ceiling: narrower scopes may lower it, never raise it. Unset: no gateway-wide cap. */
+      mode: permissionMode.optional(),
+      /** A pending approval becomes a denial after this long. */
+      approvalTimeout: duration.default(30 * 60_000),
+      /** Roles whose members may approve their own tool calls (owners and admins may approve anyone's). */
+      selfApproveRoles: z.array(ROLE).default(['owner', 'admin', 'member']),
+      denialLimits: z
+        .strictObject({ consecutive: z.number().int().min(1).max(100).default(3), total: z.number().int().min(1).max(1000).default(20) })
+        .default({ consecutive: 3, total: 20 }),
+      /** Default time a hook may take (a hook's own `timeoutMs` wins). */
+      hookTimeout: duration.default(10_000),
+      /** The most trusted mode each role may run in, whatever any scope says. */
+      roleCeilings: z
+        .strictObject({
+          owner: permissionMode.default(ROLE_MODE_CEILING.owner),
+          admin: permissionMode.default(ROLE_MODE_CEILING.admin),
+          member: permissionMode.default(ROLE_MODE_CEILING.member),
+          guest: permissionMode.default(ROLE_MODE_CEILING.guest),
+        })
+        .prefault({}),
+      /** How long a session grant (a session rule, or a session mode above the broader mode) lasts. */
+      sessionGrantTtl: duration
+        .pipe(
+          z
+            .number()
+            .min(200, 'sessionGrantTtl must be at least 200ms')
+            .max(365 * 86_400_000),
+        )
+        .default(12 * 3_600_000),
+    })
+    .default({
+      allow: [],
+      ask: [],
+      deny: [],
+      approvalTimeout: 30 * 60_000,
+      selfApproveRoles: ['owner', 'admin', 'member'],
+      denialLimits: { consecutive: 3, total: 20 },
+      hookTimeout: 10_000,
+      roleCeilings: { ...ROLE_MODE_CEILING },
+      sessionGrantTtl: 12 * 3_600_000,
+    }),
+  pairing: z
+    .strictObject({
+      /** How long a pairing code stays valid. */
+      codeTtl: duration.default(3_600_000),
+      /** Pending requests per channel account at most; a new one past it expires the oldest. */
+      maxPending: z.number().int().min(1).max(1000).default(20),
+      /** Messages kept per pending request (the first counts); later ones are not kept. */
+      maxHeld: z.number().int().min(1).max(100).default(5),
+      /** Bytes of held messages (stored size) per pending request at most. */
+      maxHeldBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(16 * 1024 * 1024)
+        .default(64 * 1024),
+      /** Least time between two pairing requests of one identity on one account. */
+      cooldown: duration.default(600_000),
+      /** How often expired codes are swept (and their senders told). */
+      sweepInterval: duration.default(30_000),
+    })
+    .prefault({}),
+  /** The audit log. */
+  audit: z
+    .strictObject({
+      /** Rate-limited messages are audited as one row per sender per window, with a count. */
+      rateLimitWindow: duration.default(600_000),
+    })
+    .prefault({}),
+  /** Failed-auth rate limiting per client address (control API and WebSocket alike). */
+  auth: z
+    .strictObject({
+      /** Wrong tokens from one address within `window` before it is locked out. */
+      maxFailures: z.number().int().min(1).max(1000).default(10),
+      window: duration.default(60_000),
+      /** How long a locked-out address is refused (429 with Retry-After). */
+      lockout: duration.default(300_000),
+    })
+    .default({ maxFailures: 10, window: 60_000, lockout: 300_000 }),
+  /** Where the workspaces live; `root` defaults to `<dataDir>/workspaces` (a relative path is resolved like `dataDir`). */
+  workspaces: z.strictObject({ root: z.string().min(1).optional() }).prefault({}),
+  /** Hooks per event (PreToolUse, PostToolUse, PermissionRequest, …): command or http. */
+  hooks: hooksConfigSchema.default({}),
+  /** Capabilities: `offeredTo` per tool name, the roles offered it by default (over the built-in defaults: `exec` → owner, admin). */
+  capabilities: capabilitiesSchema,
+  /** MCP servers whose tools join the registry as `mcp__<server>__<tool>`. */
+  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), McpServerConfigSchema).default({}),
+  /** One section per channel module (config-channels.ts): `channels.<type>.accounts.<id>`. */
+  channels: channelsSchema(CHANNEL_MODULES).default({}),
+  limits: z
+    .strictObject({
+      modelRequestTimeout: duration.default(60_000),
+      modelStreamIdleTimeout: duration.default(60_000),
+      modelMaxRetries: z.number().int().min(0).max(20).default(4),
+      modelRetryBaseDelay: duration.default(500),
+      modelRetryMaxDelay: duration.default(30_000),
+      maxContinuations: z.number().int().min(0).max(10).default(3),
+      toolTimeout: duration.default(120_000),
+      /** Per-tool overrides of toolTimeout, by tool name. */
+      toolTimeouts: z.record(z.string().min(1).max(64), duration).default({}),
+      shutdownGrace: duration.default(10_000),
+      mcpConnectTimeout: duration.default(15_000),
+      /** Sessions whose transcripts stay in memory, and transcript entries kept over all of them. */
+      transcriptCacheSessions: z.number().int().min(1).max(100_000).default(256),
+      transcriptCacheEntries: z.number().int().min(100).max(10_000_000).default(50_000),
+      /** Tool results longer than this are cut for the model (kept whole in the store), for every tool without its own cap. */
+      toolResultMaxChars: z.number().int().min(100).max(10_000_000).default(50_000),
+      /** Longest regular expression accepted from the model (search_files) or the config, in characters. */
+      regexMaxLength: z.number().int().min(16).max(100_000).default(1000),
+      /** Longest one file's regex matching may run in search_files' worker before it is terminated. */
+      regexDeadline: duration.refine((v) => v >= 10, { message: 'must be at least 10ms' }).default(1000),
+      /** Attempts to store or process one inbound item before it becomes a dead letter. */
+      inboxMaxAttempts: z.number().int().min(1).max(100).default(5),
+      /** Largest inbound item the inbox stores (its JSON, in bytes); larger ones are refused. */
+      inboxMaxBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
+    })
+    .default({
+      modelRequestTimeout: 60_000,
+      modelStreamIdleTimeout: 60_000,
+      modelMaxRetries: 4,
+      modelRetryBaseDelay: 500,
+      modelRetryMaxDelay: 30_000,
+      maxContinuations: 3,
+      toolTimeout: 120_000,
+      toolTimeouts: {},
+      shutdownGrace: 10_000,
+      mcpConnectTimeout: 15_000,
+      transcriptCacheSessions: 256,
+      transcriptCacheEntries: 50_000,
+      toolResultMaxChars: 50_000,
+      regexMaxLength: 1000,
+      regexDeadline: 1000,
+      inboxMaxAttempts: 5,
+      inboxMaxBytes: 1024 * 1024,
+    }),
+});
 
 export type Config = z.output<typeof configSchema>;
 
@@ -352,6 +337,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
     throw new ConfigError(`invalid config:\n  ${lines.join('\n  ')}`);
   }
   const cfg = parsed.data;
+  checkOpenaiWaits(cfg);
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
   cfg.instructionsFile = resolveInstructionsPath(cfg.instructionsFile, baseDir);
@@ -362,6 +348,22 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   const frozen = deepFreeze(cfg);
   CONFIG_VARIABLES.set(frozen, vars);
   return frozen;
+}
+
+/**
+ * A non-streaming OpenAI request is silent while its turn waits for an approval and then the model:
+ * the idle connection must outlive both, or the client is cut off before its answer.
+ */
+function checkOpenaiWaits(cfg: Config): void {
+  const lines: string[] = [];
+  for (const [id, account] of Object.entries(cfg.channels.openai?.accounts ?? {})) {
+    if (account.approvalWait + cfg.limits.modelRequestTimeout < cfg.gateway.connectionTimeout) continue;
+    lines.push(
+      `channels.openai.accounts.${id}.approvalWait: ${account.approvalWait} ms + limits.modelRequestTimeout (${cfg.limits.modelRequestTimeout} ms) ` +
+        `must be below gateway.connectionTimeout (${cfg.gateway.connectionTimeout} ms): shorten approvalWait or raise gateway.connectionTimeout`,
+    );
+  }
+  if (lines.length > 0) throw new ConfigError(`invalid config:\n  ${lines.join('\n  ')}`);
 }
 
 const CONFIG_VARIABLES = new WeakMap<object, ReadonlyMap<string, readonly string[]>>();
