@@ -19,6 +19,7 @@ COPY packages/channel-websocket/package.json packages/channel-websocket/
 COPY packages/channel-telegram/package.json packages/channel-telegram/
 COPY packages/channel-slack/package.json packages/channel-slack/
 COPY packages/channel-webhook/package.json packages/channel-webhook/
+COPY packages/channel-openai/package.json packages/channel-openai/
 COPY packages/testkit/package.json packages/testkit/
 COPY apps/gateway/package.json apps/gateway/
 
@@ -55,6 +56,7 @@ COPY --from=build /app/packages/channel-websocket/dist packages/channel-websocke
 COPY --from=build /app/packages/channel-telegram/dist packages/channel-telegram/dist
 COPY --from=build /app/packages/channel-slack/dist packages/channel-slack/dist
 COPY --from=build /app/packages/channel-webhook/dist packages/channel-webhook/dist
+COPY --from=build /app/packages/channel-openai/dist packages/channel-openai/dist
 COPY --from=build /app/apps/gateway/dist apps/gateway/dist
 COPY migrations migrations
 COPY config config

@@ -29,6 +29,8 @@ import type { TokenExpiry } from './token-expiry.js';
 import { verifySecret } from './tokens.js';
 
 export interface ChannelContextDeps {
+  /** The agent ids messages may address, the default first. */
+  agents: readonly string[];
   storage: Storage;
   engine: TurnEngine;
   broker: ApprovalBroker;
@@ -99,6 +101,7 @@ function channelInbox(deps: ChannelContextDeps): ChannelInbox {
       );
     },
     accepting: deps.accepting,
+    agents: deps.agents,
   };
 }
 

@@ -1,5 +1,6 @@
 import { slackModule } from '@switchboard/channel-slack/module';
 import { telegramModule } from '@switchboard/channel-telegram/module';
+import { openaiModule } from '@switchboard/channel-openai/module';
 import { webhookModule } from '@switchboard/channel-webhook/module';
 import { websocketModule } from '@switchboard/channel-websocket/module';
 import type { ChannelModule } from '@switchboard/core';
@@ -10,7 +11,7 @@ import { z } from 'zod';
  * only the account schemas; a channel's implementation and platform SDK are imported by its
  * `createChannels`, which runs only for a type with configured accounts.
  */
-export const CHANNEL_MODULES = [websocketModule, telegramModule, slackModule, webhookModule] as const;
+export const CHANNEL_MODULES = [websocketModule, telegramModule, slackModule, webhookModule, openaiModule] as const;
 
 /** An account id: the `<id>` of `channels.<type>.accounts.<id>`. */
 const accountId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);

@@ -342,6 +342,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
     throw new ConfigError(`invalid config:\n  ${lines.join('\n  ')}`);
   }
   const cfg = parsed.data;
+  checkOpenaiWaits(cfg);
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
   cfg.instructionsFile = resolveInstructionsPath(cfg.instructionsFile, baseDir);
@@ -360,6 +361,22 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   const frozen = deepFreeze(cfg);
   CONFIG_VARIABLES.set(frozen, vars);
   return frozen;
+}
+
+/**
+ * A non-streaming OpenAI request is silent while its turn waits for an approval and then the model:
+ * the idle connection must outlive both, or the client is cut off before its answer.
+ */
+function checkOpenaiWaits(cfg: Config): void {
+  const lines: string[] = [];
+  for (const [id, account] of Object.entries(cfg.channels.openai?.accounts ?? {})) {
+    if (account.approvalWait + cfg.limits.modelRequestTimeout < cfg.gateway.connectionTimeout) continue;
+    lines.push(
+      `channels.openai.accounts.${id}.approvalWait: ${account.approvalWait} ms + limits.modelRequestTimeout (${cfg.limits.modelRequestTimeout} ms) ` +
+        `must be below gateway.connectionTimeout (${cfg.gateway.connectionTimeout} ms): shorten approvalWait or raise gateway.connectionTimeout`,
+    );
+  }
+  if (lines.length > 0) throw new ConfigError(`invalid config:\n  ${lines.join('\n  ')}`);
 }
 
 const CONFIG_VARIABLES = new WeakMap<object, ReadonlyMap<string, readonly string[]>>();

@@ -29,7 +29,7 @@ function staticImports(file: string, seen = new Set<string>()): Set<string> {
 
 describe('channel modules', () => {
   it('the gateway knows one module per channel package, each type once, in start-up order', () => {
-    expect(CHANNEL_MODULES.map((m) => m.type)).toEqual(['websocket', 'telegram', 'slack', 'webhook']);
+    expect(CHANNEL_MODULES.map((m) => m.type)).toEqual(['websocket', 'telegram', 'slack', 'webhook', 'openai']);
   });
 
   it("parses each channels.<type> section with that module's account schema", () => {
@@ -49,14 +49,17 @@ describe('channel modules', () => {
       telegram: { token: '123456:abcdefghijklmnopqrstu' },
       slack: { botToken: 'xoxb-0000000000-abcdefghij', signingSecret: '0123456789abcdef0123' },
       webhook: { secret: '0123456789abcdef', callbackUrl: 'http://127.0.0.1:9/cb' },
+      openai: {},
     };
+    // Channels whose clients bring client tokens: no rooms, no pairing, dmPolicy allowlist.
+    const tokenChannels = new Set(['websocket', 'openai']);
     for (const m of CHANNEL_MODULES) {
       const parsed = m.accountSchema.parse(minimal[m.type]) as Record<string, unknown>;
-      const expected = m.type === 'websocket' ? { ...defaults(channelAccountShape), dmPolicy: 'allowlist' } : defaults(boundaryShape);
+      const expected = tokenChannels.has(m.type) ? { ...defaults(channelAccountShape), dmPolicy: 'allowlist' } : defaults(boundaryShape);
       expect(Object.fromEntries(Object.keys(expected).map((k) => [k, parsed[k]]))).toEqual(expected);
     }
     // dmPolicy "open" without "*" is refused on every chat account, naming allowFrom.
-    for (const m of CHANNEL_MODULES.filter((c) => c.type !== 'websocket')) {
+    for (const m of CHANNEL_MODULES.filter((c) => !tokenChannels.has(c.type))) {
       const r = m.accountSchema.safeParse({ ...(minimal[m.type] as object), dmPolicy: 'open' });
       expect(r.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['allowFrom', 'dmPolicy "open" requires "*" in allowFrom']]);
     }
@@ -68,7 +71,7 @@ describe('channel modules', () => {
 
   it('a package’s ./module entry loads no platform SDK: only zod and workspace packages, statically', () => {
     const require = createRequire(import.meta.url);
-    for (const pkg of ['websocket', 'telegram', 'slack', 'webhook']) {
+    for (const pkg of ['websocket', 'telegram', 'slack', 'webhook', 'openai']) {
       const entry = require.resolve(`@switchboard/channel-${pkg}/module`);
       const bare = [...staticImports(entry)];
       expect(bare.length).toBeGreaterThan(0);

@@ -23,6 +23,7 @@ const CATALOGUE = {
   ShuttingDown: { code: 'SWB_E_SHUTTING_DOWN', retryable: true, message: 'The gateway is shutting down; send the message again shortly.' },
   NotReady: { code: 'SWB_E_NOT_READY', retryable: true, message: 'The channel account is still starting; deliver the event again shortly.' },
   UnknownSender: { code: 'SWB_E_UNKNOWN_SENDER', retryable: false, message: 'A direct message needs a known sender.' },
+  UnknownAgent: { code: 'SWB_E_UNKNOWN_AGENT', retryable: false, message: 'The message addresses an agent this gateway does not have.' },
   InboxTooLarge: { code: 'SWB_E_INBOX_TOO_LARGE', retryable: false, message: 'The inbound item is larger than limits.inboxMaxBytes; it is not stored.' },
   Config: { code: 'SWB_E_CONFIG', retryable: false, message: 'The config is invalid.' },
   Startup: { code: 'SWB_E_STARTUP', retryable: false, message: 'The gateway could not start with this config.' },

@@ -49,6 +49,17 @@ export interface InboundMessage {
   /** Set by channels that authenticate the sender themselves (WebSocket client tokens). */
   principalId?: string;
   /**
+   * The agent the person addressed (the OpenAI channel's `model`); one of {@link ChannelInbox.agents}.
+   * Absent: the gateway's default agent. An unknown id is refused (`SWB_E_UNKNOWN_AGENT`).
+   */
+  agentId?: string;
+  /**
+   * A DM session the person's client named, already scoped by the channel (the OpenAI channel: token
+   * id and `X-Switchboard-Session` label); the session is keyed by it beside the principal. Absent:
+   * the person's default session.
+   */
+  sessionLabel?: string;
+  /**
    * Files the person sent with the message (Telegram, Slack). The router saves them in the
    * sender's workspace under `inbox/` before the turn is queued and tells the model where they
    * are (see `inbound-files.ts`); they are never stored with the inbox item.
@@ -165,6 +176,8 @@ export interface ChannelInbox {
   deadLetter(item: DeadLetterInput): Promise<void>;
   /** False once the gateway is shutting down: refuse new connections. Never throws. */
   accepting(): boolean;
+  /** The agent ids a message may address ({@link InboundMessage.agentId}), the default first. Absent: only the default agent. */
+  readonly agents?: readonly string[];
 }
 
 /**
@@ -460,6 +473,12 @@ export interface Channel {
   render(to: ConversationRef, turnId: string, turn: AsyncIterable<TurnEvent>, meta: RenderMeta): Promise<void>;
   /** Sends a notice from the gateway itself (pairing codes, refusals, rate limits). Must not throw. */
   notify(to: ConversationRef, text: string): Promise<void>;
+  /**
+   * How long an approval asked in this channel's conversations waits before it becomes a denial,
+   * when shorter than `permissions.approvalTimeout` (the OpenAI channel's `approvalWait`: its
+   * client holds an HTTP request open meanwhile), and the note the model and audit get then.
+   */
+  readonly approvalWait?: { readonly timeoutMs: number; readonly note: string };
   /**
    * Delivers a file to a conversation (the `send_file` tool) on behalf of a turn. Resolves with a
    * short description for the model once the platform took it; rejects with a message safe to

@@ -10,8 +10,10 @@ import type { WorkspaceDirectories } from './workspaces.js';
 
 /** What the router is built from: resolved values and the two stages it routes between. */
 export interface RouterOptions {
-  /** The agent every conversation is routed to. */
+  /** The agent every conversation is routed to unless its message addresses another ({@link InboundMessage.agentId}). */
   defaultAgent: string;
+  /** Every agent id a message may address; absent: the default agent only. */
+  agents?: readonly string[];
   /** The largest stored form (JSON) of an inbound item, in bytes (`limits.inboxMaxBytes`). */
   inboxMaxBytes: number;
   /** The inbox, to answer a dead-lettered oversize item delivered again as a duplicate. */
@@ -35,9 +37,12 @@ export class Router {
   constructor(private readonly options: RouterOptions) {}
 
   /** The session a conversation's messages belong to: a DM is the person's own, a room (or thread) is shared. */
-  sessionKey(conversation: ConversationRef, principalId: string): SessionKey {
-    const agent = this.options.defaultAgent;
-    if (conversation.kind === 'dm') return { agent, channel: conversation.channel, account: conversation.account, scope: 'dm', principalId };
+  sessionKey(conversation: ConversationRef, principalId: string, addressed?: { agentId?: string; sessionLabel?: string }): SessionKey {
+    const agent = addressed?.agentId ?? this.options.defaultAgent;
+    if (conversation.kind === 'dm') {
+      const label = addressed?.sessionLabel;
+      return { agent, channel: conversation.channel, account: conversation.account, scope: 'dm', principalId, ...(label ? { label } : {}) };
+    }
     return {
       agent,
       channel: conversation.channel,
@@ -69,14 +74,19 @@ export class Router {
    * session is shared); a DM without one throws `SWB_E_UNKNOWN_SENDER`.
    */
   admit(message: InboundMessage): Promise<AcceptResult> {
+    const agentId = message.agentId ?? this.options.defaultAgent;
+    if (agentId !== this.options.defaultAgent && !this.options.agents?.includes(agentId)) {
+      throw new SwbError(SwbErrorCode.UnknownAgent, `No agent "${agentId.slice(0, 64)}" on this gateway.`);
+    }
+    const addressed = { agentId, ...(message.sessionLabel ? { sessionLabel: message.sessionLabel } : {}) };
     const key: SessionKey | null =
       message.kind === 'room'
-        ? this.sessionKey(message.conversation, '')
+        ? this.sessionKey(message.conversation, '', addressed)
         : message.principalId
-          ? this.sessionKey(message.conversation, message.principalId)
+          ? this.sessionKey(message.conversation, message.principalId, addressed)
           : null;
     if (!key) throw new SwbError(SwbErrorCode.UnknownSender, 'A direct message needs a known sender.');
-    const route = { agentId: this.options.defaultAgent, key, clientId: message.platformId };
+    const route = { agentId, key, clientId: message.platformId };
     // Files the person sent land in their workspace before the turn is queued (see inbound-files.ts).
     if (!message.files?.length) return this.options.engine.accept(message, route);
     // A redelivered message (webhook retry, a poll offset not yet committed) is answered as the
@@ -91,6 +101,6 @@ export class Router {
     const workspaces = this.options.workspaces ?? {
       ensure: () => Promise.reject(new Error('this gateway keeps no workspaces')),
     };
-    return attachInboundFiles(message, this.options.defaultAgent, workspaces);
+    return attachInboundFiles(message, message.agentId ?? this.options.defaultAgent, workspaces);
   }
 }

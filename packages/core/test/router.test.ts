@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AcceptResult, InboundMessage } from '../src/channel.js';
 import type { Route } from '../src/engine.js';
 import { Router } from '../src/router.js';
+import { parseSessionKey, sessionKeyString } from '../src/session-key.js';
 import { dm, roomMessage } from './boundary/gate-fixture.js';
 
 const MAIN = 'webhook:main';
@@ -22,6 +23,7 @@ describe('Router', () => {
     queued = [];
     router = new Router({
       defaultAgent: 'helper',
+      agents: ['helper', 'coder'],
       inboxMaxBytes: 2048,
       storage,
       engine: {
@@ -104,5 +106,21 @@ describe('Router', () => {
     expect(again).toMatchObject({ duplicate: true, turnId: first.turnId });
     expect(queued).toHaveLength(2);
     expect(await storage.turns.unfinished()).toHaveLength(1);
+  });
+
+  it('routes a message that addresses an agent to it, and a named session beside the person’s default one; an unknown agent is refused', async () => {
+    const plain = dm(MAIN, 'a', 'one', { principalId: 'p1' });
+    const addressed = { ...dm(MAIN, 'a', 'two', { principalId: 'p1' }), agentId: 'coder', sessionLabel: 'tok.project' };
+    await router.accept(plain);
+    await router.accept(addressed);
+    expect(queued[0]!.route.key).toEqual({ agent: 'helper', channel: 'webhook', account: 'main', scope: 'dm', principalId: 'p1' });
+    expect(queued[1]!.route).toMatchObject({ agentId: 'coder', key: { agent: 'coder', scope: 'dm', principalId: 'p1', label: 'tok.project' } });
+    const a = await storage.sessions.resolve(queued[0]!.route.key);
+    const b = await storage.sessions.resolve(queued[1]!.route.key);
+    expect(a.id).not.toBe(b.id);
+    expect(parseSessionKey(sessionKeyString(queued[1]!.route.key))).toEqual(queued[1]!.route.key);
+    expect(() => router.admit({ ...dm(MAIN, 'a', 'x', { principalId: 'p1' }), agentId: 'nope' })).toThrow(
+      expect.objectContaining({ code: 'SWB_E_UNKNOWN_AGENT' }),
+    );
   });
 });

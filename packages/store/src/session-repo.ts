@@ -44,7 +44,7 @@ export function sessionOps(db: Database): SessionOps {
         scope: key.scope,
         principal_id: key.scope === 'dm' ? key.principalId : null,
         conversation: key.scope === 'room' ? key.conversation : null,
-        thread: key.scope === 'room' ? (key.thread ?? null) : null,
+        thread: key.scope === 'room' ? (key.thread ?? null) : (key.label ?? null),
         created_at: now,
         updated_at: now,
         ended_at: null,

@@ -21,7 +21,7 @@ export async function openChannels(cfg: Readonly<Config>, log: Logger): Promise<
   if (list.length === 0) {
     log.warn(
       { event: 'no_chat_channel' },
-      'no channel is configured, so nobody can chat (/ws answers 404): add an account under channels.websocket.accounts (or channels.telegram, channels.slack, channels.webhook)',
+      'no channel is configured, so nobody can chat (/ws answers 404): add an account under channels.websocket.accounts (or channels.telegram, channels.slack, channels.webhook, channels.openai)',
     );
   }
   return { list, byId: new Map(list.map((channel) => [channel.id, channel])) };
@@ -42,7 +42,10 @@ export interface ChannelStartInputs {
 /** Start-up step: starts each channel, one after the other, with its context bound to it (before the listen). */
 export async function startChannels(inputs: ChannelStartInputs): Promise<void> {
   const { domain, http } = inputs;
+  const ids = Object.keys(inputs.cfg.agents);
+  const defaultAgent = ids.includes('default') ? 'default' : ids[0]!;
   const deps: ChannelContextDeps = {
+    agents: [defaultAgent, ...ids.filter((id) => id !== defaultAgent)],
     storage: inputs.storage,
     engine: domain.engine,
     broker: domain.broker,

@@ -111,6 +111,7 @@ async function buildPolicy(
     timeoutMs: cfg.permissions.approvalTimeout,
     selfApproveRoles: cfg.permissions.selfApproveRoles,
     onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
+    channelWait: (channelId) => channels.byId.get(channelId)?.approvalWait,
   });
   policy = new PolicyService({
     settings: livePolicySettings(inputs.live),
@@ -235,6 +236,7 @@ function buildRouting(inputs: DomainInputs, engine: TurnEngine): { router: Route
   const { cfg, storage, channels } = inputs;
   const router: Router = new Router({
     defaultAgent: inputs.agents.defaultAgent,
+    agents: Object.keys(cfg.agents),
     inboxMaxBytes: cfg.limits.inboxMaxBytes,
     storage,
     engine,

@@ -73,6 +73,11 @@ export interface ApprovalBrokerOptions {
   selfApproveRoles: readonly Role[];
   /** Called after a rule was saved by "always allow" (so rule caches reload). */
   onRuleSaved?: (rule: StoredRule) => void;
+  /**
+   * A channel account's shorter wait (`Channel.approvalWait`, by `<type>:<account>`): its approvals
+   * expire after `timeoutMs` (when shorter than `timeoutMs` above) with `note` as the reason.
+   */
+  channelWait?: (channelId: string) => { timeoutMs: number; note: string } | undefined;
 }
 
 const actorName = (a: Approver): string =>
@@ -103,7 +108,7 @@ export class ApprovalBroker {
       ...(req.choices ? { choices: req.choices } : {}),
       requesterPrincipalId: req.requesterPrincipalId,
       conversation: req.conversation,
-      expiresAt: new Date(Date.now() + this.options.timeoutMs),
+      expiresAt: new Date(Date.now() + Math.min(this.options.timeoutMs, this.options.channelWait?.(req.channelId)?.timeoutMs ?? Number.POSITIVE_INFINITY)),
     });
     if (approval.status !== 'pending') return outcomeOf(approval);
     if (!existed) {
@@ -266,8 +271,10 @@ export class ApprovalBroker {
     const ms = Math.max(0, a.expiresAt.getTime() - Date.now());
     const t = setTimeout(() => {
       this.timers.delete(a.id);
+      // The channel's own note (e.g. the OpenAI channel's approvalWait) tells the model why nobody answered.
+      const note = this.options.channelWait?.(`${a.conversation.channel}:${a.conversation.account}`)?.note;
       void (async () => {
-        if (await this.options.storage.approvals.claim(a.id, 'expired', 'system', { reason: 'expired' })) {
+        if (await this.options.storage.approvals.claim(a.id, 'expired', 'system', { reason: note ?? 'expired' })) {
           await this.options.storage.audit.append({ actor: 'system', action: 'approval.expired', target: a.id, detail: { tool: a.tool } });
         }
         const after = await this.options.storage.approvals.get(a.id);
@@ -364,7 +371,9 @@ function decisionOf(a: Approval): ApprovalDecision {
     by: a.decidedBy ?? 'system',
     reason:
       a.status === 'expired'
-        ? 'nobody answered the approval in time'
+        ? a.reason && a.reason !== 'expired'
+          ? a.reason
+          : 'nobody answered the approval in time'
         : a.status === 'cancelled'
           ? `the approval was cancelled: ${a.reason ?? 'its turn ended'}`
           : (a.reason ?? 'the approval was declined'),
