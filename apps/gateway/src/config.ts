@@ -81,7 +81,7 @@ export const configSchema = z.strictObject({
       /** A whole request (headers and body) must arrive within this time. */
       requestTimeout: serverTimeout.default(30_000),
       /** An idle connection is closed after this time; longer than any request the gateway holds open. */
-      connectionTimeout: serverTimeout.default(120_000),
+      connectionTimeout: serverTimeout.default(180_000),
       /** `/readyz` channel details: `token` needs a `read` operator token; `public` shows them to anyone. */
       readyzDetails: z.enum(['token', 'public']).default('token'),
     })
