@@ -124,6 +124,21 @@ describe('/metrics on the gateway port', () => {
     expect(moved('switchboard_model_call_duration_seconds', { model: 'claude-test', outcome: 'error' })).toBeGreaterThanOrEqual(1);
   });
 
+  it('gauges of stored state tell the truth after a restart; counters start again', async () => {
+    const { ws, fake } = env;
+    fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'later.txt', content: 'x' }, id: 'toolu_m5' }] }, { text: 'Done.' });
+    ws.send({ type: 'message', clientId: 'm5', text: 'write later' });
+    await ws.next((f) => f.type === 'approval_request' && f.clientId === 'm5');
+    expect(sampleValue((await scrape(env.gw)).metrics, 'switchboard_approvals_pending')).toBe(1);
+    // A crash: the turn and its approval stay as stored, and the next start resumes them.
+    await env.gw.kill();
+    env.gw = await env.gw.restart();
+    const after = (await scrape(env.gw)).metrics;
+    expect(sampleValue(after, 'switchboard_approvals_pending')).toBe(1);
+    expect(sampleValue(after, 'switchboard_approvals_decided_total')).toBe(0);
+    expect(sampleValue(after, 'switchboard_turns_total')).toBe(0);
+  });
+
   it('shows no secret, no person and no session: only bounded labels', async () => {
     const { gw } = env;
     const { text, metrics } = await scrape(gw);
