@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api, CANARY_ANTHROPIC_KEY, type GatewayProcess } from '@switchboard/testkit';
+import { ALL_CANARIES, api, type GatewayProcess } from '@switchboard/testkit';
 import { chat, collectTurn, useGateway } from './helpers.js';
 import { type ParsedMetrics, type PromFamily, parseMetrics, sampleValue } from './metrics-helpers.js';
 
@@ -143,12 +143,12 @@ describe('/metrics on the gateway port', () => {
     const { gw } = env;
     const { text, metrics } = await scrape(gw);
     const creds = gw.credentials();
-    for (const secret of [CANARY_ANTHROPIC_KEY, creds.operatorToken, creds.clientToken]) expect(text).not.toContain(secret);
+    for (const secret of [...ALL_CANARIES, creds.operatorToken, creds.clientToken]) expect(text).not.toContain(secret);
     expect(text).not.toContain(creds.principalId);
     expect(text).not.toMatch(/write it|hello|metrics\.txt/);
     const labelNames = new Set<string>();
     for (const series of metrics.samples.values()) for (const s of series) for (const k of Object.keys(s.labels ?? {})) labelNames.add(k);
-    const allowed = ['channel', 'account', 'outcome', 'model', 'kind', 'tool', 'le', 'quantile', 'type', 'space', 'version', 'major', 'minor', 'patch', 'kind'];
+    const allowed = ['channel', 'account', 'outcome', 'model', 'kind', 'tool', 'le', 'quantile', 'type', 'space', 'version', 'major', 'minor', 'patch'];
     expect([...labelNames].filter((l) => !allowed.includes(l))).toEqual([]);
   });
 
