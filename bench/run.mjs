@@ -16,7 +16,7 @@ import { ChatConnection, runLoad } from './lib/load.mjs';
 import { loadAvg1, memOf } from './lib/proc.mjs';
 import { measureUnreachableStop } from './lib/unreachable-stop.mjs';
 import { formatTable } from './lib/table.mjs';
-import { measureMetricsScrape } from './lib/metrics-scrape.mjs';
+import { measureMetricsScrape, measureScrapeAtScale } from './lib/metrics-scrape.mjs';
 import { runLongSession } from './lib/long-session.mjs';
 import { LONG_TARGETS, longSessionRows } from './lib/long-session-rows.mjs';
 import { EXEC_TARGETS, execRows, runExecBench } from './lib/exec.mjs';
@@ -564,6 +564,9 @@ try {
   if (results.gateway.metricsScrape) {
     const m = results.gateway.metricsScrape;
     log(`metrics scrape: median ${m.medianMs} ms over ${m.runs} (max ${m.maxMs} ms), ${m.series} series, ${m.bytes} bytes`);
+    results.gateway.metricsScrapeAtScale = await within(30_000, 'metrics render at scale', measureScrapeAtScale(repo, 200));
+    const s = results.gateway.metricsScrapeAtScale;
+    log(`metrics render at scale (in-process): median ${s.medianMs} ms over ${s.runs}, ${s.series} series, ${s.bytes} bytes`);
   }
   await closePool(pool);
   await within(15_000, 'gateway stop', gw.stop(5_000));
