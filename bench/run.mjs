@@ -560,13 +560,19 @@ try {
     );
   }
   // --- one Prometheus scrape, with the series the loads left (bench/lib/metrics-scrape.mjs) ----
-  results.gateway.metricsScrape = await within(30_000, 'metrics scrape', measureMetricsScrape(gw, 50));
-  if (results.gateway.metricsScrape) {
-    const m = results.gateway.metricsScrape;
-    log(`metrics scrape: median ${m.medianMs} ms over ${m.runs} (max ${m.maxMs} ms), ${m.series} series, ${m.bytes} bytes`);
-    results.gateway.metricsScrapeAtScale = await within(30_000, 'metrics render at scale', measureScrapeAtScale(repo, 200));
-    const s = results.gateway.metricsScrapeAtScale;
-    log(`metrics render at scale (in-process): median ${s.medianMs} ms over ${s.runs}, ${s.series} series, ${s.bytes} bytes`);
+  try {
+    results.gateway.metricsScrape = await within(30_000, 'metrics scrape', measureMetricsScrape(gw, 50));
+    if (results.gateway.metricsScrape) {
+      const m = results.gateway.metricsScrape;
+      log(`metrics scrape: median ${m.medianMs} ms over ${m.runs} (max ${m.maxMs} ms), ${m.series} series, ${m.bytes} bytes`);
+      results.gateway.metricsScrapeAtScale = await within(30_000, 'metrics render at scale', measureScrapeAtScale(repo, 200));
+      const s = results.gateway.metricsScrapeAtScale;
+      log(`metrics render at scale (in-process): median ${s.medianMs} ms over ${s.runs}, ${s.series} series, ${s.bytes} bytes`);
+    }
+  } catch (err) {
+    exitCode = 1;
+    results.gateway.metricsScrape = { error: err instanceof Error ? err.message : String(err) };
+    log(`metrics scrape FAILED: ${err instanceof Error ? err.stack : err}`);
   }
   await closePool(pool);
   await within(15_000, 'gateway stop', gw.stop(5_000));
