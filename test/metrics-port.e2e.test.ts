@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { startGateway, type GatewayProcess } from '@switchboard/testkit';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildTestConfig, runCli, startGateway, type GatewayProcess } from '@switchboard/testkit';
 import { chat, connectClient, useFakeModel } from './helpers.js';
 import { parseMetrics, sampleValue } from './metrics-helpers.js';
 
@@ -7,6 +11,8 @@ import { parseMetrics, sampleValue } from './metrics-helpers.js';
 // own, bound to loopback unless `metrics.host` says otherwise (with a warning), answering without
 // a token — and the gateway's port no longer serves them. `metrics.enabled: false` serves none.
 const env = useFakeModel();
+let busy: Server | undefined;
+afterAll(() => busy?.close());
 
 /** The metrics port's URL, from the gateway's `metrics_listening` line. */
 async function metricsUrl(gw: GatewayProcess): Promise<string> {
@@ -55,5 +61,22 @@ describe('metrics on a port of their own', () => {
     expect(res.status).toBe(404);
     expect(gw.logs().some((l) => l.includes('metrics_listening'))).toBe(false);
     await gw.stop();
+  });
+
+  it('a metrics.port in use stops the start with exit 78 naming metrics.port; no credentials written', async () => {
+    busy = createServer();
+    await new Promise<void>((resolve) => busy!.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    const dir = mkdtempSync(join(tmpdir(), 'swb-metrics-'));
+    chmodSync(dir, 0o755);
+    const dataDir = join(dir, 'data');
+    const configPath = join(dir, 'switchboard.json5');
+    writeFileSync(configPath, JSON.stringify(buildTestConfig(dataDir, env.fake.url, { metrics: { port } })), { mode: 0o644 });
+    const r = await runCli(['start'], { configPath, timeoutMs: 20_000 });
+    expect(r.code).toBe(78);
+    expect(r.stderr).toContain(`metrics.port: port ${port} on 127.0.0.1 is already in use`);
+    expect(r.stderr).not.toContain('SWITCHBOARD_PORT');
+    expect(r.stderr + r.stdout).not.toMatch(/\n\s+at |EADDRINUSE/);
+    expect(existsSync(join(dataDir, 'credentials.json'))).toBe(false);
   });
 });
