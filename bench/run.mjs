@@ -723,8 +723,17 @@ function buildTable(r) {
     else row(`SIGTERM with unreachable platforms (${label}, grace 2 s)`, 'ms', u?.ms, null, TARGETS.unreachableStopMs, 'lower');
   }
   row('request bytes for a first "hi" (default tools)', 'bytes', g.hiRequest?.bodyBytes, null, TARGETS.hiBytes, 'lower');
-  if (g.metricsScrape)
+  if (typeof g.metricsScrape?.medianMs === 'number')
     row(`GET /metrics: one scrape (median of ${g.metricsScrape.runs}, ${g.metricsScrape.series} series)`, 'ms', g.metricsScrape.medianMs, null, null, 'lower');
+  if (g.metricsScrapeAtScale)
+    row(
+      `metrics render, in-process (median of ${g.metricsScrapeAtScale.runs}, ${g.metricsScrapeAtScale.series} series)`,
+      'ms',
+      g.metricsScrapeAtScale.medianMs,
+      null,
+      null,
+      'lower',
+    );
   if (r.longSession?.turnsDone !== undefined) rows.push(...longSessionRows(r.longSession));
   if (r.exec?.checkMicrosMedian !== undefined) rows.push(...execRows(r.exec));
   return rows;
