@@ -15,7 +15,7 @@ import { buildRegistry, connectMcp } from './wiring/tools.js';
 import { type ExecHost, prepareExec } from './wiring/exec.js';
 import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
-import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import type { GatewayMetrics, MetricsSources } from './metrics/gateway-metrics.js';
 import { startMetricsServer } from './metrics/metrics-http.js';
 
 export interface Gateway {
@@ -65,7 +65,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const models = buildModels(cfg, log);
   const flag = new StopFlag();
   let engine: TurnEngine | undefined;
-  const metrics = cfg.metrics.enabled ? new GatewayMetrics({ storage, channels: channels.list, activeTurns: () => engine?.active ?? 0 }) : undefined;
+  const metrics = cfg.metrics.enabled ? await openMetrics({ storage, channels: channels.list, activeTurns: () => engine?.active ?? 0 }) : undefined;
   const domain = await buildDomain({
     cfg,
     live,
@@ -123,4 +123,10 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   });
   followReloads(live, log, domain);
   return { app: http.app, storage, engine: domain.engine, channels: channels.list, url: endpoint.url, close, reload: (next) => live.reload(next) };
+}
+
+/** The metrics, loaded only when enabled: with `metrics.enabled: false` prom-client is never loaded. */
+async function openMetrics(sources: MetricsSources): Promise<GatewayMetrics> {
+  const { GatewayMetrics } = await import('./metrics/gateway-metrics.js');
+  return new GatewayMetrics(sources);
 }
