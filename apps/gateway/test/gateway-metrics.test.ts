@@ -1,6 +1,8 @@
 import type { AnyTool, ModelClient, ModelRequest, ModelResponse, ToolContext } from '@switchboard/agent';
 import type { Channel, InboundMessage, TurnPolicy } from '@switchboard/core';
 import { openSqliteStorage, type SqliteStorage } from '@switchboard/store';
+import fc from 'fast-check';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../src/metrics/gateway-metrics.js';
 import { timedModelClient, watchedPolicy } from '../src/metrics/observers.js';
@@ -117,6 +119,31 @@ async function drain(gen: AsyncGenerator<unknown, ModelResponse, void>): Promise
     if (step.done) return step.value;
   }
 }
+
+describe('GatewayMetrics exposition with hostile label values', () => {
+  type Family = { name: string; metrics: Array<{ labels?: Record<string, string>; value?: string }> };
+  const parse = parsePrometheusTextFormat as unknown as (text: string) => Family[];
+
+  it('any account, model or tool name (quotes, backslashes, newlines, __proto__) is escaped: the text parses and gives the value back', async () => {
+    const name = fc.oneof(fc.string({ minLength: 1, maxLength: 40 }), fc.constantFrom('__proto__', 'a"b', 'a\\b', 'line\nbreak', '{x="y"}', '# HELP'));
+    await fc.assert(
+      fc.asyncProperty(name, name, name, async (account, model, tool) => {
+        const m = metricsOver([channel('webhook', account, 'up')]);
+        m.turnEnded({ channel: 'webhook', account, agentId: 'default', state: 'completed', reason: 'completed', durationMs: 5 });
+        m.modelCall(model, 0.5, { tokens: { inputTokens: 1, outputTokens: 2, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 }, costUsd: 0 });
+        m.toolCall(tool, 'ok');
+        const families = new Map(parse(await m.scrape()).map((f) => [f.name, f]));
+        const turns = families.get('switchboard_turns_total')?.metrics ?? [];
+        expect(turns.map((s) => s.labels?.account)).toEqual([account]);
+        expect(families.get('switchboard_channel_health')?.metrics.map((s) => s.labels?.account)).toEqual([account]);
+        const tokens = families.get('switchboard_model_tokens_total')?.metrics ?? [];
+        expect(tokens.find((s) => s.labels?.kind === 'output')).toMatchObject({ labels: { model }, value: '2' });
+        expect(families.get('switchboard_tool_calls_total')?.metrics).toEqual([{ labels: { tool, outcome: 'ok' }, value: '1' }]);
+      }),
+      { numRuns: Number(process.env.SWB_PROPERTY_RUNS ?? 100) },
+    );
+  });
+});
 
 describe('timedModelClient', () => {
   const spec = () => ({ ...defaultModelSpec('m'), price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite5m: 3.75, cacheWrite1h: 6 } });
