@@ -6,6 +6,8 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayMetrics } from '../src/metrics/gateway-metrics.js';
 import { timedModelClient, watchedPolicy } from '../src/metrics/observers.js';
+import { startMetricsServer } from '../src/metrics/metrics-http.js';
+import pino from 'pino';
 import { isLoopbackHost } from '../src/config-metrics.js';
 import { defaultModelSpec } from '@switchboard/agent';
 
@@ -119,6 +121,34 @@ async function drain(gen: AsyncGenerator<unknown, ModelResponse, void>): Promise
     if (step.done) return step.value;
   }
 }
+
+describe('the metrics port', () => {
+  const timeouts = { headersTimeout: 5000, requestTimeout: 5000, connectionTimeout: 5000 };
+
+  it('answers /metrics without a token, 404 elsewhere, and 500 without detail when the store fails', async () => {
+    const own = openSqliteStorage({ file: ':memory:' });
+    const server = await startMetricsServer(
+      new GatewayMetrics({ storage: own, channels: [], activeTurns: () => 0 }),
+      { port: 0 },
+      timeouts,
+      pino({ level: 'silent' }),
+    );
+    try {
+      expect(new URL(server.url).hostname).toBe('127.0.0.1');
+      const ok = await fetch(`${server.url}/metrics`);
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('cache-control')).toBe('no-store');
+      expect(await ok.text()).toContain('switchboard_inbox_dead_letters 0');
+      expect((await fetch(`${server.url}/other`)).status).toBe(404);
+      own.close();
+      const failed = await fetch(`${server.url}/metrics`);
+      expect(failed.status).toBe(500);
+      expect(await failed.json()).toEqual({ code: 'internal', message: 'Collecting the metrics failed.' });
+    } finally {
+      await server.close();
+    }
+  });
+});
 
 describe('GatewayMetrics exposition with hostile label values', () => {
   type Family = { name: string; metrics: Array<{ labels?: Record<string, string>; value?: string }> };

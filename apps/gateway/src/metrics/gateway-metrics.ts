@@ -1,5 +1,4 @@
-import type { Channel, Storage, TurnEndFacts } from '@switchboard/core';
-import type { ApprovalStatus } from '@switchboard/core';
+import type { ApprovalStatus, Channel, Storage, TurnEndFacts } from '@switchboard/core';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** What the scrape-time gauges read: the store (so a restart shows the truth), the channels and the engine. */
