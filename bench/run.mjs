@@ -16,6 +16,7 @@ import { ChatConnection, runLoad } from './lib/load.mjs';
 import { loadAvg1, memOf } from './lib/proc.mjs';
 import { measureUnreachableStop } from './lib/unreachable-stop.mjs';
 import { formatTable } from './lib/table.mjs';
+import { measureMetricsScrape, measureScrapeAtScale } from './lib/metrics-scrape.mjs';
 import { runLongSession } from './lib/long-session.mjs';
 import { LONG_TARGETS, longSessionRows } from './lib/long-session-rows.mjs';
 import { EXEC_TARGETS, execRows, runExecBench } from './lib/exec.mjs';
@@ -558,6 +559,21 @@ try {
       'event-loop delay p99 during the 32-session run: n/a — this gateway has no GET /api/v1/stats, and the delay cannot be measured from outside the process.',
     );
   }
+  // --- one Prometheus scrape, with the series the loads left (bench/lib/metrics-scrape.mjs) ----
+  try {
+    results.gateway.metricsScrape = await within(30_000, 'metrics scrape', measureMetricsScrape(gw, 50));
+    if (results.gateway.metricsScrape) {
+      const m = results.gateway.metricsScrape;
+      log(`metrics scrape: median ${m.medianMs} ms over ${m.runs} (max ${m.maxMs} ms), ${m.series} series, ${m.bytes} bytes`);
+      results.gateway.metricsScrapeAtScale = await within(30_000, 'metrics render at scale', measureScrapeAtScale(repo, 200));
+      const s = results.gateway.metricsScrapeAtScale;
+      log(`metrics render at scale (in-process): median ${s.medianMs} ms over ${s.runs}, ${s.series} series, ${s.bytes} bytes`);
+    }
+  } catch (err) {
+    exitCode = 1;
+    results.gateway.metricsScrape = { error: err instanceof Error ? err.message : String(err) };
+    log(`metrics scrape FAILED: ${err instanceof Error ? err.stack : err}`);
+  }
   await closePool(pool);
   await within(15_000, 'gateway stop', gw.stop(5_000));
 
@@ -707,6 +723,17 @@ function buildTable(r) {
     else row(`SIGTERM with unreachable platforms (${label}, grace 2 s)`, 'ms', u?.ms, null, TARGETS.unreachableStopMs, 'lower');
   }
   row('request bytes for a first "hi" (default tools)', 'bytes', g.hiRequest?.bodyBytes, null, TARGETS.hiBytes, 'lower');
+  if (typeof g.metricsScrape?.medianMs === 'number')
+    row(`GET /metrics: one scrape (median of ${g.metricsScrape.runs}, ${g.metricsScrape.series} series)`, 'ms', g.metricsScrape.medianMs, null, null, 'lower');
+  if (g.metricsScrapeAtScale)
+    row(
+      `metrics render, in-process (median of ${g.metricsScrapeAtScale.runs}, ${g.metricsScrapeAtScale.series} series)`,
+      'ms',
+      g.metricsScrapeAtScale.medianMs,
+      null,
+      null,
+      'lower',
+    );
   if (r.longSession?.turnsDone !== undefined) rows.push(...longSessionRows(r.longSession));
   if (r.exec?.checkMicrosMedian !== undefined) rows.push(...execRows(r.exec));
   return rows;

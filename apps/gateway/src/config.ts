@@ -7,6 +7,7 @@ import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';
 import { inboundFilesSchema } from './config-inbound-files.js';
+import { metricsSchema } from './config-metrics.js';
 import { capabilitiesSchema } from './config-capabilities.js';
 import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
@@ -188,6 +189,8 @@ export const configSchema = z.strictObject({
       rateLimitWindow: duration.default(600_000),
     })
     .prefault({}),
+  /** Prometheus metrics at `/metrics` (docs/metrics.md). */
+  metrics: metricsSchema,
   /** Failed-auth rate limiting per client address (control API and WebSocket alike). */
   auth: z
     .strictObject({

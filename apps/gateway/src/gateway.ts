@@ -16,6 +16,8 @@ import { buildRegistry, connectMcp } from './wiring/tools.js';
 import { type ExecHost, prepareExec } from './wiring/exec.js';
 import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
+import type { GatewayMetrics, MetricsSources } from './metrics/gateway-metrics.js';
+import { startMetricsServer } from './metrics/metrics-http.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -65,6 +67,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const agents = buildAgents(cfg, registry, workspaces.directories, log, skills);
   const models = buildModels(cfg, log);
   const flag = new StopFlag();
+  let engine: TurnEngine | undefined;
+  const metrics = cfg.metrics.enabled ? await openMetrics({ storage, channels: channels.list, activeTurns: () => engine?.active ?? 0 }) : undefined;
   const domain = await buildDomain({
     cfg,
     live,
@@ -80,17 +84,53 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     models,
     channels,
     accepting: flag.accepting,
+    ...(metrics ? { metrics } : {}),
   });
-  const http = await buildHttp({ cfg, log, storage, registry, agents, models, channels, domain, exec: exec.status, stopping: flag.stopping });
+  engine = domain.engine;
+  const http = await buildHttp({
+    cfg,
+    log,
+    storage,
+    registry,
+    agents,
+    models,
+    channels,
+    domain,
+    exec: exec.status,
+    stopping: flag.stopping,
+    ...(metrics ? { metrics } : {}),
+  });
   await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting });
 
   const endpoint = await listen(http.app, cfg.gateway, instance);
+  const metricsServer =
+    metrics && cfg.metrics.port !== undefined
+      ? await startMetricsServer(metrics, { port: cfg.metrics.port, host: cfg.metrics.host }, cfg.gateway, log)
+      : undefined;
   await publishCredentials(log, storage, cfg.gateway.dataDir);
   if (workspaces.firstStart) await workspaces.migrate();
   const endpointFile = writeEndpointFile(cfg.gateway.dataDir, endpoint);
   await resume(domain, log, endpoint);
 
-  const close = shutdownSequence({ flag, log, shutdownGraceMs: cfg.limits.shutdownGrace, domain, http, mcp, channels, storage, endpointFile, instance });
+  const close = shutdownSequence({
+    flag,
+    log,
+    shutdownGraceMs: cfg.limits.shutdownGrace,
+    domain,
+    http,
+    mcp,
+    channels,
+    storage,
+    endpointFile,
+    instance,
+    ...(metricsServer ? { metricsServer } : {}),
+  });
   followReloads(live, log, domain);
   return { app: http.app, storage, engine: domain.engine, channels: channels.list, url: endpoint.url, close, reload: (next) => live.reload(next) };
+}
+
+/** The metrics, loaded only when enabled: with `metrics.enabled: false` prom-client is never loaded. */
+async function openMetrics(sources: MetricsSources): Promise<GatewayMetrics> {
+  const { GatewayMetrics } = await import('./metrics/gateway-metrics.js');
+  return new GatewayMetrics(sources);
 }

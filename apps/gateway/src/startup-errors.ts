@@ -63,25 +63,28 @@ export function prepareDataDir(dataDir: string): void {
  * (or a gateway on another data dir), and a restart loop cannot free it — a gateway on the same
  * data dir is refused earlier, by the instance lock, with 75.
  */
-export function listenError(err: unknown, host: string, port: number): unknown {
+export function listenError(err: unknown, host: string, port: number, section: 'gateway' | 'metrics' = 'gateway'): unknown {
   const c = code(err);
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // The gateway's own keys can also be set from the environment.
+  const portEnv = section === 'gateway' ? ' (or SWITCHBOARD_PORT' : '';
+  const hostEnv = section === 'gateway' ? ' (or SWITCHBOARD_HOST)' : '';
   if (c === 'EADDRINUSE') {
     return new StartupError(
-      `gateway.port: port ${port} on ${host} is already in use by another program; stop it, or choose another port with gateway.port (or SWITCHBOARD_PORT; 0 picks a free one)`,
-      'gateway.port',
+      `${section}.port: port ${port} on ${host} is already in use by another program; stop it, or choose another port with ${section}.port${portEnv ? `${portEnv}; ` : ' ('}0 picks a free one)`,
+      `${section}.port`,
     );
   }
   if (c === 'EACCES' || c === 'EPERM') {
     return new StartupError(
-      `gateway.port: this user may not listen on ${where} (ports below 1024 need privileges); choose another port with gateway.port (or SWITCHBOARD_PORT)`,
-      'gateway.port',
+      `${section}.port: this user may not listen on ${where} (ports below 1024 need privileges); choose another port with ${section}.port${portEnv ? `${portEnv})` : ''}`,
+      `${section}.port`,
     );
   }
   if (c === 'EADDRNOTAVAIL' || c === 'ENOTFOUND' || c === 'EAI_AGAIN') {
     return new StartupError(
-      `gateway.host: ${host} is not an address of this machine; set gateway.host (or SWITCHBOARD_HOST) to one, e.g. 127.0.0.1`,
-      'gateway.host',
+      `${section}.host: ${host} is not an address of this machine; set ${section}.host${hostEnv} to one, e.g. 127.0.0.1`,
+      `${section}.host`,
     );
   }
   return err;

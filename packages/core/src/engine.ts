@@ -107,6 +107,25 @@ export interface EngineOptions {
   deferral?: DeferralSettings;
   /** Layered instructions (instructions/service.ts): each turn's system prompt, the profile's time zone, nested AGENTS.md notes. Absent: the agent's `system`. */
   instructions?: TurnInstructionSource;
+  /**
+   * Told of every turn's end the moment it is decided, before its end is rendered (metrics).
+   * Contract: must not throw (a throw is logged and ignored). Not called for a turn suspended by
+   * shutdown (it resumes later) nor for a message steered into another turn.
+   */
+  onTurnEnd?(end: TurnEndFacts): void;
+}
+
+/** What {@link EngineOptions.onTurnEnd} is told: bounded facts only (no ids, no text). */
+export interface TurnEndFacts {
+  /** The channel type the message came in on (`websocket`, `telegram`, …). */
+  channel: string;
+  /** The channel account. */
+  account: string;
+  agentId: string;
+  state: TurnEndState;
+  reason: TurnEndReason;
+  /** From the moment this process began running the turn to its end. */
+  durationMs: number;
 }
 
 export interface TurnPolicyContext {
@@ -205,6 +224,8 @@ interface ActiveTurn {
   run: Running;
   journal: TurnJournal;
   usage: TurnUsage;
+  /** When this process began running the turn (`performance.now()`). */
+  startedAt: number;
 }
 
 /** A turn's end as the engine records and renders it. */
@@ -450,6 +471,7 @@ export class TurnEngine {
 
   /** Step 1: the turn's session and message; starts the channel's render and marks the turn running here. */
   private async loadTurn(turn: Turn): Promise<ActiveTurn | null> {
+    const startedAt = performance.now();
     const { storage } = this.options;
     const log = this.options.log.child({ sessionId: turn.sessionId, turnId: turn.id });
     const session = await storage.sessions.get(turn.sessionId);
@@ -485,7 +507,7 @@ export class TurnEngine {
     this.running.set(turn.sessionId, run);
     const journal = new TurnJournal(storage, this.transcripts, session.id, turn.id, turn.state === 'running');
     const agent = this.options.agent(session.agentId);
-    return { turn, session, message, agent, resumed, log, queue, rendering, run, journal, usage: emptyUsage() };
+    return { turn, session, message, agent, resumed, log, queue, rendering, run, journal, usage: emptyUsage(), startedAt };
   }
 
   /** Step 2: the user entry (once), and where the transcript leaves the turn (a resume's repairs). */
@@ -691,6 +713,7 @@ export class TurnEngine {
   private async finish(active: ActiveTurn, end: TurnEnd): Promise<void> {
     const { turn, session, queue, journal } = active;
     active.run.ending = true;
+    this.reportEnd(active, end);
     // An approval of an ended turn can never be used: it is cancelled before anyone hears the end.
     if (this.options.cancelApprovals) {
       await this.options
@@ -714,6 +737,24 @@ export class TurnEngine {
     }
     if (!finished) await journal.finish(record);
     this.options.log.info({ sessionId: session.id, turnId: turn.id, state: end.state, reason: end.reason }, 'turn finished');
+  }
+
+  /** Tells {@link EngineOptions.onTurnEnd} of a turn's end; its throw is logged, never the turn's failure. */
+  private reportEnd(active: ActiveTurn, end: TurnEnd): void {
+    if (!this.options.onTurnEnd) return;
+    const { message } = active;
+    try {
+      this.options.onTurnEnd({
+        channel: message.channel,
+        account: message.account,
+        agentId: active.agent.id,
+        state: end.state,
+        reason: end.reason,
+        durationMs: performance.now() - active.startedAt,
+      });
+    } catch (err) {
+      active.log.error({ err }, 'the turn-end observer failed');
+    }
   }
 
   /**

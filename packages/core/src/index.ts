@@ -147,6 +147,7 @@ export {
   type EngineOptions,
   type Route,
   suspendedForShutdown,
+  type TurnEndFacts,
   TurnEngine,
   type TurnPolicy,
   type TurnPolicyContext,

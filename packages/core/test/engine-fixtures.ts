@@ -192,6 +192,8 @@ export function harness(opts: {
   now?: () => Date;
   /** The agent's time zone (default: unset, so UTC). */
   timezone?: string;
+  /** Told of every turn's end (metrics). */
+  onTurnEnd?: EngineOptions['onTurnEnd'];
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
@@ -238,6 +240,7 @@ export function harness(opts: {
     cancelApprovals: async (turnId) => {
       cancelled.push(turnId);
     },
+    ...(opts.onTurnEnd ? { onTurnEnd: opts.onTurnEnd } : {}),
   };
   engine = new TurnEngine(options);
   const route = (principalId = 'p1'): Route => ({

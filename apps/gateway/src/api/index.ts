@@ -1,8 +1,7 @@
 import type { Scope, TokenRecord } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { sendLockedOut, verifyUnderLimiter } from '../limited-verify.js';
-import { bearer } from '../tokens.js';
+import { requireOperatorScope } from '../limited-verify.js';
 import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { boundaryRoutes } from './boundary.js';
@@ -56,28 +55,9 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
 ];
 
 async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const secret = bearer(req.headers.authorization);
-  if (!secret) {
-    await sendError(reply, 401, 'unauthorized', 'An operator token is required (Authorization: Bearer <token>).');
-    return;
-  }
   // Keyed on the client address: the socket's peer, or what a trusted proxy (gateway.trustedProxies) reports.
-  const verified = await verifyUnderLimiter(deps, deps.clientAddress(req.raw), secret, 'operator');
-  if (verified.locked) {
-    await sendLockedOut(reply, verified.retryAfterSec);
-    return;
-  }
-  const token = verified.token;
-  if (!token) {
-    await sendError(reply, 401, 'unauthorized', 'The operator token is wrong or revoked.');
-    return;
-  }
-  const scope = req.routeOptions.config.scope;
-  if (scope && !token.scopes.includes(scope) && !token.scopes.includes('admin')) {
-    await sendError(reply, 403, 'forbidden', `This route needs the "${scope}" scope.`);
-    return;
-  }
-  req.operator = token;
+  const token = await requireOperatorScope(deps, req, reply, req.routeOptions.config.scope);
+  if (token) req.operator = token;
 }
 
 /** The operators' control API under /api/v1: operator-token auth before body parsing, a scope per route. */

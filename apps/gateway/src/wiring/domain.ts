@@ -30,6 +30,8 @@ import { instructionSettingsOf } from '../config-instructions.js';
 import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
 import { execLoopTimeout } from './exec.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { timedModelClient, watchedPolicy } from '../metrics/observers.js';
 import { livePolicySettings } from '../policy-settings.js';
 import type { Agents } from './agents.js';
 import type { Models } from './models.js';
@@ -58,6 +60,8 @@ export interface DomainInputs {
   channels: OpenedChannels;
   /** False once the gateway is shutting down (the router then refuses new messages). */
   accepting(): boolean;
+  /** The Prometheus metrics (`metrics.enabled`): turn ends, model calls, tool calls and approvals are counted into them. */
+  metrics?: GatewayMetrics;
 }
 
 /** The domain services (packages/core), wired to each other. */
@@ -112,6 +116,7 @@ async function buildPolicy(
     selfApproveRoles: cfg.permissions.selfApproveRoles,
     onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
     channelWait: (channelId) => channels.byId.get(channelId)?.approvalWait,
+    ...(inputs.metrics ? { onDecided: inputs.metrics.approvalDecided } : {}),
   });
   policy = new PolicyService({
     settings: livePolicySettings(inputs.live),
@@ -174,12 +179,13 @@ function buildEngine(
   inputs: DomainInputs,
   services: { broker: ApprovalBroker; policy: PolicyService; queueMode: Domain['queueMode']; budgets: { gate: BudgetGate } },
 ): TurnEngine {
-  const { cfg, log, agents, channels } = inputs;
+  const { cfg, log, agents, channels, metrics } = inputs;
   const { broker, policy } = services;
+  const model = modelClient(cfg);
   return new TurnEngine({
     storage: inputs.storage,
     log: log.child({ component: 'engine' }),
-    model: modelClient(cfg),
+    model: metrics ? timedModelClient(model, metrics, inputs.models.lookup) : model,
     modelName: cfg.model.name,
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
     imageBlocks: cfg.files.imageBlocks,
@@ -197,7 +203,8 @@ function buildEngine(
     queueMode: services.queueMode,
     agent: (id) => agents.agent(id),
     channel: (id) => channels.byId.get(id),
-    policy: (ctx) => policy.forTurn(ctx),
+    policy: metrics ? async (ctx) => watchedPolicy(await policy.forTurn(ctx), metrics) : (ctx) => policy.forTurn(ctx),
+    ...(metrics ? { onTurnEnd: metrics.turnEnded } : {}),
     cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
     countTokens: { enabled: cfg.context.countTokens.enabled, margin: cfg.context.countTokens.margin },
     compaction: compactionSettings(cfg),

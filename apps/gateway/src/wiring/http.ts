@@ -11,6 +11,8 @@ import type { Config } from '../config.js';
 import { registerFileDownloads } from '../files-route.js';
 import { httpServerOptions, registerHttpEdges } from '../http-edges.js';
 import { registerReadyz } from '../readyz.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { registerMetricsRoute } from '../metrics/metrics-http.js';
 import type { ExecStatus } from './exec.js';
 import { TokenExpiry } from '../token-expiry.js';
 import type { Agents } from './agents.js';
@@ -50,10 +52,12 @@ export interface HttpInputs {
   exec: ExecStatus;
   /** True once the gateway is shutting down: every request then gets 503 `shutting_down`. */
   stopping(): boolean;
+  /** Served at `/metrics` on this port (behind a `read` token) when `metrics.port` is unset. */
+  metrics?: GatewayMetrics;
 }
 
 /**
- * Start-up step: the Fastify app with the HTTP edges, `/healthz`, `/readyz`, the OpenAPI
+ * Start-up step: the Fastify app with the HTTP edges, `/healthz`, `/readyz`, `/metrics` (unless on a port of its own), the OpenAPI
  * document and the control API under `/api/v1`. trustProxy stays off: the client address comes
  * from `gateway.trustedProxies` alone.
  */
@@ -79,6 +83,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   const channels = inputs.channels.list;
   app.get('/healthz', async () => ({ ok: true, status: 'live' }));
   await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails, tools: { exec: inputs.exec } });
+  if (inputs.metrics && cfg.metrics.port === undefined) registerMetricsRoute(app, inputs.metrics, { storage, limiter, clientAddress });
   await registerOpenApi(app, VERSION);
   const files = new FileShelf({ ttlMs: cfg.tools.sendFile.downloadTtl, maxBytes: cfg.tools.sendFile.downloadMaxBytes });
   registerFileDownloads(app, { shelf: files, storage, limiter, clientAddress });

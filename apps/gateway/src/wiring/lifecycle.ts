@@ -9,6 +9,7 @@ import type { Domain } from './domain.js';
 import type { HttpPlane } from './http.js';
 import type { Endpoint } from './publish.js';
 import type { McpConnection } from './tools.js';
+import type { MetricsServer } from '../metrics/metrics-http.js';
 
 /** Whether the gateway is shutting down: set once by `close`, read by the HTTP hook, the router and the channels. */
 export class StopFlag {
@@ -51,12 +52,14 @@ export interface ShutdownParts {
   storage: Storage;
   endpointFile: string;
   instance: InstanceLock;
+  /** The metrics port (`metrics.port`), if it has one. */
+  metricsServer?: MetricsServer;
 }
 
 /**
  * The gateway's `close`: stop accepting, let running turns finish for the grace period, suspend
  * the rest, then close broker, token timers, grants, boundary and MCP, stop the channels, close
- * HTTP and the database, remove the endpoint file and release the data-dir lock, in that order.
+ * HTTP (and the metrics port) and the database, remove the endpoint file and release the data-dir lock, in that order.
  * Idempotent: every call returns the same promise.
  */
 export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
@@ -79,6 +82,7 @@ export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
       for (const channel of channels.list)
         await channel.stop('shutdown').catch((err: unknown) => log.error({ err, channel: channel.id }, 'channel stop failed'));
       await parts.http.app.close();
+      await parts.metricsServer?.close();
       parts.storage.close();
       rmSync(parts.endpointFile, { force: true });
       parts.instance.release();

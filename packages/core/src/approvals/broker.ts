@@ -4,7 +4,7 @@ import type { AskSource } from '@switchboard/agent';
 import { storedAlwaysRules } from '../permissions/always-rules.js';
 import { mayAnswerAutomatically, offersAlways, whyPeopleOnly } from '../permissions/ask-source.js';
 import { needsAdminApproval } from '../memory/access.js';
-import type { Approval, Role, Scope, Storage, StoredRule } from '../storage.js';
+import type { Approval, ApprovalStatus, Role, Scope, Storage, StoredRule } from '../storage.js';
 
 /** Who is answering an approval. Resolved from authenticated input, never from the model. */
 export type Approver =
@@ -78,6 +78,11 @@ export interface ApprovalBrokerOptions {
    * expire after `timeoutMs` (when shorter than `timeoutMs` above) with `note` as the reason.
    */
   channelWait?: (channelId: string) => { timeoutMs: number; note: string } | undefined;
+  /**
+   * Called once per approval, when this broker's claim decided it (allowed, denied, expired or
+   * cancelled), before its waiters hear of it (metrics). Contract: must not throw (a throw is logged and ignored).
+   */
+  onDecided?: (status: Exclude<ApprovalStatus, 'pending'>) => void;
 }
 
 const actorName = (a: Approver): string =>
@@ -196,6 +201,7 @@ export class ApprovalBroker {
       ...(reason ? { reason } : {}),
       ...(chosen !== undefined ? { choice: chosen } : {}),
     });
+    if (won) this.claimed(id, decision === 'allow' ? 'allowed' : 'denied');
     const after = (await this.options.storage.approvals.get(id))!;
     if (!won) return { outcome: 'already_decided', approval: after };
     await this.options.storage.audit.append({
@@ -275,6 +281,7 @@ export class ApprovalBroker {
       const note = this.options.channelWait?.(`${a.conversation.channel}:${a.conversation.account}`)?.note;
       void (async () => {
         if (await this.options.storage.approvals.claim(a.id, 'expired', 'system', { reason: note ?? 'expired' })) {
+          this.claimed(a.id, 'expired');
           await this.options.storage.audit.append({ actor: 'system', action: 'approval.expired', target: a.id, detail: { tool: a.tool } });
         }
         const after = await this.options.storage.approvals.get(a.id);
@@ -283,6 +290,15 @@ export class ApprovalBroker {
     }, ms);
     t.unref();
     this.timers.set(a.id, t);
+  }
+
+  /** Tells `onDecided` of a claim this broker won. */
+  private claimed(id: string, status: Exclude<ApprovalStatus, 'pending'>): void {
+    try {
+      this.options.onDecided?.(status);
+    } catch (err) {
+      this.options.log.error({ err, approvalId: id }, 'the approval-decided observer failed');
+    }
   }
 
   private settle(a: Approval): void {
@@ -307,6 +323,7 @@ export class ApprovalBroker {
     for (const a of pending) {
       if (await this.options.storage.approvals.claim(a.id, 'cancelled', 'system', { reason })) {
         cancelled++;
+        this.claimed(a.id, 'cancelled');
         await this.options.storage.audit.append({
           actor: 'system',
           action: 'approval.cancelled',

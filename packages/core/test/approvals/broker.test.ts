@@ -256,3 +256,35 @@ describe('ApprovalBroker: races', () => {
     expect((await r.done).approval.status).toBe(after?.status);
   });
 });
+
+describe('ApprovalBroker onDecided (metrics)', () => {
+  it('is told once per approval, with how it ended, only by the claim that won; a throwing observer changes nothing', async () => {
+    const told: string[] = [];
+    makeBroker({ timeoutMs: 200, onDecided: (status) => void told.push(status) });
+    // Raced decisions: one winner, one call.
+    const raced = ask({ turnId: 'ta', toolUseId: 'toolu_a' });
+    const a = await raced.shown;
+    await Promise.all([broker.decide(a.id, 'allow', false, member()), broker.decide(a.id, 'deny', false, admin)]);
+    await raced.done;
+    // A cancellation, then a decision that comes too late.
+    const cancelled = ask({ turnId: 'tb', toolUseId: 'toolu_b' });
+    const b = await cancelled.shown;
+    expect(await broker.cancelTurn('tb', 'stopped')).toBe(1);
+    expect(await broker.decide(b.id, 'allow', false, member())).toMatchObject({ outcome: 'already_decided' });
+    // An expiry.
+    await ask({ turnId: 'tc', toolUseId: 'toolu_c' }).done;
+    expect(told).toHaveLength(3);
+    expect(['allowed', 'denied']).toContain(told[0]);
+    expect(told.slice(1)).toEqual(['cancelled', 'expired']);
+
+    makeBroker({
+      onDecided: () => {
+        throw new Error('observer failed');
+      },
+    });
+    const thrown = ask({ turnId: 'td', toolUseId: 'toolu_d' });
+    const d = await thrown.shown;
+    expect(await broker.decide(d.id, 'deny', false, member())).toMatchObject({ outcome: 'decided', approval: { status: 'denied' } });
+    expect(await thrown.done).toMatchObject({ allowed: false });
+  });
+});
