@@ -70,6 +70,8 @@ export {
   type Session,
   type SessionFilter,
   type SessionSettings,
+  type Sidechain,
+  type SidechainState,
   type Storage,
   type StoredRule,
   type OfferSwitch,
@@ -390,6 +392,7 @@ export {
   MAX_TOOL_PROGRESS_CHARS,
   MAX_TOOL_STATUS_LINES,
   MAX_TOOL_SUMMARY_CHARS,
+  TASK_TOOL,
   type TextScrub,
   summarizeProgress,
   summarizeToolInput,
@@ -401,3 +404,4 @@ export {
 export * from './memory/index.js';
 export { memoryPart, PersonalData, profilePart, type PersonalDataPart, type PersonalExport, personWorkspaces, workspacePart } from './personal-data.js';
 export * from './instructions/index.js';
+export * from './subagents/index.js';

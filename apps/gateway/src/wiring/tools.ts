@@ -1,5 +1,5 @@
 import { type AnyTool, READ_RESULT_TOOL } from '@switchboard/agent';
-import { CapabilityRegistry, type Channel, createMemoryTools, createReadResultTool, type Storage } from '@switchboard/core';
+import { CapabilityRegistry, type Channel, createMemoryTools, createReadResultTool, createTaskTool, GENERAL_SUBAGENT, type Storage } from '@switchboard/core';
 import { createFileTools, createSendFileTool, createWebTools } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -57,6 +57,8 @@ export function buildRegistry(
     ...createMemoryTools(storage),
     ...mcp.tools,
     createReadResultTool(storage.sessions),
+    // Listed for operators and `capabilities.offeredTo`; agents with `subagents` offer their own copy (with their types).
+    createTaskTool([{ name: GENERAL_SUBAGENT, description: 'the parent turn’s tools, without task' }]),
   ];
   return withOfferedToKey(
     () => new CapabilityRegistry({ tools, mcpServers: Object.keys(cfg.mcpServers), channels, model: cfg.model, hooks: cfg.hooks, offeredTo: offeredToOf(cfg) }),

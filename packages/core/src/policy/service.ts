@@ -10,7 +10,7 @@ import type { TurnPolicy, TurnPolicyContext } from '../engine.js';
 import { ownValue } from '../own.js';
 import { DenialTracker } from '../permissions/denials.js';
 import { toolMatchKind } from '../permissions/matchers.js';
-import { canSetMode, isPermissionMode, type PermissionMode } from '../permissions/modes.js';
+import { canSetMode, isPermissionMode, lowerMode, type PermissionMode } from '../permissions/modes.js';
 import { decidePermission, toDecision, type PipelineResult } from '../permissions/pipeline.js';
 import { preFilter } from '../permissions/pre-filter.js';
 import { describeLimit, resolveMode, type ModeResolution, type ScopeModes } from '../permissions/scope-modes.js';
@@ -50,6 +50,9 @@ const sessionModeOf = (session: Session): { id: string; mode: PermissionMode } |
 /** The principal whose message a turn answers: the message's own; a DM session's owner only for a DM. */
 const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string | undefined =>
   ctx.message.principalId ?? (ctx.message.kind === 'dm' && ctx.session.scope === 'dm' ? (ctx.session.principalId ?? undefined) : undefined);
+
+/** What people see of a call a subagent makes: the subagent and its task first (`🤖 <type>: <description>`). */
+const subagentSummary = (subagent: string | undefined, summary: string): string => (subagent ? `🤖 ${subagent} — ${summary}` : summary);
 
 /** Tools that work in a workspace: the file tools, and `exec` (its working directory). A sender without one gets none of them. */
 const isFileTool = (tool: { name: string }) => toolMatchKind(tool.name) === 'path' || toolMatchKind(tool.name) === 'command';
@@ -261,60 +264,71 @@ export class PolicyService {
     const audit = (action: string, detail: Record<string, unknown>) =>
       storage.audit.append({ actor: 'gateway', action, target: turn.id, detail }).catch((err: unknown) => log.error({ err }, 'audit write failed'));
 
-    const canUseTool = async (tool: AnyTool, input: unknown, toolCtx: ToolContext): Promise<Decision> => {
-      const result: PipelineResult =
-        fileless && isFileTool(tool)
-          ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
-          : await decidePermission({ tool, input, ctx: toolCtx }, { ruleSet, scopes, mode, ...(preToolUse ? { preToolUse } : {}), safety });
-      const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
-      const decision =
-        result.behavior === 'ask'
-          ? await askForApproval(
-              { storage, broker: this.options.broker, hooks: this.hooks, log },
-              ctx,
-              {
-                tool,
-                input: result.input,
-                updatedInput: result.updatedInput,
-                summary,
-                reason: result.reason,
-                source: result.source,
-                toolUseId: toolCtx.toolUseId,
-                signal: toolCtx.signal,
-                workspace: toolCtx.workspace,
-              },
-              principalId ?? null,
-            )
-          : toDecision(result);
-      await audit('permission.decision', {
-        tool: tool.name,
-        summary,
-        behavior: decision.behavior,
-        decidedBy: result.behavior === 'ask' ? 'approval' : result.source,
-        reason: decision.behavior === 'deny' ? decision.reason : result.reason,
-        rule: result.rule?.rule,
-        mode,
-      });
-      if (decision.behavior === 'allow') {
-        this.denials.recordAllow(session.id);
+    // One decision function for the turn and each of its subagents: the same rules, scopes and
+    // approvers; a subagent's mode is at most the turn's and its asks name it.
+    const decider =
+      (callMode: PermissionMode, subagent?: string) =>
+      async (tool: AnyTool, input: unknown, toolCtx: ToolContext): Promise<Decision> => {
+        const result: PipelineResult =
+          fileless && isFileTool(tool)
+            ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
+            : await decidePermission({ tool, input, ctx: toolCtx }, { ruleSet, scopes, mode: callMode, ...(preToolUse ? { preToolUse } : {}), safety });
+        const summary = subagentSummary(subagent, this.summarize(tool, result.behavior === 'deny' ? input : result.input));
+        const decision =
+          result.behavior === 'ask'
+            ? await askForApproval(
+                { storage, broker: this.options.broker, hooks: this.hooks, log },
+                ctx,
+                {
+                  tool,
+                  input: result.input,
+                  updatedInput: result.updatedInput,
+                  summary,
+                  reason: result.reason,
+                  source: result.source,
+                  toolUseId: toolCtx.toolUseId,
+                  signal: toolCtx.signal,
+                  workspace: toolCtx.workspace,
+                },
+                principalId ?? null,
+              )
+            : toDecision(result);
+        await audit('permission.decision', {
+          tool: tool.name,
+          summary,
+          behavior: decision.behavior,
+          decidedBy: result.behavior === 'ask' ? 'approval' : result.source,
+          reason: decision.behavior === 'deny' ? decision.reason : result.reason,
+          rule: result.rule?.rule,
+          mode: callMode,
+          ...(subagent ? { subagent } : {}),
+        });
+        if (decision.behavior === 'allow') {
+          this.denials.recordAllow(session.id);
+          return decision;
+        }
+        void this.hooks.run(
+          'PermissionDenied',
+          { ...turnFields, toolName: tool.name, toolInput: input, toolUseId: toolCtx.toolUseId, reason: decision.reason },
+          log,
+        );
+        const state = this.denials.recordDenial(session.id);
+        if (state.signal === 'denial_limit') {
+          const what = state.consecutive >= 3 ? `${state.consecutive} tool calls in a row were` : `${state.total} tool calls in this session were`;
+          stop = { reason: 'denial_limit', error: `I stopped: ${what} denied. Tell me how you would like to proceed.` };
+        }
         return decision;
-      }
-      void this.hooks.run(
-        'PermissionDenied',
-        { ...turnFields, toolName: tool.name, toolInput: input, toolUseId: toolCtx.toolUseId, reason: decision.reason },
-        log,
-      );
-      const state = this.denials.recordDenial(session.id);
-      if (state.signal === 'denial_limit') {
-        const what = state.consecutive >= 3 ? `${state.consecutive} tool calls in a row were` : `${state.total} tool calls in this session were`;
-        stop = { reason: 'denial_limit', error: `I stopped: ${what} denied. Tell me how you would like to proceed.` };
-      }
-      return decision;
-    };
+      };
+    const canUseTool = decider(mode);
 
     return {
       tools,
       canUseTool,
+      mode,
+      forSubagent: ({ label, mode: wanted }) => {
+        const subMode = wanted ? lowerMode(mode, wanted) : mode;
+        return { canUseTool: decider(subMode, label), mode: subMode };
+      },
       workspace,
       pathFilter: walkFilter({ ruleSet, scopes, workspace }),
       ...(principalId ? { principalId } : {}),
