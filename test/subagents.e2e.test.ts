@@ -26,6 +26,8 @@ describe('subagents: isolated context, only the report comes back (acceptance 1)
         { text: 'REPORT: the workspace holds no files.' },
       ],
     });
+    const usage = async () => (await api(`/usage?principal=${env.gw.credentials().principalId}&agent=default`)).body.totals.calls as number;
+    const callsBefore = await usage();
     const turn = await chat(ws, 's1', 'PARENT-SECRET-HISTORY: how many files do I have?');
     expect(turn.end).toMatchObject({ type: 'final', text: 'There are none.' });
     fake.setHandler(undefined);
@@ -45,6 +47,8 @@ describe('subagents: isolated context, only the report comes back (acceptance 1)
 
     const parents = parentRequests(fake, start);
     expect(parents).toHaveLength(2);
+    // Every model call, the subagent's too, is recorded for the same principal and agent.
+    expect((await usage()) - callsBefore).toBe(4);
     const result = resultIn(parents[1]!, 'toolu_task_a1');
     expect(result).toEqual({ content: 'REPORT: the workspace holds no files.', is_error: undefined });
     // Nothing of the subagent's own conversation reaches the parent.
