@@ -149,11 +149,12 @@ export interface ToolStatusEntry {
 /** One status line: `🔧 name summary…` (with ` · progress`), `✅ name summary`, `❌ name summary`. */
 export function toolStatusLine(entry: ToolStatusEntry): string {
   if (entry.name === TASK_TOOL) {
-    // A subagent's line: `🤖 <type>: <description>…` while it works.
+    // A subagent's line: `🤖 <type>: <description>…` while it works. Its progress notes carry that
+    // label themselves (`🤖 general: x · read_file`), so a note replaces it rather than repeating it.
     const label = `🤖 ${entry.summary || 'general:'}`;
     if (entry.state === 'ok') return `✅ ${label}`;
     if (entry.state === 'error') return `❌ ${label}`;
-    return `${label}…${entry.progress ? ` · ${entry.progress}` : ''}`;
+    return entry.progress?.startsWith('🤖') ? `${entry.progress}…` : `${label}…${entry.progress ? ` · ${entry.progress}` : ''}`;
   }
   const label = entry.summary ? `${entry.name} ${entry.summary}` : entry.name;
   if (entry.state === 'ok') return `✅ ${label}`;
