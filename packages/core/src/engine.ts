@@ -307,11 +307,8 @@ export class TurnEngine {
     return res;
   }
 
-  /** Resumes every unfinished turn found at start-up, in order, per session; subagents that were running are marked interrupted (never run again). */
+  /** Resumes every unfinished turn found at start-up, in order, per session. */
   async resumeAll(): Promise<number> {
-    // A subagent never resumes (its parent's `task` call is told it was interrupted): its sidechain says so.
-    const cut = await this.options.storage.sidechains.interruptRunning();
-    if (cut > 0) this.options.log.info({ sidechains: cut }, 'subagents cut off by the restart marked interrupted');
     const turns = await this.options.storage.turns.unfinished();
     for (const t of turns) {
       if (t.state === 'queued') continue;
