@@ -579,6 +579,7 @@ export class TurnEngine {
       tools: policy.tools,
       canUseTool: policy.canUseTool,
       ...(policy.forSubagent ? { forSubagent: policy.forSubagent } : {}),
+      ...(policy.afterTool ? { afterTool: policy.afterTool } : {}),
       toolContext,
       ...(beforeCall ? { beforeCall } : {}),
       onUsage: (ev) => this.recordCall(active, ev),

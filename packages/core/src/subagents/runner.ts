@@ -1,4 +1,5 @@
 import {
+  type AfterTool,
   type AgentEvent,
   type AnyTool,
   type BeforeCall,
@@ -65,6 +66,8 @@ export interface SubagentParent {
   canUseTool: CanUseTool;
   /** The parent's tool context, without the per-call fields. */
   toolContext: Omit<ToolContext, 'signal' | 'toolUseId' | 'progress' | 'subagent'>;
+  /** The PostToolUse hooks of the parent turn, run for the subagent's calls too. */
+  afterTool?: AfterTool;
   /** The budget check before each model call (the parent turn's). */
   beforeCall?: BeforeCall;
   /** Every model call's usage, counted and recorded for the parent turn's principal and agent. */
@@ -155,6 +158,7 @@ export class SubagentRunner {
       retry: opts.retry,
       maxContinuations: opts.maxContinuations,
       ...(parent.beforeCall ? { beforeCall: parent.beforeCall } : {}),
+      ...(parent.afterTool ? { afterTool: parent.afterTool } : {}),
       subagent: true,
     });
     let results: ToolResultBlock[] = [];

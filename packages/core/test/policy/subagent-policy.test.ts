@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createTaskTool } from '../../src/index.js';
 import { sendMail, writeFile } from '../permissions/fixtures.js';
-import { baseSettings, usePolicy } from './fixture.js';
+import { baseSettings, TOOLS, usePolicy } from './fixture.js';
 
 const env = usePolicy();
 
@@ -55,5 +56,31 @@ describe('a subagent’s permission seam', () => {
     expect(ev.summary.startsWith('🤖 researcher: mail the team — mcp__mail__send')).toBe(true);
     await env.broker.decide(ev.approvalId, 'deny', false, { kind: 'principal', principalId: member, role: 'member' });
     expect(await decision).toMatchObject({ behavior: 'deny', kind: 'person' });
+  });
+});
+
+describe('the task tool in the pipeline', () => {
+  const task = createTaskTool([{ name: 'general', description: 'everything' }]);
+  const call = { description: 'd', prompt: 'p' };
+
+  it('runs without asking, also in plan mode', async () => {
+    env.setup({ settings: baseSettings({ agents: new Map([['default', { mode: 'plan', rules: { allow: [], ask: [], deny: [] } }]]) }) });
+    const turn = await env.turn({ principalId: await env.principal('member'), agentTools: [...TOOLS, task] });
+    expect(turn.policy.tools.map((t) => t.name)).toContain('task');
+    expect(await turn.policy.canUseTool(task, call, turn.toolCtx('toolu_t'))).toEqual({ behavior: 'allow' });
+  });
+
+  it('a deny rule on task hides it and denies an invented call', async () => {
+    env.setup({ settings: baseSettings({ rules: { allow: [], ask: [], deny: ['task'] } }) });
+    const turn = await env.turn({ principalId: await env.principal('owner'), agentTools: [...TOOLS, task] });
+    expect(turn.policy.tools.map((t) => t.name)).not.toContain('task');
+    expect(await turn.policy.canUseTool(task, call, turn.toolCtx('toolu_t'))).toMatchObject({ behavior: 'deny', kind: 'rule' });
+  });
+
+  it('a content rule on task matches the subagent type', async () => {
+    env.setup({ settings: baseSettings({ rules: { allow: [], ask: [], deny: ['task(researcher)'] } }) });
+    const typed = await env.turn({ principalId: await env.principal('owner'), agentTools: [...TOOLS, task] });
+    expect(await typed.policy.canUseTool(task, { ...call, type: 'researcher' }, typed.toolCtx('toolu_r'))).toMatchObject({ behavior: 'deny', kind: 'rule' });
+    expect(await typed.policy.canUseTool(task, call, typed.toolCtx('toolu_g'))).toEqual({ behavior: 'allow' });
   });
 });
