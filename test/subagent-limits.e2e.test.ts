@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { connectWs, type WsClient } from '@switchboard/testkit';
-import { bearer, collectTurn, isEnd, useGateway } from './helpers.js';
+import { connectWs, startGateway, type WsClient } from '@switchboard/testkit';
+import { bearer, collectTurn, connectPerson, isEnd, useGateway } from './helpers.js';
 import { firstText, parentRequests, resultIn, scriptRoles, subagentConfig, subagentRequests } from './subagent-helpers.js';
 
 // At most two subagents of one turn at once; the default depth limit (1).
@@ -122,5 +122,36 @@ describe('subagent limits (acceptance 3)', () => {
     const session = (await api('/sessions')).sessions[0];
     expect((await api(`/sessions/${session.id}/sidechains/toolu_k1`)).state).toBe('interrupted');
     again.close();
+  });
+});
+
+describe('the per-gateway subagent limit', () => {
+  it("one person's subagent waits while another person's holds the gateway's only slot", async () => {
+    const { fake } = env;
+    const gw = await startGateway({ modelUrl: fake.url, config: subagentConfig({ perGateway: 1 }) });
+    const alice = await connectPerson(gw, 'alice', 'member');
+    const bob = await connectPerson(gw, 'bob', 'member');
+    const start = fake.requests.length;
+    scriptRoles(
+      fake,
+      [{ toolUses: [task('toolu_g1', 'Alice task.')] }, { toolUses: [task('toolu_g2', 'Bob task.')] }, { text: 'a done' }, { text: 'b done' }],
+      {
+        'Alice task.': [{ text: 'alice report', hold: true }],
+        'Bob task.': [{ text: 'bob report' }],
+      },
+    );
+    alice.ws.send({ type: 'message', clientId: 'g1', text: 'alice asks' });
+    await fake.waitForHeld(1);
+    bob.ws.send({ type: 'message', clientId: 'g2', text: 'bob asks' });
+    const waiting = await bob.ws.next((f) => f.type === 'tool' && f.phase === 'progress' && f.toolUseId === 'toolu_g2');
+    expect(waiting.message).toBe('waiting for a free subagent slot');
+    expect(subagentRequests(fake, start).map(firstText)).toEqual(['Alice task.']);
+    fake.release();
+    expect((await collectTurn(alice.ws, 'g1')).end.type).toBe('final');
+    expect((await collectTurn(bob.ws, 'g2')).end.type).toBe('final');
+    fake.setHandler(undefined);
+    expect(subagentRequests(fake, start).map(firstText)).toEqual(['Alice task.', 'Bob task.']);
+    alice.ws.close();
+    bob.ws.close();
   });
 });

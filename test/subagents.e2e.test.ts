@@ -81,6 +81,8 @@ describe('subagents: isolated context, only the report comes back (acceptance 1)
 
     expect((await api(`/sessions/${session.id}/sidechains/toolu_nope`)).status).toBe(404);
     expect((await api('/sessions/nope/sidechains/toolu_task_a1')).status).toBe(404);
+    expect((await api(`/sessions/${session.id}/sidechains/${'x'.repeat(129)}`)).status).toBe(400);
+    expect((await api(`/sessions/${session.id}/sidechains/__proto__`)).status).toBe(404);
     const anonymous = await fetch(`${env.gw.url}/api/v1/sessions/${session.id}/sidechains/toolu_task_a1`);
     expect(anonymous.status).toBe(401);
   });
