@@ -327,7 +327,8 @@ export class PolicyService {
       mode,
       forSubagent: ({ label, mode: wanted }) => {
         const subMode = wanted ? lowerMode(mode, wanted) : mode;
-        return { canUseTool: decider(subMode, label), mode: subMode };
+        // The label holds the model's own words: scrubbed like every summary people and the audit see.
+        return { canUseTool: decider(subMode, this.options.scrub(label)), mode: subMode };
       },
       workspace,
       pathFilter: walkFilter({ ruleSet, scopes, workspace }),

@@ -48,12 +48,13 @@ describe('a subagent’s permission seam', () => {
     const member = await env.principal('member');
     const turn = await env.turn({ principalId: member });
     expect(turn.policy.forSubagent!({ label: 'x: y', mode: 'dontAsk' }).mode).toBe('dontAsk');
-    const sub = turn.policy.forSubagent!({ label: 'researcher: mail the team' });
+    // The fixture's scrubber masks `hunter2`, in the subagent's label too.
+    const sub = turn.policy.forSubagent!({ label: 'researcher: mail the team hunter2' });
     const requested = turn.next('approval_requested');
     const decision = sub.canUseTool(sendMail, { to: 'team@example.com' }, turn.toolCtx('toolu_sub'));
     const ev = await requested;
     if (ev.type !== 'approval_requested') throw new Error('unreachable');
-    expect(ev.summary.startsWith('🤖 researcher: mail the team — mcp__mail__send')).toBe(true);
+    expect(ev.summary.startsWith('🤖 researcher: mail the team [secret] — mcp__mail__send')).toBe(true);
     await env.broker.decide(ev.approvalId, 'deny', false, { kind: 'principal', principalId: member, role: 'member' });
     expect(await decision).toMatchObject({ behavior: 'deny', kind: 'person' });
   });
