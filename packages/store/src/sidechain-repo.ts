@@ -47,7 +47,7 @@ export function sidechainRepo(db: Database): Storage['sidechains'] {
     'UPDATE sidechains SET messages = ?, state = ?, updated_at = ? WHERE session_id = ? AND tool_use_id = ?',
   );
   const get = db.prepare<[string, string], SidechainRow>('SELECT * FROM sidechains WHERE session_id = ? AND tool_use_id = ?');
-  const list = db.prepare<[string], SidechainRow>('SELECT * FROM sidechains WHERE session_id = ? ORDER BY created_at, tool_use_id');
+  const list = db.prepare<[string], SidechainRow>('SELECT * FROM sidechains WHERE session_id = ? ORDER BY created_at, rowid');
   const interrupt = db.prepare<[number]>("UPDATE sidechains SET state = 'interrupted', updated_at = ? WHERE state = 'running'");
   return {
     async start(s) {
