@@ -1,7 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bearer, chat, collectTurn, personWorkspace, useGateway } from './helpers.js';
+import { startGateway } from '@switchboard/testkit';
+import { bearer, chat, collectTurn, connectClient, personWorkspace, useGateway } from './helpers.js';
 import { firstText, parentRequests, resultIn, scriptRoles, subagentConfig, subagentRequests } from './subagent-helpers.js';
 
 const env = useGateway({ config: subagentConfig(), client: true });
@@ -174,5 +175,32 @@ describe('approvals bubble to the parent (acceptance 2)', () => {
     expect(denied.content).toMatch(/say in your final report that it was declined/);
     expect(denied.content).not.toMatch(/wait for their instructions/);
     expect(existsSync(join(personWorkspace(env.gw), 'denied.txt'))).toBe(false);
+  });
+});
+
+describe('a subagent pages its own cut results', () => {
+  it('read_result finds a result the budget cut inside the sidechain', async () => {
+    const { fake } = env;
+    const gw = await startGateway({ modelUrl: fake.url, config: { ...subagentConfig(), context: { toolResults: { maxChars: 1000 } } } });
+    const ws = await connectClient(gw);
+    writeFileSync(join(personWorkspace(gw), 'big.txt'), `${'a'.repeat(3000)}MIDDLE-MARK${'b'.repeat(3000)}`);
+    const start = fake.requests.length;
+    const prompt = 'Find the mark in big.txt.';
+    scriptRoles(fake, [{ toolUses: [{ name: 'task', id: 'toolu_task_p1', input: { description: 'find the mark', prompt } }] }, { text: 'found' }], {
+      [prompt]: [
+        { toolUses: [{ name: 'read_file', id: 'toolu_sub_big', input: { path: 'big.txt' } }] },
+        { toolUses: [{ name: 'read_result', id: 'toolu_sub_page', input: { reference: 'toolu_sub_big', offset: 2990, length: 40 } }] },
+        { text: 'The mark is MIDDLE-MARK.' },
+      ],
+    });
+    const turn = await chat(ws, 'p1', 'find it');
+    expect(turn.end).toMatchObject({ type: 'final', text: 'found' });
+    fake.setHandler(undefined);
+    const subs = subagentRequests(fake, start);
+    expect(resultIn(subs[1]!, 'toolu_sub_big')?.content).toMatch(/read_result/);
+    const page = resultIn(subs[2]!, 'toolu_sub_page')!;
+    expect(page.is_error).toBeFalsy();
+    expect(page.content).toContain('MIDDLE-MARK');
+    ws.close();
   });
 });

@@ -7,6 +7,7 @@ import {
   type Message,
   type ModelClient,
   query,
+  READ_RESULT_TOOL,
   type ResultBudgets,
   type RetryPolicy,
   type SubagentLauncher,
@@ -17,6 +18,7 @@ import {
   messageText,
 } from '@switchboard/agent';
 import type { Logger } from 'pino';
+import { READ_RESULT_DEFAULT_LENGTH, type ReadResultInput, resultPage } from '../context/read-result.js';
 import type { PermissionMode } from '../permissions/modes.js';
 import type { SidechainState, Storage } from '../storage.js';
 import { boundedReport, GENERAL_SUBAGENT, type SubagentType, subagentTools } from './types.js';
@@ -73,6 +75,19 @@ export interface SubagentParent {
   /** Every model call's usage, counted and recorded for the parent turn's principal and agent. */
   onUsage(ev: Extract<AgentEvent, { type: 'usage' }>): void;
   log: Logger;
+}
+
+/** `read_result` for a subagent: its own cut results first, else the tool as it is (the session's). */
+function sidechainReader(tool: AnyTool, cut: ReadonlyMap<string, string>): AnyTool {
+  return {
+    ...tool,
+    async call(input, ctx) {
+      const { reference, offset, length } = input as ReadResultInput;
+      const whole = cut.get(reference);
+      if (whole === undefined) return tool.call(input, ctx);
+      return { content: resultPage(whole, reference, offset ?? 0, length ?? READ_RESULT_DEFAULT_LENGTH) };
+    },
+  };
 }
 
 /** The model's request for a subagent, as the `task` tool passes it. */
@@ -135,7 +150,10 @@ export class SubagentRunner {
     await storage.sidechains.start({ ...key, turnId: parent.turnId, type: type.name, description: request.description, messages });
     ctx.progress?.({ message: `🤖 ${label}` });
     const mayDelegate = depth < this.options.maxDepth;
-    const tools = subagentTools(parent.tools, type, mayDelegate);
+    // Results the budget cut live only here (a sidechain is not among the session's entries): the
+    // subagent's read_result pages them from this map.
+    const cutResults = new Map<string, string>();
+    const tools = subagentTools(parent.tools, type, mayDelegate).map((tool) => (tool.name === READ_RESULT_TOOL ? sidechainReader(tool, cutResults) : tool));
     const seam = parent.forSubagent?.({ label, ...(type.mode ? { mode: type.mode } : {}) }) ?? { canUseTool: parent.canUseTool };
     const child: SubagentParent = { ...parent, tools };
     const launcher = mayDelegate ? this.launcher(child, depth) : undefined;
@@ -178,7 +196,10 @@ export class SubagentRunner {
           if (ev.message.content.length > 0) messages.push(ev.message);
           await storage.sidechains.save(key.sessionId, key.toolUseId, messages, 'running');
         } else if (ev.type === 'tool_start') ctx.progress?.({ message: `🤖 ${label} · ${ev.name}` });
-        else if (ev.type === 'tool_end') results.push(ev.result);
+        else if (ev.type === 'tool_end') {
+          results.push(ev.result);
+          if (ev.fullContent !== undefined) cutResults.set(ev.toolUseId, ev.fullContent);
+        }
         else if (ev.type === 'user_message') {
           flushResults();
           messages.push(ev.message);
