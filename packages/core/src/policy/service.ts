@@ -54,6 +54,12 @@ const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string 
 /** What people see of a call a subagent makes: the subagent and its task first (`🤖 <type>: <description>`). */
 const subagentSummary = (subagent: string | undefined, summary: string): string => (subagent ? `🤖 ${subagent} — ${summary}` : summary);
 
+/** Who makes a call: the turn itself (its mode), or one of its subagents (a mode at most the turn's, and its label). */
+interface Caller {
+  mode: PermissionMode;
+  subagent?: string;
+}
+
 /** Tools that work in a workspace: the file tools, and `exec` (its working directory). A sender without one gets none of them. */
 const isFileTool = (tool: { name: string }) => toolMatchKind(tool.name) === 'path' || toolMatchKind(tool.name) === 'command';
 
@@ -264,71 +270,68 @@ export class PolicyService {
     const audit = (action: string, detail: Record<string, unknown>) =>
       storage.audit.append({ actor: 'gateway', action, target: turn.id, detail }).catch((err: unknown) => log.error({ err }, 'audit write failed'));
 
-    // One decision function for the turn and each of its subagents: the same rules, scopes and
-    // approvers; a subagent's mode is at most the turn's and its asks name it.
-    const decider =
-      (callMode: PermissionMode, subagent?: string) =>
-      async (tool: AnyTool, input: unknown, toolCtx: ToolContext): Promise<Decision> => {
-        const result: PipelineResult =
-          fileless && isFileTool(tool)
-            ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
-            : await decidePermission({ tool, input, ctx: toolCtx }, { ruleSet, scopes, mode: callMode, ...(preToolUse ? { preToolUse } : {}), safety });
-        const summary = subagentSummary(subagent, this.summarize(tool, result.behavior === 'deny' ? input : result.input));
-        const decision =
-          result.behavior === 'ask'
-            ? await askForApproval(
-                { storage, broker: this.options.broker, hooks: this.hooks, log },
-                ctx,
-                {
-                  tool,
-                  input: result.input,
-                  updatedInput: result.updatedInput,
-                  summary,
-                  reason: result.reason,
-                  source: result.source,
-                  toolUseId: toolCtx.toolUseId,
-                  signal: toolCtx.signal,
-                  workspace: toolCtx.workspace,
-                },
-                principalId ?? null,
-              )
-            : toDecision(result);
-        await audit('permission.decision', {
-          tool: tool.name,
-          summary,
-          behavior: decision.behavior,
-          decidedBy: result.behavior === 'ask' ? 'approval' : result.source,
-          reason: decision.behavior === 'deny' ? decision.reason : result.reason,
-          rule: result.rule?.rule,
-          mode: callMode,
-          ...(subagent ? { subagent } : {}),
-        });
-        if (decision.behavior === 'allow') {
-          this.denials.recordAllow(session.id);
-          return decision;
-        }
-        void this.hooks.run(
-          'PermissionDenied',
-          { ...turnFields, toolName: tool.name, toolInput: input, toolUseId: toolCtx.toolUseId, reason: decision.reason },
-          log,
-        );
-        const state = this.denials.recordDenial(session.id);
-        if (state.signal === 'denial_limit') {
-          const what = state.consecutive >= 3 ? `${state.consecutive} tool calls in a row were` : `${state.total} tool calls in this session were`;
-          stop = { reason: 'denial_limit', error: `I stopped: ${what} denied. Tell me how you would like to proceed.` };
-        }
+    // One decision function for the turn and each of its subagents (`caller`): the same rules,
+    // scopes and approvers; a subagent's mode is at most the turn's and its asks name it.
+    const canUseTool = async (tool: AnyTool, input: unknown, toolCtx: ToolContext, caller: Caller = { mode }): Promise<Decision> => {
+      const result: PipelineResult =
+        fileless && isFileTool(tool)
+          ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
+          : await decidePermission({ tool, input, ctx: toolCtx }, { ruleSet, scopes, mode: caller.mode, ...(preToolUse ? { preToolUse } : {}), safety });
+      const summary = subagentSummary(caller.subagent, this.summarize(tool, result.behavior === 'deny' ? input : result.input));
+      const decision =
+        result.behavior === 'ask'
+          ? await askForApproval(
+              { storage, broker: this.options.broker, hooks: this.hooks, log },
+              ctx,
+              {
+                tool,
+                input: result.input,
+                updatedInput: result.updatedInput,
+                summary,
+                reason: result.reason,
+                source: result.source,
+                toolUseId: toolCtx.toolUseId,
+                signal: toolCtx.signal,
+                workspace: toolCtx.workspace,
+              },
+              principalId ?? null,
+            )
+          : toDecision(result);
+      await audit('permission.decision', {
+        tool: tool.name,
+        summary,
+        behavior: decision.behavior,
+        decidedBy: result.behavior === 'ask' ? 'approval' : result.source,
+        reason: decision.behavior === 'deny' ? decision.reason : result.reason,
+        rule: result.rule?.rule,
+        mode: caller.mode,
+        ...(caller.subagent ? { subagent: caller.subagent } : {}),
+      });
+      if (decision.behavior === 'allow') {
+        this.denials.recordAllow(session.id);
         return decision;
-      };
-    const canUseTool = decider(mode);
+      }
+      void this.hooks.run(
+        'PermissionDenied',
+        { ...turnFields, toolName: tool.name, toolInput: input, toolUseId: toolCtx.toolUseId, reason: decision.reason },
+        log,
+      );
+      const state = this.denials.recordDenial(session.id);
+      if (state.signal === 'denial_limit') {
+        const what = state.consecutive >= 3 ? `${state.consecutive} tool calls in a row were` : `${state.total} tool calls in this session were`;
+        stop = { reason: 'denial_limit', error: `I stopped: ${what} denied. Tell me how you would like to proceed.` };
+      }
+      return decision;
+    };
 
     return {
       tools,
-      canUseTool,
+      canUseTool: (tool, input, toolCtx) => canUseTool(tool, input, toolCtx),
       mode,
       forSubagent: ({ label, mode: wanted }) => {
-        const subMode = wanted ? lowerMode(mode, wanted) : mode;
         // The label holds the model's own words: scrubbed like every summary people and the audit see.
-        return { canUseTool: decider(subMode, this.options.scrub(label)), mode: subMode };
+        const caller: Caller = { mode: wanted ? lowerMode(mode, wanted) : mode, subagent: this.options.scrub(label) };
+        return { canUseTool: (tool, input, toolCtx) => canUseTool(tool, input, toolCtx, caller), mode: caller.mode };
       },
       workspace,
       pathFilter: walkFilter({ ruleSet, scopes, workspace }),
