@@ -1,7 +1,18 @@
-import { duration, GENERAL_INSTRUCTIONS, GENERAL_SUBAGENT, type SubagentType, TOOL_GROUPS, TOOL_PROFILES, type ToolProfileSetting } from '@switchboard/core';
+import {
+  duration,
+  GENERAL_INSTRUCTIONS,
+  GENERAL_SUBAGENT,
+  MODE_ORDER,
+  type PermissionMode,
+  type SubagentType,
+  TOOL_GROUPS,
+  TOOL_PROFILES,
+  type ToolProfileSetting,
+} from '@switchboard/core';
 import { z } from 'zod';
 
-const permissionMode = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
+// Every mode the permission engine knows (a mode added there is accepted here unchanged).
+const permissionMode = z.enum(MODE_ORDER as readonly PermissionMode[] as [PermissionMode, ...PermissionMode[]]);
 const toolSet = z.enum([...TOOL_PROFILES, ...TOOL_GROUPS]);
 
 /** A subagent's model calls at most, and its report's length at most, when its type does not say. */
