@@ -190,19 +190,28 @@ export class SubagentRunner {
       let step = await loop.next();
       while (!step.done) {
         const ev = step.value;
-        if (ev.type === 'usage') parent.onUsage(ev);
-        else if (ev.type === 'assistant_message') {
-          flushResults();
-          if (ev.message.content.length > 0) messages.push(ev.message);
-          await storage.sidechains.save(key.sessionId, key.toolUseId, messages, 'running');
-        } else if (ev.type === 'tool_start') ctx.progress?.({ message: `🤖 ${label} · ${ev.name}` });
-        else if (ev.type === 'tool_end') {
-          results.push(ev.result);
-          if (ev.fullContent !== undefined) cutResults.set(ev.toolUseId, ev.fullContent);
-        }
-        else if (ev.type === 'user_message') {
-          flushResults();
-          messages.push(ev.message);
+        switch (ev.type) {
+          case 'usage':
+            parent.onUsage(ev);
+            break;
+          case 'assistant_message':
+            flushResults();
+            if (ev.message.content.length > 0) messages.push(ev.message);
+            await storage.sidechains.save(key.sessionId, key.toolUseId, messages, 'running');
+            break;
+          case 'tool_start':
+            ctx.progress?.({ message: `🤖 ${label} · ${ev.name}` });
+            break;
+          case 'tool_end':
+            results.push(ev.result);
+            if (ev.fullContent !== undefined) cutResults.set(ev.toolUseId, ev.fullContent);
+            break;
+          case 'user_message':
+            flushResults();
+            messages.push(ev.message);
+            break;
+          default:
+            break;
         }
         step = await loop.next();
       }
