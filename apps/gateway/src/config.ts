@@ -15,6 +15,7 @@ import { toolOptionsSchema, toolsSchema } from './config-tools.js';
 import { agentsMdSchema, instructionsFileSchema, resolveInstructionsPath } from './config-instructions.js';
 import { agentSkillsSchema, resolveSkillDirs, skillsSchema } from './config-skills.js';
 import { parseProxyRange } from './client-address.js';
+import { agentSubagentsSchema, subagentLimitsSchema } from './config-subagents.js';
 import { TOOL_PROFILES } from '@switchboard/core';
 import { isTimeZone } from '@switchboard/core';
 
@@ -57,6 +58,8 @@ const agent = z.strictObject({
   timezone: z.string().refine(isTimeZone, 'expected an IANA time zone such as "UTC" or "Europe/Berlin"').default('UTC'),
   /** The agent's own skill directories, and whether its workspace's `skills/` folder counts (config-skills.ts). */
   skills: agentSkillsSchema,
+  /** Subagent types (config-subagents.ts): set, even to `{}`, to offer the `task` tool with the built-in `general` type. */
+  subagents: agentSubagentsSchema,
 });
 
 export const configSchema = z.strictObject({
@@ -112,6 +115,8 @@ export const configSchema = z.strictObject({
   agentsMd: agentsMdSchema,
   /** Built-in tool settings: `tools.exec` (docs/exec.md). */
   tools: toolsSchema,
+  /** Subagent limits (config-subagents.ts): nesting depth, concurrency per turn and per gateway, timeout of one `task` call. */
+  subagents: subagentLimitsSchema,
   /** Files people send (config-inbound-files.ts): image blocks for the model. */
   files: inboundFilesSchema,
   agents: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/), agent).default(() => ({ default: agent.parse({}) })),

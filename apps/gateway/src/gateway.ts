@@ -110,7 +110,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   await publishCredentials(log, storage, cfg.gateway.dataDir);
   if (workspaces.firstStart) await workspaces.migrate();
   const endpointFile = writeEndpointFile(cfg.gateway.dataDir, endpoint);
-  await resume(domain, log, endpoint);
+  await resume(domain, storage, log, endpoint);
 
   const close = shutdownSequence({
     flag,

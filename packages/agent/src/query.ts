@@ -93,6 +93,8 @@ export interface QueryParams {
   offer?: ToolOffer;
   /** Receives running tools' progress reports (see `ToolContext.progress`); the engine renders them as `tool_progress` events. */
   onToolProgress?: ToolProgressSink;
+  /** This loop runs a subagent: denials are worded for one (see `denialText`). */
+  subagent?: boolean;
 }
 
 /** The tool environment of one turn. */
@@ -107,6 +109,7 @@ function toolEnvironment(params: QueryParams): ToolEnvironment {
     ...(params.afterTool ? { afterTool: params.afterTool } : {}),
     ...(params.resultBudgets ? { resultBudgets: params.resultBudgets } : {}),
     ...(params.onToolProgress ? { onToolProgress: params.onToolProgress } : {}),
+    ...(params.subagent ? { subagent: true } : {}),
   };
 }
 

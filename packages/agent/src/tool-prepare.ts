@@ -20,6 +20,8 @@ export interface ToolEnvironment {
   resultBudgets?: ResultBudgets;
   /** Where a running tool's progress reports go (see `ToolContext.progress`); absent: tools get no `progress`. */
   onToolProgress?: ToolProgressSink;
+  /** The loop runs a subagent: denials are worded for one (it reports back instead of waiting for the person). */
+  subagent?: boolean;
 }
 
 /** Receives one running call's progress report; called synchronously, its throws are dropped. */
@@ -59,8 +61,17 @@ export function toolErrorResult(toolUseId: string, content: string): ToolResultB
   return { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true };
 }
 
-/** What the model is told about a denied tool use; a person's denial asks it to stop and wait. */
-export function denialText(kind: Extract<Decision, { behavior: 'deny' }>['kind'], reason: string): string {
+/**
+ * What the model is told about a denied tool use; a person's denial asks it to stop and wait — or,
+ * for a subagent (which cannot talk to the person), to finish without it and report the denial.
+ */
+export function denialText(kind: Extract<Decision, { behavior: 'deny' }>['kind'], reason: string, subagent = false): string {
+  if (subagent && kind === 'person') {
+    return `The person declined this tool call (${reason}). You are a subagent: do not try it again or work around it. Finish your task without this step and say in your final report that it was declined.`;
+  }
+  if (subagent) {
+    return `Permission denied by ${kind}: ${reason}. You are a subagent: do not work around the intent of this denial. Try another reasonable way, or finish and say in your final report what you could not do.`;
+  }
   if (kind === 'person') {
     return `The person declined this tool call (${reason}). Do not try it again or work around it: stop and wait for their instructions.`;
   }
@@ -107,7 +118,7 @@ export async function prepareToolUse(use: ToolUseBlock, env: ToolEnvironment): P
       if (!validation.ok) return settled(use, `Invalid input for ${tool.name}: ${validation.message}`);
     }
     const decision = await env.canUseTool(tool, parsed.data, ctx);
-    if (decision.behavior === 'deny') return settled(use, denialText(decision.kind, decision.reason));
+    if (decision.behavior === 'deny') return settled(use, denialText(decision.kind, decision.reason, env.subagent));
     if (decision.updatedInput === undefined) return { status: 'ready', use, tool, input: parsed.data };
     const rewritten = tool.input.safeParse(decision.updatedInput);
     if (!rewritten.success) return settled(use, `The rewritten input for ${tool.name} is invalid: ${describeZodError(rewritten.error)}`);

@@ -38,6 +38,13 @@ export interface ToolContext {
    */
   sendFile?: (file: OutboundFile) => Promise<string>;
   /**
+   * Runs a subagent for the `task` tool (docs/subagents.md): a fresh conversation on the same loop
+   * whose final text is the result. Absent where no subagent may start (an agent without
+   * subagents, or a subagent at the depth limit). Contract: honours `ctx.signal`; never throws for
+   * a refusal (an unknown type, a limit): that is an `isError` result.
+   */
+  subagent?: SubagentLauncher;
+  /**
    * The skills of this run (a turn, or a subagent's whole run): what the `skill` tool loads, the
    * narrowing their `allowed-tools` impose, and the folders `read_file` may read. Absent: the run
    * offers no skills (and nothing is narrowed).
@@ -61,6 +68,19 @@ export interface SkillScope {
   /** The real paths of the loaded skills' folders: read-only file reads may open files inside them (and nothing else outside the workspace). */
   readRoots(): readonly string[];
 }
+
+/** What the `task` tool asks for (see {@link ToolContext.subagent}). */
+export interface SubagentRequest {
+  /** A short label of the task (3–7 words), shown to people. */
+  description: string;
+  /** The whole task: the subagent sees nothing of the parent's conversation but this. */
+  prompt: string;
+  /** The subagent type; absent: `general`. */
+  type?: string;
+}
+
+/** See {@link ToolContext.subagent}. */
+export type SubagentLauncher = (request: SubagentRequest, ctx: ToolContext) => Promise<ToolResult>;
 
 /** A file a tool hands to the turn's channel (see {@link ToolContext.sendFile}). */
 export interface OutboundFile {

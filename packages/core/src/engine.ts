@@ -26,6 +26,7 @@ import { microcompactForTurn } from './context/microcompact-shaper.js';
 import { EngineCompaction, type ManualCompactResult } from './context/compaction-engine.js';
 import { type CompactionHooks, type CompactionSettings, DEFAULT_COMPACTION } from './context/compaction-run.js';
 import type { HookTurnFields } from './permissions/hooks.js';
+import type { PermissionMode } from './permissions/modes.js';
 import type { BudgetGate } from './budgets/gate.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnText } from './transcript.js';
@@ -42,6 +43,7 @@ import { sendFileFor } from './send-file.js';
 import { userContent } from './inbound-images.js';
 import type { SkillRun } from './skills/skill-run.js';
 import { skillsLoadedInTurn } from './skills/resume.js';
+import type { SubagentRunner } from './subagents/runner.js';
 
 export { countUsage } from './turn-loop.js';
 
@@ -107,6 +109,8 @@ export interface EngineOptions {
   deferral?: DeferralSettings;
   /** Layered instructions (instructions/service.ts): each turn's system prompt, the profile's time zone, nested AGENTS.md notes. Absent: the agent's `system`. */
   instructions?: TurnInstructionSource;
+  /** Runs the `task` tool's subagents (docs/subagents.md); absent: `task` answers that subagents are not available. */
+  subagents?: SubagentRunner;
   /**
    * Told of every turn's end the moment it is decided, before its end is rendered (metrics).
    * Contract: must not throw (a throw is logged and ignored). Not called for a turn suspended by
@@ -161,6 +165,15 @@ export interface TurnPolicy {
    * after the turn's system prompt, passed to tools as `ToolContext.skills`. Absent: no skills.
    */
   skills?: SkillRun;
+  /** The permission mode in force for this turn (absent: the policy does not say). */
+  mode?: PermissionMode;
+  /**
+   * The permission seam of one subagent of this turn (docs/subagents.md): the same rules, scopes,
+   * hooks and approvers; its mode is the turn's, lowered to `mode` when given (`lowerMode`: never
+   * above the turn's); asks and the audit name the subagent by `label` (`<type>: <description>`).
+   * Absent: the turn's `canUseTool` serves its subagents as is.
+   */
+  forSubagent?(sub: { label: string; mode?: PermissionMode }): { canUseTool: CanUseTool; mode: PermissionMode };
 }
 
 /** Who sent a message and where it goes: resolved from the inbound message, never from the model. */
@@ -580,6 +593,31 @@ export class TurnEngine {
       notify: (text) => this.notify(active, text),
       log,
     });
+    const toolContext = {
+      sessionId: session.id,
+      turnId: turn.id,
+      agentId: agent.id,
+      workspace,
+      ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
+      ...(policy.principalId !== undefined ? { principalId: policy.principalId } : {}),
+      ...(policy.roomSession !== undefined ? { roomSession: policy.roomSession } : {}),
+      ...sendFileFor(options.channel(`${active.message.channel}:${active.message.account}`), active.message, turn.id),
+    };
+    // Subagents of this turn: the pre-filtered tools, the turn's permission seam, its budgets and usage records.
+    const subagent = options.subagents?.launcher({
+      sessionId: session.id,
+      turnId: turn.id,
+      agentId: agent.id,
+      tools: policy.tools,
+      canUseTool: policy.canUseTool,
+      ...(policy.forSubagent ? { forSubagent: policy.forSubagent } : {}),
+      ...(policy.afterTool ? { afterTool: policy.afterTool } : {}),
+      ...(policy.skills ? { skills: policy.skills } : {}),
+      toolContext,
+      ...(beforeCall ? { beforeCall } : {}),
+      onUsage: (ev) => this.recordCall(active, ev),
+      log,
+    });
     const loop = query({
       model: options.model,
       modelName: options.modelName,
@@ -596,17 +634,7 @@ export class TurnEngine {
       ...(policy.shouldStop ? { shouldStop: policy.shouldStop } : {}),
       signal: run.controller.signal,
       maxTurns: agent.maxTurns,
-      toolContext: {
-        sessionId: session.id,
-        turnId: turn.id,
-        agentId: agent.id,
-        workspace,
-        ...(policy.pathFilter ? { pathFilter: policy.pathFilter } : {}),
-        ...(policy.principalId !== undefined ? { principalId: policy.principalId } : {}),
-        ...(policy.roomSession !== undefined ? { roomSession: policy.roomSession } : {}),
-        ...(policy.skills ? { skills: policy.skills } : {}),
-        ...sendFileFor(options.channel(`${active.message.channel}:${active.message.account}`), active.message, turn.id),
-      },
+      toolContext: { ...toolContext, ...(policy.skills ? { skills: policy.skills } : {}), ...(subagent ? { subagent } : {}) },
       toolTimeoutMs: options.toolTimeoutMs,
       ...(options.toolTimeouts ? { toolTimeouts: options.toolTimeouts } : {}),
       // Progress of a running tool goes to the renderer only (never stored).

@@ -70,6 +70,8 @@ export {
   type Session,
   type SessionFilter,
   type SessionSettings,
+  type Sidechain,
+  type SidechainState,
   type Storage,
   type StoredRule,
   type OfferSwitch,
@@ -393,6 +395,7 @@ export {
   MAX_TOOL_PROGRESS_CHARS,
   MAX_TOOL_STATUS_LINES,
   MAX_TOOL_SUMMARY_CHARS,
+  TASK_TOOL,
   type TextScrub,
   summarizeProgress,
   summarizeToolInput,
@@ -405,3 +408,4 @@ export * from './memory/index.js';
 export { memoryPart, PersonalData, profilePart, type PersonalDataPart, type PersonalExport, personWorkspaces, workspacePart } from './personal-data.js';
 export * from './instructions/index.js';
 export * from './skills/index.js';
+export * from './subagents/index.js';

@@ -329,6 +329,23 @@ export interface SessionFilter {
  * The gateway's storage, as small repositories. Every method that writes several rows does so
  * in one transaction. Implementations: SQLite (packages/store); a Postgres one can follow.
  */
+/** How a sidechain (a subagent's run) stands. */
+export type SidechainState = 'running' | 'completed' | 'failed' | 'aborted' | 'interrupted';
+
+/** A subagent's transcript, linked to the parent session, turn and `task` tool_use. */
+export interface Sidechain {
+  sessionId: string;
+  toolUseId: string;
+  turnId: string;
+  type: string;
+  description: string;
+  state: SidechainState;
+  /** The subagent's messages in Messages API form (its prompt first). */
+  messages: unknown[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
 export interface Storage {
   principals: {
     create(p: { name: string; role: Role }): Promise<Principal>;
@@ -579,6 +596,18 @@ export interface Storage {
     approved(workspace: string, path: string): Promise<string | null>;
     /** Records `sha256` as the approved content of that file (replacing what was there). */
     approve(workspace: string, path: string, sha256: string): Promise<void>;
+  };
+  /** Subagent transcripts (sidechains of `task` calls), never part of the parent session's entries (docs/subagents.md). */
+  sidechains: {
+    /** Records a new running sidechain; false when one exists for that tool_use already (it is not replaced). */
+    start(s: Pick<Sidechain, 'sessionId' | 'toolUseId' | 'turnId' | 'type' | 'description' | 'messages'>): Promise<boolean>;
+    /** Replaces a sidechain's messages and state. */
+    save(sessionId: string, toolUseId: string, messages: readonly unknown[], state: SidechainState): Promise<void>;
+    get(sessionId: string, toolUseId: string): Promise<Sidechain | null>;
+    /** A session's sidechains, oldest first. */
+    list(sessionId: string): Promise<Sidechain[]>;
+    /** Marks every `running` sidechain `interrupted` (start-up: nothing runs them any more); returns how many. */
+    interruptRunning(): Promise<number>;
   };
   close(): void;
 }

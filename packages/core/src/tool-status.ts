@@ -5,12 +5,15 @@
  *
  * Summaries are short and scrubbed: the host only for `web_fetch`, the first words of an `exec`
  * command (no leading `VAR=value` assignments, nothing after a shell operator), the path for file
- * tools, and nothing but the tool's name for every other tool. Long random-looking words,
+ * tools, `<type>: <description>` for `task` (a subagent), and nothing but the tool's name for every other tool. Long random-looking words,
  * `key=value` pairs whose key names a secret, and URL credentials are masked by pattern; the
  * caller's scrubber (the gateway's known secret values) runs last.
  */
 import type { TurnEvent } from './channel.js';
 import { toolMatchKind } from './permissions/matchers.js';
+
+/** The subagent tool's name (docs/subagents.md): its status line is `🤖 <type>: <description>`. */
+export const TASK_TOOL = 'task';
 
 /** Longest summary of a tool's input, in characters. */
 export const MAX_TOOL_SUMMARY_CHARS = 60;
@@ -88,6 +91,12 @@ function commandWords(command: string): string {
  */
 export function summarizeToolInput(name: string, input: unknown, scrub?: TextScrub): string {
   let summary = '';
+  if (name === TASK_TOOL) {
+    // A subagent: `<type>: <description>` (the model's own short label of its task).
+    const description = field(input, 'description');
+    summary = `${maskText(field(input, 'type') ?? 'general')}: ${description ? maskText(description) : ''}`;
+    return clip(applyScrub(summary, scrub), MAX_TOOL_SUMMARY_CHARS);
+  }
   switch (toolMatchKind(name)) {
     case 'domain': {
       const url = field(input, 'url');
@@ -139,6 +148,14 @@ export interface ToolStatusEntry {
 
 /** One status line: `🔧 name summary…` (with ` · progress`), `✅ name summary`, `❌ name summary`. */
 export function toolStatusLine(entry: ToolStatusEntry): string {
+  if (entry.name === TASK_TOOL) {
+    // A subagent's line: `🤖 <type>: <description>…` while it works. Its progress notes carry that
+    // label themselves (`🤖 general: x · read_file`), so a note replaces it rather than repeating it.
+    const label = `🤖 ${entry.summary || 'general:'}`;
+    if (entry.state === 'ok') return `✅ ${label}`;
+    if (entry.state === 'error') return `❌ ${label}`;
+    return entry.progress?.startsWith('🤖') ? `${entry.progress}…` : `${label}…${entry.progress ? ` · ${entry.progress}` : ''}`;
+  }
   const label = entry.summary ? `${entry.name} ${entry.summary}` : entry.name;
   if (entry.state === 'ok') return `✅ ${label}`;
   if (entry.state === 'error') return `❌ ${label}`;

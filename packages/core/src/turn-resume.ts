@@ -1,5 +1,6 @@
 import { toolUses, type Message, type ToolResultBlock } from '@switchboard/agent';
 import type { NewEntry } from './storage.js';
+import { TASK_TOOL } from './tool-status.js';
 import { rebuildMessages, type ToolStartPayload } from './transcript.js';
 
 /** Where a turn starts from: the model's view of its history and what a restart left behind. */
@@ -38,7 +39,7 @@ export function turnStart(entries: readonly NewEntry[], turnId: string, resumed:
         const result: ToolResultBlock = {
           type: 'tool_result',
           tool_use_id: use.id,
-          content: `The gateway restarted while ${use.name} was running, so it is unknown whether it completed. Check its effects before retrying.`,
+          content: interruptedText(use.name),
           is_error: true,
         };
         preset.set(use.id, result);
@@ -47,6 +48,14 @@ export function turnStart(entries: readonly NewEntry[], turnId: string, resumed:
     }
   }
   return { messages: rebuilt.messages, preset, interrupted, answered };
+}
+
+/** The result of a side-effecting call a restart cut off; a subagent (`task`) is never run again. */
+function interruptedText(name: string): string {
+  if (name === TASK_TOOL) {
+    return 'The gateway restarted while this task was running: the subagent was interrupted and will not run again, so it is unknown how much of its task it did. Check its effects before retrying.';
+  }
+  return `The gateway restarted while ${name} was running, so it is unknown whether it completed. Check its effects before retrying.`;
 }
 
 /** After a user abort: an error result for every unanswered tool_use, so the history stays valid. */

@@ -381,3 +381,30 @@ export const instructionFiles = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.workspace, t.path] })],
 );
+
+/**
+ * A subagent's transcript (a sidechain of a parent turn's `task` call): never part of the parent
+ * session's entries, so never loaded into the parent's context. One row per `task` tool_use.
+ */
+export const sidechains = sqliteTable(
+  'sidechains',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => sessions.id, { onDelete: 'cascade' }),
+    /** The parent's `task` tool_use id. */
+    toolUseId: text('tool_use_id').notNull(),
+    /** The parent turn. */
+    turnId: text('turn_id').notNull(),
+    /** The subagent type (`general` or a configured name). */
+    type: text('type').notNull(),
+    description: text('description').notNull(),
+    /** `running` | `completed` | `failed` | `aborted` | `interrupted`. */
+    state: text('state').notNull(),
+    /** The subagent's messages (its prompt, its replies and tool results), JSON. */
+    messages: text('messages').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.toolUseId] }), index('sidechains_turn_idx').on(t.turnId)],
+);

@@ -109,6 +109,7 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
 
   const endById = db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL');
   const deleteEntries = db.prepare<[string]>('DELETE FROM entries WHERE session_id = ?');
+  const deleteSidechains = db.prepare<[string]>('DELETE FROM sidechains WHERE session_id = ?');
   const deleteDeliveries = db.prepare<[string]>('DELETE FROM deliveries WHERE turn_id IN (SELECT id FROM turns WHERE session_id = ?)');
   // The inbox row and its dedupe key stay, so a redelivered platform message is still recognised.
   const blankInbox = db.prepare<[string]>(
@@ -119,6 +120,7 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
     if (!byId.get(sessionId)) return null;
     endById.run(Date.now(), sessionId);
     const entries = deleteEntries.run(sessionId).changes;
+    deleteSidechains.run(sessionId);
     const deliveries = deleteDeliveries.run(sessionId).changes;
     blankInbox.run(sessionId);
     blankApprovals.run(sessionId);

@@ -17,6 +17,7 @@ import { budgetRepo } from './budget-repo.js';
 import { offerSwitchRepo } from './offer-switch-repo.js';
 import { memoryRepo } from './memory-repo.js';
 import { instructionFileRepo, profileRepo } from './profile-repo.js';
+import { sidechainRepo } from './sidechain-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -94,6 +95,7 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     memories: memoryRepo(db),
     profiles: profileRepo(db),
     instructionFiles: instructionFileRepo(db),
+    sidechains: sidechainRepo(db),
     close() {
       if (db.open) db.close();
     },

@@ -53,6 +53,10 @@ export interface FakeAnthropic {
   waitForRequests(n: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Resolves once at least `n` responses are waiting at a hold point. */
   waitForHeld(n?: number, timeoutMs?: number): Promise<void>;
+  /** Requests whose client closed the connection before the fake finished its answer (an aborted stream). */
+  readonly clientClosed: RecordedRequest[];
+  /** Resolves with `clientClosed` once at least `n` clients closed before their answer was finished; rejects after `timeoutMs`. */
+  waitForClientClosed(n: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Releases every response held now, and the next hold point of every request already received. */
   release(): void;
   /** Drops all connections (stalled streams included) and stops listening. */
@@ -76,6 +80,7 @@ const COUNT_TOKENS_PATH = '/v1/messages/count_tokens';
 
 class FakeAnthropicServer implements FakeAnthropic {
   readonly requests: RecordedRequest[] = [];
+  readonly clientClosed: RecordedRequest[] = [];
   url = '';
   port = 0;
   held = 0;
@@ -151,6 +156,14 @@ class FakeAnthropicServer implements FakeAnthropic {
       timeoutMs,
       () => `expected ${n} count_tokens request(s), got ${this.countTokensRequests.length}`,
     ).then(() => this.countTokensRequests);
+  }
+
+  waitForClientClosed(n: number, timeoutMs = 10_000): Promise<RecordedRequest[]> {
+    return this.waitUntil(
+      () => this.clientClosed.length >= n,
+      timeoutMs,
+      () => `${this.clientClosed.length} of ${n} client closes`,
+    ).then(() => this.clientClosed);
   }
 
   waitForHeld(n = 1, timeoutMs = 10_000): Promise<void> {
@@ -290,7 +303,16 @@ class FakeAnthropicServer implements FakeAnthropic {
   }
 
   private async respond(rec: RecordedRequest, r: ScriptedResponse, firstGate: Deferred, res: ServerResponse, cache: CacheAccount): Promise<void> {
-    const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+    const closed = new Promise<void>((resolve) =>
+      res.once('close', () => {
+        // The client went away before the answer was finished (not the fake closing down).
+        if (!res.writableEnded && !this.closing) {
+          this.clientClosed.push(rec);
+          this.changed();
+        }
+        resolve();
+      }),
+    );
     let gate = firstGate;
     if (r.hold) {
       if (!(await this.holdPoint(gate, closed, res))) return;

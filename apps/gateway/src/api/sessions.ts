@@ -1,4 +1,4 @@
-import type { Session } from '@switchboard/core';
+import type { Session, Sidechain } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sendError, type RouteModule } from './deps.js';
@@ -46,10 +46,67 @@ export const sessionRoutes: RouteModule = async (app, { storage }) => {
       const session = await storage.sessions.get(req.params.id);
       if (!session) return sendError(reply, 404, 'not_found', `No session ${req.params.id}.`);
       const entries = await storage.sessions.load(session.id);
+      const sidechains = new Map((await storage.sidechains.list(session.id)).map((c) => [c.toolUseId, sidechainLink(session.id, c)]));
       return {
         session: sessionView(session),
-        entries: entries.map((e) => ({ seq: e.seq, kind: e.kind, turnId: e.turnId, payload: e.payload, createdAt: e.createdAt.toISOString() })),
+        entries: entries.map((e) => {
+          // An assistant entry links the sidechains of its `task` calls (docs/subagents.md).
+          const links = toolUseIdsOf(e.payload)
+            .map((id) => sidechains.get(id))
+            .filter((link) => link !== undefined);
+          return {
+            seq: e.seq,
+            kind: e.kind,
+            turnId: e.turnId,
+            payload: e.payload,
+            createdAt: e.createdAt.toISOString(),
+            ...(links.length > 0 ? { sidechains: links } : {}),
+          };
+        }),
+      };
+    },
+  );
+
+  r.get(
+    '/sessions/:id/sidechains/:toolUseId',
+    {
+      config: { scope: 'read' },
+      schema: { params: z.strictObject({ id: z.string().min(1).max(64), toolUseId: z.string().min(1).max(128) }) },
+    },
+    async (req, reply) => {
+      const session = await storage.sessions.get(req.params.id);
+      if (!session) return sendError(reply, 404, 'not_found', `No session ${req.params.id}.`);
+      const chain = await storage.sidechains.get(session.id, req.params.toolUseId);
+      if (!chain) return sendError(reply, 404, 'not_found', `No sidechain for tool_use ${req.params.toolUseId} in session ${session.id}.`);
+      return {
+        ...sidechainLink(session.id, chain),
+        messages: chain.messages,
+        createdAt: chain.createdAt.toISOString(),
+        updatedAt: chain.updatedAt.toISOString(),
       };
     },
   );
 };
+
+/** A sidechain as the transcript links it. */
+function sidechainLink(sessionId: string, c: Sidechain) {
+  return {
+    toolUseId: c.toolUseId,
+    turnId: c.turnId,
+    type: c.type,
+    description: c.description,
+    state: c.state,
+    href: `/api/v1/sessions/${encodeURIComponent(sessionId)}/sidechains/${encodeURIComponent(c.toolUseId)}`,
+  };
+}
+
+/** The tool_use ids of a stored assistant payload (none for any other shape). */
+function toolUseIdsOf(payload: unknown): string[] {
+  const content = typeof payload === 'object' && payload !== null && Object.hasOwn(payload, 'content') ? (payload as { content: unknown }).content : undefined;
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((b: unknown) =>
+    typeof b === 'object' && b !== null && (b as { type?: unknown }).type === 'tool_use' && typeof (b as { id?: unknown }).id === 'string'
+      ? [(b as { id: string }).id]
+      : [],
+  );
+}

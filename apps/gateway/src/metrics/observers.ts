@@ -34,15 +34,33 @@ export function timedModelClient(inner: ModelClient, metrics: GatewayMetrics, sp
  * invalid input) never reach either and are not counted. Decisions and results are passed on unchanged.
  */
 export function watchedPolicy(policy: TurnPolicy, metrics: GatewayMetrics): TurnPolicy {
-  const canUseTool: CanUseTool = async (tool, input, ctx) => {
-    const decision = await policy.canUseTool(tool, input, ctx);
-    if (decision.behavior === 'deny') metrics.toolCall(tool.name, 'denied', decision.kind);
-    return decision;
-  };
   const inner = policy.afterTool;
   const afterTool: AfterTool = async (call) => {
     metrics.toolCall(call.tool.name, call.result.is_error ? 'error' : 'ok');
     return inner ? inner(call) : undefined;
   };
-  return { ...policy, canUseTool, afterTool };
+  const forSubagent = policy.forSubagent;
+  return {
+    ...policy,
+    canUseTool: countingDenials(policy.canUseTool, metrics),
+    afterTool,
+    // A subagent's calls are the turn's tool calls too.
+    ...(forSubagent
+      ? {
+          forSubagent: (sub) => {
+            const seam = forSubagent(sub);
+            return { ...seam, canUseTool: countingDenials(seam.canUseTool, metrics) };
+          },
+        }
+      : {}),
+  };
+}
+
+/** A permission decision whose denials are counted (by the denial's kind). */
+function countingDenials(decide: CanUseTool, metrics: GatewayMetrics): CanUseTool {
+  return async (tool, input, ctx) => {
+    const decision = await decide(tool, input, ctx);
+    if (decision.behavior === 'deny') metrics.toolCall(tool.name, 'denied', decision.kind);
+    return decision;
+  };
 }

@@ -1,6 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AgentRuntime, type CapabilityRegistry, type SkillCatalog, type Storage, WorkspaceDirectories, migrateLegacyWorkspace } from '@switchboard/core';
+import {
+  type AgentRuntime,
+  type CapabilityRegistry,
+  createTaskTool,
+  type SkillCatalog,
+  type Storage,
+  type SubagentType,
+  WorkspaceDirectories,
+  migrateLegacyWorkspace,
+} from '@switchboard/core';
+import { subagentTypesOf } from '../config-subagents.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { withReadResult, withSkillTool } from './tools.js';
@@ -54,6 +64,8 @@ export interface Agents {
   agent(id: string): AgentRuntime;
   /** Each agent's tools by name, from its profile (the control API lists them). */
   toolNames: Readonly<Record<string, readonly string[]>>;
+  /** An agent's subagent types (`general` included); undefined when it sets no `subagents` (no `task` tool). */
+  subagentTypes(id: string): ReadonlyMap<string, SubagentType> | undefined;
 }
 
 /**
@@ -62,11 +74,16 @@ export interface Agents {
  */
 export function buildAgents(cfg: Readonly<Config>, registry: CapabilityRegistry, workspaces: WorkspaceDirectories, log: Logger, skills?: SkillCatalog): Agents {
   const runtimes = new Map<string, AgentRuntime>();
+  const subagents = new Map<string, ReadonlyMap<string, SubagentType>>();
   for (const [id, agent] of Object.entries(cfg.agents)) {
+    const types = subagentTypesOf(agent.subagents, (setting) => registry.toolsFor(setting).map((tool) => tool.name));
+    if (types) subagents.set(id, types);
+    // An agent with subagents offers `task`, listing its types (the registry's entry lists `general` only).
+    const task = types ? [createTaskTool([...types.values()])] : [];
     runtimes.set(id, {
       id,
       system: operatorSystem(cfg.instructionsFile, id, agent),
-      tools: withReadResult(withSkillTool(registry.toolsFor(agent.tools.profile), registry, skills?.offersSkills(id) ?? false), registry),
+      tools: [...withReadResult(withSkillTool(registry.toolsFor(agent.tools.profile), registry, skills?.offersSkills(id) ?? false), registry), ...task],
       maxTurns: agent.maxTurns,
       timezone: agent.timezone,
       // Each turn works in its person's or room's directory (PolicyService); this one is never created.
@@ -82,5 +99,6 @@ export function buildAgents(cfg: Readonly<Config>, registry: CapabilityRegistry,
     defaultAgent,
     agent: (id) => runtimes.get(id) ?? runtimes.get(defaultAgent)!,
     toolNames: Object.fromEntries([...runtimes].map(([id, runtime]) => [id, runtime.tools.map((tool) => tool.name)])),
+    subagentTypes: (id) => subagents.get(id) ?? (runtimes.has(id) ? undefined : subagents.get(defaultAgent)),
   };
 }

@@ -17,9 +17,11 @@ import {
   TOOL_GROUPS,
   type ToolGroup,
   type Storage,
+  SubagentRunner,
   TurnEngine,
   type WorkspaceDirectories,
 } from '@switchboard/core';
+import { ExecRunQueue } from '@switchboard/tools';
 import type { Logger } from 'pino';
 import { boundarySettings, pairingSettings } from '../boundary-settings.js';
 import { type Config, configSecrets } from '../config.js';
@@ -182,20 +184,44 @@ function buildEngine(
   const { cfg, log, agents, channels, metrics } = inputs;
   const { broker, policy } = services;
   const model = modelClient(cfg);
+  const retry = { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay };
+  // exec stops its command at the command's own timeout; the loop's limit only backs it up. A
+  // task call's limit is the subagents' own.
+  const toolTimeouts = { exec: execLoopTimeout(cfg), task: cfg.subagents.timeout, ...cfg.limits.toolTimeouts };
+  const resultBudgets = toolResultBudgets(cfg.context, cfg.limits);
+  // Subagents' model calls are timed and counted like the parent's.
+  const engineModel = metrics ? timedModelClient(model, metrics, inputs.models.lookup) : model;
+  const subagents = new SubagentRunner({
+    storage: inputs.storage,
+    log: log.child({ component: 'subagents' }),
+    model: engineModel,
+    modelName: cfg.model.name,
+    ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
+    maxTokens: inputs.models.maxTokens,
+    retry,
+    toolTimeoutMs: cfg.limits.toolTimeout,
+    toolTimeouts,
+    maxContinuations: cfg.limits.maxContinuations,
+    resultBudgets,
+    types: (agentId) => agents.subagentTypes(agentId),
+    maxDepth: cfg.subagents.maxDepth,
+    // One queue for the gateway, keyed by the parent turn: perTurn per key, perGateway in all.
+    slots: new ExecRunQueue({ perGateway: cfg.subagents.perGateway, perSession: cfg.subagents.perTurn }),
+  });
   return new TurnEngine({
     storage: inputs.storage,
     log: log.child({ component: 'engine' }),
-    model: metrics ? timedModelClient(model, metrics, inputs.models.lookup) : model,
+    model: engineModel,
     modelName: cfg.model.name,
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
     imageBlocks: cfg.files.imageBlocks,
     maxTokens: inputs.models.maxTokens,
     modelSpec: inputs.models.lookup,
-    retry: { maxRetries: cfg.limits.modelMaxRetries, baseDelayMs: cfg.limits.modelRetryBaseDelay, maxDelayMs: cfg.limits.modelRetryMaxDelay },
+    retry,
     toolTimeoutMs: cfg.limits.toolTimeout,
-    // exec stops its command at the command's own timeout; the loop's limit only backs it up.
-    toolTimeouts: { exec: execLoopTimeout(cfg), ...cfg.limits.toolTimeouts },
-    resultBudgets: toolResultBudgets(cfg.context, cfg.limits),
+    toolTimeouts,
+    resultBudgets,
+    subagents,
     microcompact: cfg.context.microcompact,
     maxContinuations: cfg.limits.maxContinuations,
     transcriptCacheSize: cfg.limits.transcriptCacheSessions,

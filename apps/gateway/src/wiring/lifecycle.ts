@@ -28,12 +28,16 @@ export class StopFlag {
 
 /**
  * Start-up step, last: the boundary's sweeps start, approvals of turns that ended while the
- * gateway was down are cancelled (before any turn resumes), the interrupted turns resume, and
+ * gateway was down are cancelled (before any turn resumes), subagents that were running are
+ * marked interrupted (they never run again), the interrupted turns resume, and
  * the `listening` line is logged. Returns how many turns resumed.
  */
-export async function resume(domain: Domain, log: Logger, endpoint: Endpoint): Promise<number> {
+export async function resume(domain: Domain, storage: Storage, log: Logger, endpoint: Endpoint): Promise<number> {
   domain.boundary.start();
   await domain.broker.cancelEnded();
+  // A subagent never resumes (its parent's `task` call is told it was interrupted): its sidechain says so.
+  const cut = await storage.sidechains.interruptRunning();
+  if (cut > 0) log.info({ sidechains: cut }, 'subagents cut off by the restart marked interrupted');
   const resumed = await domain.engine.resumeAll();
   log.info({ event: 'listening', url: endpoint.url, host: endpoint.host, port: endpoint.port, resumedTurns: resumed }, 'gateway listening');
   return resumed;

@@ -5,6 +5,8 @@ import {
   createMemoryTools,
   createReadResultTool,
   createSkillTool,
+  createTaskTool,
+  GENERAL_SUBAGENT,
   SKILL_TOOL,
   type SkillCatalog,
   type Storage,
@@ -68,6 +70,8 @@ export function buildRegistry(
     createReadResultTool(storage.sessions),
     // The skill tool exists once some agent has skills (configured, or from its workspace).
     ...(Object.keys(cfg.agents).some((id) => builtins.skills?.offersSkills(id)) ? [createSkillTool()] : []),
+    // Listed for operators and `capabilities.offeredTo`; agents with `subagents` offer their own copy (with their types).
+    createTaskTool([{ name: GENERAL_SUBAGENT, description: 'the parent turn’s tools, without task' }]),
   ];
   const skills = (builtins.skills?.all() ?? []).map(({ skill, agents }) => ({
     name: skill.name,

@@ -96,8 +96,26 @@ const actorName = (a: Approver): string =>
 export class ApprovalBroker {
   private readonly waiters = new Map<string, Set<(outcome: ApprovalOutcome) => void>>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** How many approval waits each turn has open (a turn's subagents may wait at once). */
+  private readonly turnWaits = new Map<string, number>();
 
   constructor(private readonly options: ApprovalBrokerOptions) {}
+
+  /** A wait for an approval of `turnId` begins (see {@link waitEnded}). */
+  waitStarted(turnId: string): void {
+    this.turnWaits.set(turnId, (this.turnWaits.get(turnId) ?? 0) + 1);
+  }
+
+  /** A wait of `turnId` ends; true when it was the turn's last open wait (the turn runs again). */
+  waitEnded(turnId: string): boolean {
+    const left = (this.turnWaits.get(turnId) ?? 1) - 1;
+    if (left > 0) {
+      this.turnWaits.set(turnId, left);
+      return false;
+    }
+    this.turnWaits.delete(turnId);
+    return true;
+  }
 
   /** Creates (or, for a resumed turn, finds) the approval and waits for its decision; returns both. */
   async request(req: ApprovalRequest): Promise<ApprovalOutcome> {

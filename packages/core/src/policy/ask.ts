@@ -50,7 +50,8 @@ export interface TurnApproval {
 }
 
 /**
- * Requests one approval for a turn: the turn waits in `awaiting_approval`, the requester's chat is
+ * Requests one approval for a turn: the turn waits in `awaiting_approval` (until its last open
+ * approval is answered: its subagents may wait at once), the requester's chat is
  * shown an `approval_requested` event, and the outcome is emitted as `approval_resolved` (unless
  * the turn is suspended for shutdown: its approval stays open). A stopped turn's approval is
  * cancelled before anyone is told.
@@ -63,8 +64,10 @@ export async function requestTurnApproval(
 ): Promise<ApprovalOutcome> {
   const { session, turn, message } = ctx;
   const { toolUseId, signal } = ask;
-  await deps.storage.turns.setState(turn.id, 'awaiting_approval');
+  // Several approvals of one turn may wait at once (its subagents): it runs again after the last.
+  deps.broker.waitStarted(turn.id);
   try {
+    await deps.storage.turns.setState(turn.id, 'awaiting_approval');
     const outcome = await deps.broker.request({
       turnId: turn.id,
       toolUseId,
@@ -106,7 +109,8 @@ export async function requestTurnApproval(
     }
     return outcome;
   } finally {
-    if (!signal.aborted) await deps.storage.turns.setState(turn.id, 'running');
+    // No await between the count and the write: a wait that starts next writes after this one.
+    if (deps.broker.waitEnded(turn.id) && !signal.aborted) await deps.storage.turns.setState(turn.id, 'running');
   }
 }
 

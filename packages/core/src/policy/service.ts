@@ -10,7 +10,7 @@ import type { TurnPolicy, TurnPolicyContext } from '../engine.js';
 import { ownValue } from '../own.js';
 import { DenialTracker } from '../permissions/denials.js';
 import { toolMatchKind } from '../permissions/matchers.js';
-import { canSetMode, isPermissionMode, type PermissionMode } from '../permissions/modes.js';
+import { canSetMode, isPermissionMode, lowerMode, type PermissionMode } from '../permissions/modes.js';
 import { decidePermission, toDecision, type PipelineResult } from '../permissions/pipeline.js';
 import { preFilter } from '../permissions/pre-filter.js';
 import { describeLimit, resolveMode, type ModeResolution, type ScopeModes } from '../permissions/scope-modes.js';
@@ -53,6 +53,15 @@ const sessionModeOf = (session: Session): { id: string; mode: PermissionMode } |
 /** The principal whose message a turn answers: the message's own; a DM session's owner only for a DM. */
 const speakerOf = (ctx: Pick<TurnPolicyContext, 'message' | 'session'>): string | undefined =>
   ctx.message.principalId ?? (ctx.message.kind === 'dm' && ctx.session.scope === 'dm' ? (ctx.session.principalId ?? undefined) : undefined);
+
+/** What people see of a call a subagent makes: the subagent and its task first (`🤖 <type>: <description>`). */
+const subagentSummary = (subagent: string | undefined, summary: string): string => (subagent ? `🤖 ${subagent} — ${summary}` : summary);
+
+/** Who makes a call: the turn itself (its mode), or one of its subagents (a mode at most the turn's, and its label). */
+interface Caller {
+  mode: PermissionMode;
+  subagent?: string;
+}
 
 /** Tools that work in a workspace: the file tools, and `exec` (its working directory). A sender without one gets none of them. */
 const isFileTool = (tool: { name: string }) => toolMatchKind(tool.name) === 'path' || toolMatchKind(tool.name) === 'command';
@@ -328,7 +337,9 @@ export class PolicyService {
     const audit = (action: string, detail: Record<string, unknown>) =>
       storage.audit.append({ actor: 'gateway', action, target: turn.id, detail }).catch((err: unknown) => log.error({ err }, 'audit write failed'));
 
-    const canUseTool = async (tool: AnyTool, input: unknown, toolCtx: ToolContext): Promise<Decision> => {
+    // One decision function for the turn and each of its subagents (`caller`): the same rules,
+    // scopes and approvers; a subagent's mode is at most the turn's and its asks name it.
+    const canUseTool = async (tool: AnyTool, input: unknown, toolCtx: ToolContext, caller: Caller = { mode }): Promise<Decision> => {
       // The run's own skills (a subagent holds its own): a loaded skill's allowed-tools only narrow.
       const permit = toolCtx.skills?.permits(tool.name) ?? { ok: true };
       if (permit.ok && planExit && tool === planExit.tool) {
@@ -346,8 +357,8 @@ export class PolicyService {
         ? { behavior: 'deny', source: 'rule', reason: permit.reason }
         : fileless && isFileTool(tool)
           ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
-          : await decidePermission({ tool, input, ctx: toolCtx }, { ruleSet, scopes, mode, ...(preToolUse ? { preToolUse } : {}), safety });
-      const summary = this.summarize(tool, result.behavior === 'deny' ? input : result.input);
+          : await decidePermission({ tool, input, ctx: toolCtx }, { ruleSet, scopes, mode: caller.mode, ...(preToolUse ? { preToolUse } : {}), safety });
+      const summary = subagentSummary(caller.subagent, this.summarize(tool, result.behavior === 'deny' ? input : result.input));
       const decision =
         result.behavior === 'ask'
           ? await askForApproval(
@@ -374,7 +385,8 @@ export class PolicyService {
         decidedBy: result.behavior === 'ask' ? 'approval' : result.source,
         reason: decision.behavior === 'deny' ? decision.reason : result.reason,
         rule: result.rule?.rule,
-        mode,
+        mode: caller.mode,
+        ...(caller.subagent ? { subagent: caller.subagent } : {}),
       });
       if (decision.behavior === 'allow') {
         this.denials.recordAllow(session.id);
@@ -395,7 +407,13 @@ export class PolicyService {
 
     return {
       tools,
-      canUseTool,
+      canUseTool: (tool, input, toolCtx) => canUseTool(tool, input, toolCtx),
+      mode,
+      forSubagent: ({ label, mode: wanted }) => {
+        // The label holds the model's own words: scrubbed like every summary people and the audit see.
+        const caller: Caller = { mode: wanted ? lowerMode(mode, wanted) : mode, subagent: this.options.scrub(label) };
+        return { canUseTool: (tool, input, toolCtx) => canUseTool(tool, input, toolCtx, caller), mode: caller.mode };
+      },
       ...(skills ? { skills } : {}),
       workspace,
       pathFilter: walkFilter({ ruleSet, scopes, workspace }),

@@ -30,6 +30,8 @@ function storage(): Storage {
 
 const broker = {
   request: async () => ({ allowed: true, by: 'principal:alice', approval: { id: 'a1' } }),
+  waitStarted: () => undefined,
+  waitEnded: () => true,
 } as unknown as ApprovalBroker;
 
 const agent: AgentRuntime = { id: 'default', system: [{ type: 'text', text: 'AGENT' }], tools: [], maxTurns: 5, workspace };

@@ -1,0 +1,51 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSqliteStorage, type SqliteStorage } from '../src/index.js';
+import { queueTurn } from './contract/fixtures.js';
+
+let s: SqliteStorage;
+afterEach(() => s.close());
+
+const prompt = [{ role: 'user', content: [{ type: 'text', text: 'the task' }] }];
+
+describe('sidechains (subagent transcripts)', () => {
+  it('are started once, saved, listed by session and read back by tool_use id', async () => {
+    s = openSqliteStorage({ file: ':memory:' });
+    const { sessionId, turnId } = await queueTurn(s, 'm1');
+    expect(await s.sidechains.start({ sessionId, toolUseId: 'toolu_1', turnId, type: 'general', description: 'd', messages: prompt })).toBe(true);
+    // A second start for the same tool_use keeps the first.
+    expect(await s.sidechains.start({ sessionId, toolUseId: 'toolu_1', turnId, type: 'other', description: 'x', messages: [] })).toBe(false);
+    const reply = { role: 'assistant', content: [{ type: 'text', text: 'report' }] };
+    await s.sidechains.save(sessionId, 'toolu_1', [...prompt, reply], 'completed');
+    expect(await s.sidechains.get(sessionId, 'toolu_1')).toMatchObject({ type: 'general', turnId, state: 'completed', messages: [...prompt, reply] });
+    expect(await s.sidechains.get(sessionId, 'toolu_2')).toBeNull();
+    expect(await s.sidechains.get('other-session', 'toolu_1')).toBeNull();
+    expect((await s.sidechains.list(sessionId)).map((c) => c.toolUseId)).toEqual(['toolu_1']);
+    // Never part of the session's entries.
+    expect(await s.sessions.load(sessionId)).toEqual([]);
+  });
+
+  it('running ones become interrupted at start-up; a purge deletes them with the session content', async () => {
+    s = openSqliteStorage({ file: ':memory:' });
+    const { sessionId, turnId } = await queueTurn(s, 'm1');
+    await s.sidechains.start({ sessionId, toolUseId: 'toolu_run', turnId, type: 'general', description: 'd', messages: prompt });
+    await s.sidechains.start({ sessionId, toolUseId: 'toolu_done', turnId, type: 'general', description: 'd', messages: prompt });
+    await s.sidechains.save(sessionId, 'toolu_done', prompt, 'completed');
+    expect(await s.sidechains.interruptRunning()).toBe(1);
+    expect((await s.sidechains.list(sessionId)).map((c) => [c.toolUseId, c.state])).toEqual([
+      ['toolu_run', 'interrupted'],
+      ['toolu_done', 'completed'],
+    ]);
+    await s.sessions.purge(sessionId);
+    expect(await s.sidechains.list(sessionId)).toEqual([]);
+  });
+
+  it('a damaged row reads as an empty, failed sidechain instead of throwing', async () => {
+    s = openSqliteStorage({ file: ':memory:' });
+    const { sessionId, turnId } = await queueTurn(s, 'm1');
+    await s.sidechains.start({ sessionId, toolUseId: 'toolu_bad', turnId, type: 'general', description: 'd', messages: prompt });
+    s.db.prepare("UPDATE sidechains SET messages = '{not json', state = 'weird'").run();
+    expect(await s.sidechains.get(sessionId, 'toolu_bad')).toMatchObject({ messages: [], state: 'failed' });
+    s.db.prepare('UPDATE sidechains SET messages = \'{"a":1}\'').run();
+    expect((await s.sidechains.get(sessionId, 'toolu_bad'))?.messages).toEqual([]);
+  });
+});
