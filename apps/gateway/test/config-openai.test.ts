@@ -5,8 +5,8 @@ import { configFailure, parseTestConfig } from './config-fixture.js';
 // so the idle connection must outlive both.
 describe('channels.openai config', () => {
   it('is refused when approvalWait + limits.modelRequestTimeout is not below gateway.connectionTimeout, naming the keys', () => {
-    // The defaults: 60 s + 60 s is not below 120 s.
-    const msg = configFailure(`{ channels: { openai: { accounts: { default: {} } } } }`);
+    // The default approvalWait (60 s) + model timeout (60 s) against a connection timeout of 120 s.
+    const msg = configFailure(`{ gateway: { connectionTimeout: '120s' }, channels: { openai: { accounts: { default: {} } } } }`);
     expect(msg).toContain('channels.openai.accounts.default.approvalWait');
     expect(msg).toContain('limits.modelRequestTimeout');
     expect(msg).toContain('gateway.connectionTimeout');
@@ -18,8 +18,8 @@ describe('channels.openai config', () => {
     );
   });
 
-  it('is accepted once the sum is below the connection timeout, with the account defaults', () => {
-    const cfg = parseTestConfig(`{ gateway: { connectionTimeout: '3m' }, channels: { openai: { accounts: { default: {} } } } }`);
+  it('is accepted with every default (60 s + 60 s is below the default 180 s), with the account defaults', () => {
+    const cfg = parseTestConfig(`{ channels: { openai: { accounts: { default: {} } } } }`);
     expect(cfg.channels.openai?.accounts.default).toMatchObject({
       dmPolicy: 'allowlist',
       approvalWait: 60_000,
