@@ -189,12 +189,9 @@ function buildEngine(
   // task call's limit is the subagents' own.
   const toolTimeouts = { exec: execLoopTimeout(cfg), task: cfg.subagents.timeout, ...cfg.limits.toolTimeouts };
   const resultBudgets = toolResultBudgets(cfg.context, cfg.limits);
-  // Subagents' model calls are timed and counted like the parent's.
-  const engineModel = metrics ? timedModelClient(model, metrics, inputs.models.lookup) : model;
-  const subagents = new SubagentRunner({
-    storage: inputs.storage,
-    log: log.child({ component: 'subagents' }),
-    model: engineModel,
+  // One loop setting for the turns and their subagents; subagents' model calls are timed and counted like the parent's.
+  const loop = {
+    model: metrics ? timedModelClient(model, metrics, inputs.models.lookup) : model,
     modelName: cfg.model.name,
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
     maxTokens: inputs.models.maxTokens,
@@ -203,27 +200,24 @@ function buildEngine(
     toolTimeouts,
     maxContinuations: cfg.limits.maxContinuations,
     resultBudgets,
+  };
+  const subagents = new SubagentRunner({
+    ...loop,
+    storage: inputs.storage,
+    log: log.child({ component: 'subagents' }),
     types: (agentId) => agents.subagentTypes(agentId),
     maxDepth: cfg.subagents.maxDepth,
     // One queue for the gateway, keyed by the parent turn: perTurn per key, perGateway in all.
     slots: new ExecRunQueue({ perGateway: cfg.subagents.perGateway, perSession: cfg.subagents.perTurn }),
   });
   return new TurnEngine({
+    ...loop,
     storage: inputs.storage,
     log: log.child({ component: 'engine' }),
-    model: engineModel,
-    modelName: cfg.model.name,
-    ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
     imageBlocks: cfg.files.imageBlocks,
-    maxTokens: inputs.models.maxTokens,
     modelSpec: inputs.models.lookup,
-    retry,
-    toolTimeoutMs: cfg.limits.toolTimeout,
-    toolTimeouts,
-    resultBudgets,
     subagents,
     microcompact: cfg.context.microcompact,
-    maxContinuations: cfg.limits.maxContinuations,
     transcriptCacheSize: cfg.limits.transcriptCacheSessions,
     transcriptCacheEntries: cfg.limits.transcriptCacheEntries,
     queueMode: services.queueMode,
