@@ -279,6 +279,18 @@ export {
   whyPeopleOnly,
 } from './permissions/index.js';
 export {
+  AUTO_CLASSIFIER_MARKER,
+  classifierRequest,
+  classify,
+  DEFAULT_AUTO_CLASSIFIER,
+  parseClassifierOutput,
+  type AutoClassifierSettings,
+  type ClassifierOutcome,
+  type ClassifierStageRecord,
+  type ClassifierVerdict,
+} from './permissions/auto-classifier.js';
+export { autoModeLine, autoModeStatus, TurnAutoMode, type AutoModeStatus } from './policy/auto-mode.js';
+export {
   ApprovalBroker,
   type ApprovalBrokerOptions,
   type ApprovalDecision,

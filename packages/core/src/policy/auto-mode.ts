@@ -1,0 +1,238 @@
+import type { AnyTool, AskSource, Decision, ModelClient, Usage } from '@switchboard/agent';
+import type { Logger } from 'pino';
+import type { ConversationRef } from '../channel.js';
+import type { TurnPolicyContext } from '../engine.js';
+import { mayAnswerAutomatically } from '../permissions/ask-source.js';
+import { classify, type AutoClassifierSettings, type ClassifierOutcome, type ClassifierStageRecord } from '../permissions/auto-classifier.js';
+import { toolMatchKind } from '../permissions/matchers.js';
+import type { Session, SessionSettings, Storage } from '../storage.js';
+
+/** Person messages the classifier is shown at most (newest kept). */
+const MAX_PERSON_MESSAGES = 20;
+
+/** What the auto mode of a turn works with. */
+export interface AutoModeDeps {
+  storage: Storage;
+  model: ModelClient;
+  settings: AutoClassifierSettings;
+  log: Logger;
+  /** Removes secrets from what the classifier is shown. */
+  scrub(text: string): string;
+  /** Tells the conversation something from the gateway (the hand-back notice). Must not throw. */
+  notify?(to: ConversationRef, text: string): Promise<void>;
+}
+
+/** Where a session in auto mode stands, for `/status` and `/context`. */
+export interface AutoModeStatus {
+  /** `classifier`: the classifier answers the mode's asks; `handed_back`: people do, after repeated blocks. */
+  state: 'classifier' | 'handed_back';
+  /** When it was handed back (ISO time). */
+  handedBackAt?: string;
+  /** Why it was handed back. */
+  reason?: string;
+}
+
+/** The hand-back stored in a session's settings, when it is well-formed. */
+export function autoHandbackOf(settings: SessionSettings): { at: number; reason: string } | undefined {
+  const h = settings.autoHandback as unknown;
+  if (typeof h !== 'object' || h === null) return undefined;
+  const { at, reason } = h as Record<string, unknown>;
+  return typeof at === 'number' && Number.isFinite(at) && typeof reason === 'string' ? { at, reason } : undefined;
+}
+
+/** The auto-mode status of a session whose mode in force is `mode` (undefined unless `auto`). */
+export function autoModeStatus(session: Session, mode: string): AutoModeStatus | undefined {
+  if (mode !== 'auto') return undefined;
+  const h = autoHandbackOf(session.settings);
+  return h ? { state: 'handed_back', handedBackAt: new Date(h.at).toISOString(), reason: h.reason } : { state: 'classifier' };
+}
+
+/** One line for `/status` and `/context`. */
+export function autoModeLine(status: AutoModeStatus): string {
+  return status.state === 'classifier'
+    ? 'Auto mode: the classifier decides what would otherwise ask you'
+    : `Auto mode: handed back to you at ${status.handedBackAt?.slice(0, 16).replace('T', ' ')} UTC (${status.reason}); /mode auto turns it on again`;
+}
+
+/** A classification started before the pipeline reached the ask (in parallel with PreToolUse hooks). */
+export interface EarlyClassification {
+  /** The input it classifies (an input rewritten by a hook makes it useless). */
+  input: unknown;
+  outcome: Promise<ClassifierOutcome>;
+  /** Cancels it (the pipeline did not reach the classifier's step). */
+  cancel(): void;
+}
+
+/** What the classifier decided for one call: a decision, or undefined — a person must be asked. */
+export type AutoAnswer = { decision: Decision; outcome: ClassifierOutcome } | { decision: undefined; outcome: ClassifierOutcome };
+
+/**
+ * The auto mode of one turn: runs the classifier for the mode's asks, audits each stage
+ * (`permission.classifier`: stage, verdict, reason, model, latency, tokens) and records its usage
+ * as the turn's (so it counts toward budgets), and hands the session back to people after
+ * repeated blocks. The classifier answers only asks whose source `mayAnswerAutomatically`
+ * accepts (`mode`), and never once the session was handed back.
+ */
+export class TurnAutoMode {
+  private handback: { at: number; reason: string } | undefined;
+  private messages: Promise<string[]> | undefined;
+
+  constructor(
+    private readonly deps: AutoModeDeps,
+    private readonly ctx: TurnPolicyContext,
+    session: Session,
+    /** The principal whose message the turn answers. */
+    private readonly speaker: string | undefined,
+  ) {
+    this.handback = autoHandbackOf(session.settings);
+  }
+
+  /** Whether the session was handed back to people (mode asks go to people). */
+  get handedBack(): boolean {
+    return this.handback !== undefined;
+  }
+
+  /** Whether the classifier may answer an ask from `source` now: only the mode's own ask, and only before a hand-back. */
+  answers(source: AskSource): boolean {
+    return !this.handedBack && mayAnswerAutomatically(source);
+  }
+
+  /**
+   * Whether to start classifying before the PreToolUse hooks have answered: only when there are
+   * hooks to wait for and the call will likely reach the mode's ask (not read-only, not a file
+   * edit, which `auto` lets through like `acceptEdits`).
+   */
+  worthStartingEarly(tool: AnyTool, hooks: boolean): boolean {
+    return hooks && !this.handedBack && !tool.readOnly && toolMatchKind(tool.name) !== 'path';
+  }
+
+  /** Starts classifying `input` now; linked to `signal` (an abort cancels the model call). */
+  start(tool: AnyTool, input: unknown, signal: AbortSignal, toolUseId: string): EarlyClassification {
+    const controller = new AbortController();
+    const linked = AbortSignal.any([signal, controller.signal]);
+    return { input, outcome: this.run(tool, input, linked, toolUseId), cancel: () => controller.abort() };
+  }
+
+  /**
+   * Decides one ask: uses `early` when it classified the same input, else classifies now. An
+   * allow lets the call run (with `updatedInput` when the pipeline rewrote it); a block denies it
+   * with the reason and guidance; unavailable leaves it to a person.
+   */
+  async decide(tool: AnyTool, input: unknown, updatedInput: unknown, signal: AbortSignal, toolUseId: string, early?: EarlyClassification): Promise<AutoAnswer> {
+    let outcome: ClassifierOutcome;
+    if (early && early.input === input) {
+      outcome = await early.outcome;
+    } else {
+      early?.cancel();
+      outcome = await this.run(tool, input, signal, toolUseId);
+    }
+    if (outcome.verdict === 'allow') {
+      return { decision: updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput }, outcome };
+    }
+    if (outcome.verdict === 'block') {
+      const reason =
+        `auto mode's classifier blocked ${tool.name}: ${outcome.reason}. ` +
+        'Do not retry the same call; take a different approach that stays within what the person asked, or tell the person what you need so they can do it or approve it themselves';
+      return { decision: { behavior: 'deny', reason, kind: 'mode' }, outcome };
+    }
+    return { decision: undefined, outcome };
+  }
+
+  /**
+   * Hands the session back to people: stored in its settings (so every later turn asks people
+   * too, until the person sets `auto` again), audited, and told in the chat once. Never throws.
+   */
+  async handBack(reason: string): Promise<void> {
+    if (this.handback) return;
+    const { session, turn, message } = this.ctx;
+    this.handback = { at: Date.now(), reason };
+    try {
+      await this.deps.storage.sessions.updateSettings(session.id, { autoHandback: this.handback });
+      await this.deps.storage.audit.append({ actor: 'gateway', action: 'auto.handed_back', target: session.id, detail: { turnId: turn.id, reason } });
+      await this.deps.notify?.(
+        message.conversation,
+        `Auto mode handed back to you: ${reason}. From now on I ask you before such calls in this session; send /mode auto to let the classifier decide again.`,
+      );
+    } catch (err) {
+      this.deps.log.error({ err, sessionId: session.id }, 'could not record the auto-mode hand-back');
+    }
+  }
+
+  private async run(tool: AnyTool, input: unknown, signal: AbortSignal, toolUseId: string): Promise<ClassifierOutcome> {
+    const messages = await this.personMessages();
+    let scrubbed: unknown;
+    try {
+      scrubbed = JSON.parse(this.deps.scrub(JSON.stringify(input) ?? 'null'));
+    } catch {
+      scrubbed = '(input not serializable)';
+    }
+    return classify(
+      { model: this.deps.model, settings: this.deps.settings, onStage: (record) => this.record(tool, toolUseId, record) },
+      { tool: tool.name, description: tool.description, input: scrubbed },
+      messages,
+      signal,
+    );
+  }
+
+  /** Audits one stage and records its usage as this turn's. */
+  private record(tool: AnyTool, toolUseId: string, r: ClassifierStageRecord): void {
+    const { turn, session } = this.ctx;
+    if (r.usage) this.ctx.recordCall?.(r.usage, r.model);
+    const tokens = r.usage ? tokensOf(r.usage) : undefined;
+    this.deps.log.info({ tool: tool.name, stage: r.stage, verdict: r.verdict, failure: r.failure, latencyMs: r.latencyMs }, `auto-mode classifier: ${r.verdict}`);
+    void this.deps.storage.audit
+      .append({
+        actor: 'gateway',
+        action: 'permission.classifier',
+        target: turn.id,
+        detail: {
+          sessionId: session.id,
+          toolUseId,
+          tool: tool.name,
+          stage: r.stage,
+          verdict: r.verdict,
+          reason: r.reason,
+          model: r.model,
+          latencyMs: r.latencyMs,
+          ...(r.failure ? { failure: r.failure } : {}),
+          ...(tokens ? { tokens } : {}),
+        },
+      })
+      .catch((err: unknown) => this.deps.log.error({ err }, 'audit write failed'));
+  }
+
+  /**
+   * The person's own messages in this session, oldest first: the text of each turn's inbound
+   * message (never tool results, assistant text or summaries). In a room, only the speaker's.
+   */
+  private personMessages(): Promise<string[]> {
+    this.messages ??= this.readPersonMessages().catch((err: unknown) => {
+      this.deps.log.warn({ err }, 'could not read the person’s messages for the classifier; it sees the current one only');
+      return [this.deps.scrub(this.ctx.message.text)];
+    });
+    return this.messages;
+  }
+
+  private async readPersonMessages(): Promise<string[]> {
+    const { storage } = this.deps;
+    const { session, turn, message } = this.ctx;
+    const turnIds = new Set<string>();
+    for (const e of await storage.sessions.load(session.id)) {
+      if (e.kind === 'user' && e.turnId && e.turnId !== turn.id) turnIds.add(e.turnId);
+    }
+    const texts: string[] = [];
+    for (const id of [...turnIds].slice(-MAX_PERSON_MESSAGES)) {
+      const t = await storage.turns.get(id);
+      const item = t ? await storage.turns.inbox(t.inboxId) : null;
+      if (!item) continue;
+      const mine = session.scope === 'dm' || (this.speaker !== undefined && item.message.principalId === this.speaker);
+      if (mine && item.message.text) texts.push(this.deps.scrub(item.message.text));
+    }
+    texts.push(this.deps.scrub(message.text));
+    return texts;
+  }
+}
+
+function tokensOf(u: Usage): { input: number; output: number; cacheRead: number; cacheWrite: number } {
+  return { input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadInputTokens, cacheWrite: u.cacheCreationInputTokens };
+}
