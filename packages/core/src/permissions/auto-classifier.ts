@@ -135,10 +135,17 @@ function inputJson(input: unknown): string {
 }
 
 /** The model request of one classifier stage. Pure: the same call and messages give the same bytes. */
-export function classifierRequest(stage: ClassifierStage, call: ClassifierCall, personMessages: readonly string[], settings: AutoClassifierSettings): ModelRequest {
+export function classifierRequest(
+  stage: ClassifierStage,
+  call: ClassifierCall,
+  personMessages: readonly string[],
+  settings: AutoClassifierSettings,
+): ModelRequest {
   const shown = boundedMessages(personMessages);
   const messages = shown.length === 0 ? '(none)' : shown.map((m, i) => `[message ${i + 1}]\n${m}`).join('\n\n');
-  const callText = [`tool: ${call.tool}`, `tool description: ${call.description.split('\n')[0]?.slice(0, 300) ?? ''}`, `input: ${inputJson(call.input)}`].join('\n');
+  const callText = [`tool: ${call.tool}`, `tool description: ${call.description.split('\n')[0]?.slice(0, 300) ?? ''}`, `input: ${inputJson(call.input)}`].join(
+    '\n',
+  );
   const text = [
     'The person’s own messages in this session, oldest first:',
     fenceUntrusted(messages, { tool: 'the person’s messages' }),

@@ -4,8 +4,10 @@ import type { ConversationRef } from '../channel.js';
 import type { TurnPolicyContext } from '../engine.js';
 import { mayAnswerAutomatically } from '../permissions/ask-source.js';
 import { classify, type AutoClassifierSettings, type ClassifierOutcome, type ClassifierStageRecord } from '../permissions/auto-classifier.js';
+import { generalisablePart } from '../permissions/always-rules.js';
+import { exactRuleFor } from '../permissions/exact-rule.js';
 import { toolMatchKind } from '../permissions/matchers.js';
-import type { Session, SessionSettings, Storage } from '../storage.js';
+import type { Session, SessionSettings, Storage, StoredRule } from '../storage.js';
 
 /** Person messages the classifier is shown at most (newest kept). */
 const MAX_PERSON_MESSAGES = 20;
@@ -20,6 +22,8 @@ export interface AutoModeDeps {
   scrub(text: string): string;
   /** Tells the conversation something from the gateway (the hand-back notice). Must not throw. */
   notify?(to: ConversationRef, text: string): Promise<void>;
+  /** After a classifier allow was stored as a session rule (rule caches reload; the grant is audited and lapses). */
+  ruleSaved(rule: StoredRule): Promise<void>;
 }
 
 /** Where a session in auto mode stands, for `/status` and `/context`. */
@@ -115,10 +119,18 @@ export class TurnAutoMode {
 
   /**
    * Decides one ask: uses `early` when it classified the same input, else classifies now. An
-   * allow lets the call run (with `updatedInput` when the pipeline rewrote it); a block denies it
-   * with the reason and guidance; unavailable leaves it to a person.
+   * allow lets the call run (with `updatedInput` when the pipeline rewrote it) and is a session
+   * grant (see {@link grant}); a block denies it with the reason and guidance; unavailable leaves
+   * it to a person.
    */
-  async decide(tool: AnyTool, input: unknown, updatedInput: unknown, signal: AbortSignal, toolUseId: string, early?: EarlyClassification): Promise<AutoAnswer> {
+  async decide(
+    tool: AnyTool,
+    input: unknown,
+    updatedInput: unknown,
+    call: { signal: AbortSignal; toolUseId: string; workspace: string },
+    early?: EarlyClassification,
+  ): Promise<AutoAnswer> {
+    const { signal, toolUseId, workspace } = call;
     let outcome: ClassifierOutcome;
     if (early && early.input === input) {
       outcome = await early.outcome;
@@ -127,6 +139,7 @@ export class TurnAutoMode {
       outcome = await this.run(tool, input, signal, toolUseId);
     }
     if (outcome.verdict === 'allow') {
+      await this.grant(tool, input, workspace);
       return { decision: updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput }, outcome };
     }
     if (outcome.verdict === 'block') {
@@ -136,6 +149,34 @@ export class TurnAutoMode {
       return { decision: { behavior: 'deny', reason, kind: 'mode' }, outcome };
     }
     return { decision: undefined, outcome };
+  }
+
+  /**
+   * Stores a classifier allow as a session grant: allow rules at session scope that match exactly
+   * this call (one per part of an `exec` line), audited as `grant.created` and lapsing after
+   * `permissions.sessionGrantTtl` like every session rule. A call no exact rule can describe (a
+   * tool without rule content, a part that depends on what runs before it) grants nothing: the
+   * next such call is classified again. Never throws.
+   */
+  private async grant(tool: AnyTool, input: unknown, workspace: string): Promise<void> {
+    const { session } = this.ctx;
+    try {
+      const kind = toolMatchKind(tool.name);
+      let rules: string[];
+      if (tool.ruleContents) {
+        const parts = tool.ruleContents(input);
+        rules = parts.length > 0 && parts.every(generalisablePart) ? [...new Set(parts.map((p) => exactRuleFor(tool.name, p, kind, workspace)))] : [];
+      } else {
+        const content = tool.ruleContent?.(input);
+        rules = content === undefined ? [] : [exactRuleFor(tool.name, content, kind, workspace)];
+      }
+      for (const rule of rules) {
+        const saved = await this.deps.storage.rules.create({ scopeKind: 'session', scopeId: session.id, behavior: 'allow', rule, createdBy: 'classifier' });
+        await this.deps.ruleSaved(saved);
+      }
+    } catch (err) {
+      this.deps.log.error({ err, sessionId: session.id }, 'could not store the classifier’s allow as a session grant');
+    }
   }
 
   /**
@@ -166,21 +207,28 @@ export class TurnAutoMode {
     } catch {
       scrubbed = '(input not serializable)';
     }
-    return classify(
-      { model: this.deps.model, settings: this.deps.settings, onStage: (record) => this.record(tool, toolUseId, record) },
+    const audits: Promise<void>[] = [];
+    const outcome = await classify(
+      { model: this.deps.model, settings: this.deps.settings, onStage: (record) => audits.push(this.record(tool, toolUseId, record)) },
       { tool: tool.name, description: tool.description, input: scrubbed },
       messages,
       signal,
     );
+    // Every verdict is in the audit log before the call is decided.
+    await Promise.all(audits);
+    return outcome;
   }
 
-  /** Audits one stage and records its usage as this turn's. */
-  private record(tool: AnyTool, toolUseId: string, r: ClassifierStageRecord): void {
+  /** Audits one stage and records its usage as this turn's. Never rejects. */
+  private record(tool: AnyTool, toolUseId: string, r: ClassifierStageRecord): Promise<void> {
     const { turn, session } = this.ctx;
     if (r.usage) this.ctx.recordCall?.(r.usage, r.model);
     const tokens = r.usage ? tokensOf(r.usage) : undefined;
-    this.deps.log.info({ tool: tool.name, stage: r.stage, verdict: r.verdict, failure: r.failure, latencyMs: r.latencyMs }, `auto-mode classifier: ${r.verdict}`);
-    void this.deps.storage.audit
+    this.deps.log.info(
+      { tool: tool.name, stage: r.stage, verdict: r.verdict, failure: r.failure, latencyMs: r.latencyMs },
+      `auto-mode classifier: ${r.verdict}`,
+    );
+    return this.deps.storage.audit
       .append({
         actor: 'gateway',
         action: 'permission.classifier',
@@ -198,7 +246,10 @@ export class TurnAutoMode {
           ...(tokens ? { tokens } : {}),
         },
       })
-      .catch((err: unknown) => this.deps.log.error({ err }, 'audit write failed'));
+      .then(
+        () => undefined,
+        (err: unknown) => this.deps.log.error({ err }, 'audit write failed'),
+      );
   }
 
   /**

@@ -230,6 +230,7 @@ export class PolicyService {
         log,
         scrub,
         ...(notify ? { notify } : {}),
+        ruleSaved: (rule) => this.ruleSaved(rule),
       },
       ctx,
       session,
@@ -306,7 +307,7 @@ export class PolicyService {
       // its answer is used only here, where the pipeline reached that ask.
       const classified =
         result.behavior === 'ask' && auto?.answers(result.source)
-          ? await auto.decide(tool, result.input, result.updatedInput, toolCtx.signal, toolCtx.toolUseId, early)
+          ? await auto.decide(tool, result.input, result.updatedInput, toolCtx, early)
           : (early?.cancel(), undefined);
       const decision =
         classified?.decision ??
@@ -348,8 +349,7 @@ export class PolicyService {
       );
       const state = this.denials.recordDenial(session.id);
       if (state.signal === 'denial_limit') {
-        const what =
-          state.limit === 'consecutive' ? `${state.consecutive} tool calls in a row were` : `${state.total} tool calls in this session were`;
+        const what = state.limit === 'consecutive' ? `${state.consecutive} tool calls in a row were` : `${state.total} tool calls in this session were`;
         if (auto && !auto.handedBack) {
           // In auto mode the limit hands the mode's asks back to people; the turn goes on.
           await auto.handBack(`${what} denied`);
