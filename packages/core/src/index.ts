@@ -283,6 +283,7 @@ export {
   classifierRequest,
   classify,
   DEFAULT_AUTO_CLASSIFIER,
+  MAX_REASON_CHARS,
   parseClassifierOutput,
   type AutoClassifierSettings,
   type ClassifierOutcome,
