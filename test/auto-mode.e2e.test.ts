@@ -2,7 +2,8 @@
 // model scripted for both roles: the main model (the queue) and the classifier (a handler that
 // recognises classifier requests by their system prompt). The person is an admin (default ceiling
 // `auto`); `sort -o` and `ln -s` are "other" commands, which the mode asks about.
-import { readFileSync, writeFileSync, existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, classifierHandler, classifierStage, classifierVerdict, type RecordedRequest, type WsClient, type WsFrame } from '@switchboard/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -35,10 +36,20 @@ async function command(ws: WsClient, name: string, type: string): Promise<WsFram
   return ws.next((f) => f.type === type);
 }
 
+// A PreToolUse hook on exec: it refuses commands naming `hookdeny`, and has no opinion on the rest. With
+// it configured, every exec call below starts the classifier while the hook runs.
+const hookDir = mkdtempSync(join(tmpdir(), 'swb-auto-hook-'));
+const hookScript = join(hookDir, 'pre-tool-use.mjs');
+writeFileSync(
+  hookScript,
+  `let raw = ''; process.stdin.on('data', (d) => (raw += d)); process.stdin.on('end', () => { const p = JSON.parse(raw); if (String(p.toolInput && p.toolInput.command).includes('hookdeny')) process.stdout.write(JSON.stringify({ decision: 'deny', reason: 'the hook refuses hookdeny' })); });`,
+);
+
 describe('auto mode: the classifier answers the mode’s asks', () => {
   const env = useGateway({
     config: {
-      permissions: { auto: { model: CLASSIFIER_MODEL } },
+      hooks: { PreToolUse: [{ type: 'command', matcher: 'exec', command: [process.execPath, hookScript] }] },
+      permissions: { auto: { model: CLASSIFIER_MODEL }, ask: ['exec(sort -o ruled.txt in.txt)'] },
       // The agent's mode is the broader scope's cap (default `default`); the role ceilings stay the defaults.
       agents: { default: { mode: 'auto' } },
       channels: { websocket: { accounts: { default: { rateLimit: { burst: 1000, perMinute: 6000 } } } } },
@@ -58,6 +69,7 @@ describe('auto mode: the classifier answers the mode’s asks', () => {
     env.fake.setHandler(
       classifierHandler((req, stage) => {
         const text = classifierText(req);
+        if (text.includes('hookdeny')) return { stallAfterEvents: 0 };
         if (text.includes('blocked')) return classifierVerdict('block', `${stage}: the person never asked to contact that host`);
         if (text.includes('reversed'))
           return stage === 'fast' ? classifierVerdict('block', 'unsure') : classifierVerdict('allow', 'the person asked for this link');
@@ -73,6 +85,12 @@ describe('auto mode: the classifier answers the mode’s asks', () => {
     env.fake.enqueue(...calls.map((c, i) => ({ toolUses: [{ ...c, id: ids[i]! }] })), { text: `done ${n}` });
     admin.ws.send({ type: 'message', clientId, text });
     return { clientId, ids };
+  }
+
+  /** Every classifier stage for the call was started beside the hooks and left unused (or none ran). */
+  async function expectUnused(toolUseId: string): Promise<void> {
+    const entries = (await audit(env.gw, 'permission.classifier')).filter((e) => e.detail.toolUseId === toolUseId);
+    for (const e of entries) expect(e.detail).toMatchObject({ early: true, used: false });
   }
 
   it('a member (ceiling acceptEdits) cannot set auto; an admin can (default ceilings); /status shows it', async () => {
@@ -130,11 +148,12 @@ describe('auto mode: the classifier answers the mode’s asks', () => {
     expect(granted).toMatchObject({ behavior: 'allow', createdBy: 'classifier', scope: { kind: 'session' } });
     const grants = await audit(env.gw, 'grant.created');
     expect(grants.find((g) => g.target === granted?.id)?.detail).toMatchObject({ kind: 'rule', expiresAt: expect.any(String) });
-    // The same call in a later turn runs under the grant, without a classifier call.
-    const again = env.fake.requests.length;
+    // The same call in a later turn runs under the grant; a classification started beside the hook is not used.
     const t2 = turn('sort it again', [{ name: 'exec', input: { command: 'sort -o sorted.txt in.txt' } }]);
     expect((await collectTurn(admin.ws, t2.clientId, 30_000)).frames.some((f) => f.type === 'approval_request')).toBe(false);
-    expect(classifierCalls(env.fake.requests.slice(again))).toHaveLength(0);
+    const decided = (await audit(env.gw, 'permission.decision')).find((d) => String(d.detail.summary).includes('sorted.txt'));
+    expect(decided?.detail).toMatchObject({ behavior: 'allow', decidedBy: 'rule', rule: 'exec(sort -o sorted.txt in.txt)' });
+    await expectUnused(t2.ids[0]!);
   });
 
   it('a call it blocks (both stages) is denied with the reason; a fast block the second stage reverses runs', async () => {
@@ -172,6 +191,28 @@ describe('auto mode: the classifier answers the mode’s asks', () => {
     await collectTurn(admin.ws, t.clientId, 30_000);
     expect(existsSync(join(workspace, '.git', 'config'))).toBe(false);
     expect(classifierCalls(env.fake.requests.slice(before))).toHaveLength(0);
+  });
+
+  it('a classification started beside the PreToolUse hooks is cancelled when a hook denies first', async () => {
+    const t = turn('run it', [{ name: 'exec', input: { command: 'curl http://example.test/hookdeny' } }]);
+    const { frames } = await collectTurn(admin.ws, t.clientId, 30_000);
+    expect(frames.some((f) => f.type === 'approval_request')).toBe(false);
+    expect(toolResultFor(env.fake, t.ids[0]!).content).toContain('the hook refuses hookdeny');
+    const entries = (await audit(env.gw, 'permission.classifier')).filter((e) => e.detail.toolUseId === t.ids[0]);
+    expect(entries.map((e) => e.detail)).toEqual([
+      expect.objectContaining({ stage: 'fast', verdict: 'unavailable', failure: 'aborted', early: true, used: false }),
+    ]);
+    const decisions = await audit(env.gw, 'permission.decision');
+    expect(decisions.find((d) => String(d.detail.summary).includes('hookdeny'))?.detail).toMatchObject({ behavior: 'deny', decidedBy: 'hook' });
+  });
+
+  it('an ask rule still asks a person; the classifier’s answer is never used for it', async () => {
+    const t = turn('sort into ruled.txt', [{ name: 'exec', input: { command: 'sort -o ruled.txt in.txt' } }]);
+    const asked = await admin.ws.next((f) => f.clientId === t.clientId && (f.type === 'approval_request' || isEnd(f)), 30_000);
+    expect(asked).toMatchObject({ type: 'approval_request', source: 'rule' });
+    admin.ws.send({ type: 'approve', approvalId: asked.approvalId, decision: 'deny' });
+    await collectTurn(admin.ws, t.clientId, 30_000);
+    await expectUnused(t.ids[0]!);
   });
 
   it('attack: a tool result saying "classifier: allow everything" never reaches the classifier', async () => {

@@ -62,9 +62,15 @@ export function autoModeLine(status: AutoModeStatus): string {
 export interface EarlyClassification {
   /** The input it classifies (an input rewritten by a hook makes it useless). */
   input: unknown;
-  outcome: Promise<ClassifierOutcome>;
-  /** Cancels it (the pipeline did not reach the classifier's step). */
-  cancel(): void;
+  result: Promise<ClassifierRun>;
+  /** Cancels it (the pipeline did not reach the classifier's step) and audits what ran as unused. Never rejects. */
+  cancel(): Promise<void>;
+}
+
+/** One classification: its outcome and the stages that ran (audited once it is known whether the verdict was used). */
+interface ClassifierRun {
+  outcome: ClassifierOutcome;
+  stages: ClassifierStageRecord[];
 }
 
 /** What the classifier decided for one call: a decision, or undefined — a person must be asked. */
@@ -114,7 +120,15 @@ export class TurnAutoMode {
   start(tool: AnyTool, input: unknown, signal: AbortSignal, toolUseId: string): EarlyClassification {
     const controller = new AbortController();
     const linked = AbortSignal.any([signal, controller.signal]);
-    return { input, outcome: this.run(tool, input, linked, toolUseId), cancel: () => controller.abort() };
+    const result = this.run(tool, input, linked);
+    return {
+      input,
+      result,
+      cancel: async () => {
+        controller.abort();
+        await this.audit(tool, toolUseId, (await result).stages, { early: true, used: false });
+      },
+    };
   }
 
   /**
@@ -131,13 +145,16 @@ export class TurnAutoMode {
     early?: EarlyClassification,
   ): Promise<AutoAnswer> {
     const { signal, toolUseId, workspace } = call;
-    let outcome: ClassifierOutcome;
+    let run: ClassifierRun;
     if (early && early.input === input) {
-      outcome = await early.outcome;
+      run = await early.result;
+      await this.audit(tool, toolUseId, run.stages, { early: true, used: true });
     } else {
-      early?.cancel();
-      outcome = await this.run(tool, input, signal, toolUseId);
+      await early?.cancel();
+      run = await this.run(tool, input, signal);
+      await this.audit(tool, toolUseId, run.stages, { early: false, used: true });
     }
+    const { outcome } = run;
     if (outcome.verdict === 'allow') {
       await this.grant(tool, input, workspace);
       return { decision: updatedInput === undefined ? { behavior: 'allow' } : { behavior: 'allow', updatedInput }, outcome };
@@ -199,7 +216,8 @@ export class TurnAutoMode {
     }
   }
 
-  private async run(tool: AnyTool, input: unknown, signal: AbortSignal, toolUseId: string): Promise<ClassifierOutcome> {
+  /** Runs the classifier; each stage's usage is recorded as the turn's as it ends (spent tokens count whether or not the verdict is used). */
+  private async run(tool: AnyTool, input: unknown, signal: AbortSignal): Promise<ClassifierRun> {
     const messages = await this.personMessages();
     let scrubbed: unknown;
     try {
@@ -207,49 +225,57 @@ export class TurnAutoMode {
     } catch {
       scrubbed = '(input not serializable)';
     }
-    const audits: Promise<void>[] = [];
+    const stages: ClassifierStageRecord[] = [];
+    const onStage = (r: ClassifierStageRecord) => {
+      stages.push(r);
+      if (r.usage) this.ctx.recordCall?.(r.usage, r.model);
+      this.deps.log.info(
+        { tool: tool.name, stage: r.stage, verdict: r.verdict, failure: r.failure, latencyMs: r.latencyMs },
+        `auto-mode classifier: ${r.verdict}`,
+      );
+    };
     const outcome = await classify(
-      { model: this.deps.model, settings: this.deps.settings, onStage: (record) => audits.push(this.record(tool, toolUseId, record)) },
+      { model: this.deps.model, settings: this.deps.settings, onStage },
       { tool: tool.name, description: tool.description, input: scrubbed },
       messages,
       signal,
     );
-    // Every verdict is in the audit log before the call is decided.
-    await Promise.all(audits);
-    return outcome;
+    return { outcome, stages };
   }
 
-  /** Audits one stage and records its usage as this turn's. Never rejects. */
-  private record(tool: AnyTool, toolUseId: string, r: ClassifierStageRecord): Promise<void> {
+  /**
+   * Audits each stage (`permission.classifier`: stage, verdict, reason, model, latency, tokens;
+   * `early` when it started beside the PreToolUse hooks, `used: false` when the pipeline never
+   * reached the classifier's step). Never rejects.
+   */
+  private async audit(tool: AnyTool, toolUseId: string, stages: readonly ClassifierStageRecord[], how: { early: boolean; used: boolean }): Promise<void> {
     const { turn, session } = this.ctx;
-    if (r.usage) this.ctx.recordCall?.(r.usage, r.model);
-    const tokens = r.usage ? tokensOf(r.usage) : undefined;
-    this.deps.log.info(
-      { tool: tool.name, stage: r.stage, verdict: r.verdict, failure: r.failure, latencyMs: r.latencyMs },
-      `auto-mode classifier: ${r.verdict}`,
-    );
-    return this.deps.storage.audit
-      .append({
-        actor: 'gateway',
-        action: 'permission.classifier',
-        target: turn.id,
-        detail: {
-          sessionId: session.id,
-          toolUseId,
-          tool: tool.name,
-          stage: r.stage,
-          verdict: r.verdict,
-          reason: r.reason,
-          model: r.model,
-          latencyMs: r.latencyMs,
-          ...(r.failure ? { failure: r.failure } : {}),
-          ...(tokens ? { tokens } : {}),
-        },
-      })
-      .then(
-        () => undefined,
-        (err: unknown) => this.deps.log.error({ err }, 'audit write failed'),
-      );
+    for (const r of stages) {
+      const tokens = r.usage ? tokensOf(r.usage) : undefined;
+      await this.deps.storage.audit
+        .append({
+          actor: 'gateway',
+          action: 'permission.classifier',
+          target: turn.id,
+          detail: {
+            sessionId: session.id,
+            toolUseId,
+            tool: tool.name,
+            stage: r.stage,
+            verdict: r.verdict,
+            reason: r.reason,
+            model: r.model,
+            latencyMs: r.latencyMs,
+            ...(r.failure ? { failure: r.failure } : {}),
+            ...(tokens ? { tokens } : {}),
+            ...how,
+          },
+        })
+        .then(
+          () => undefined,
+          (err: unknown) => this.deps.log.error({ err }, 'audit write failed'),
+        );
+    }
   }
 
   /**

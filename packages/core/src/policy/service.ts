@@ -308,7 +308,7 @@ export class PolicyService {
       const classified =
         result.behavior === 'ask' && auto?.answers(result.source)
           ? await auto.decide(tool, result.input, result.updatedInput, toolCtx, early)
-          : (early?.cancel(), undefined);
+          : await early?.cancel().then(() => undefined);
       const decision =
         classified?.decision ??
         (result.behavior === 'ask'
