@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { AccessListener } from './access-events.js';
 import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
 import type { ContextReport } from './context/context-report.js';
-import type { AutoModeStatus } from './policy/auto-mode.js';
+import type { AutoModeStatus } from './policy/auto-mode-status.js';
 import type { DeadLetterInput } from './dead-letters.js';
 import type { FileShelf } from './file-shelf.js';
 import type { InboundImage } from './inbound-images.js';

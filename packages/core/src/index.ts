@@ -290,7 +290,8 @@ export {
   type ClassifierStageRecord,
   type ClassifierVerdict,
 } from './permissions/auto-classifier.js';
-export { autoModeLine, autoModeStatus, TurnAutoMode, type AutoModeStatus } from './policy/auto-mode.js';
+export { TurnAutoMode } from './policy/auto-mode.js';
+export { autoModeLine, autoModeStatus, type AutoModeStatus } from './policy/auto-mode-status.js';
 export {
   ApprovalBroker,
   type ApprovalBrokerOptions,

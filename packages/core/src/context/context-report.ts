@@ -1,6 +1,6 @@
 import { messagesChars, requestChars, type Message, type ModelSpec, type SystemBlock, type TokenEstimator, type ToolSpec } from '@switchboard/agent';
 import type { Entry } from '../storage.js';
-import { autoModeLine, type AutoModeStatus } from '../policy/auto-mode.js';
+import { autoModeLine, type AutoModeStatus } from '../policy/auto-mode-status.js';
 import { contextMeter } from './meter.js';
 import { clearedSince } from './microcompact-shaper.js';
 import { requestView } from './request-view.js';

@@ -7,7 +7,8 @@ import { classify, type AutoClassifierSettings, type ClassifierOutcome, type Cla
 import { generalisablePart } from '../permissions/always-rules.js';
 import { exactRuleFor } from '../permissions/exact-rule.js';
 import { toolMatchKind } from '../permissions/matchers.js';
-import type { Session, SessionSettings, Storage, StoredRule } from '../storage.js';
+import type { Session, Storage, StoredRule } from '../storage.js';
+import { autoHandbackOf } from './auto-mode-status.js';
 
 /** Person messages the classifier is shown at most (newest kept). */
 const MAX_PERSON_MESSAGES = 20;
@@ -24,38 +25,6 @@ export interface AutoModeDeps {
   notify?(to: ConversationRef, text: string): Promise<void>;
   /** After a classifier allow was stored as a session rule (rule caches reload; the grant is audited and lapses). */
   ruleSaved(rule: StoredRule): Promise<void>;
-}
-
-/** Where a session in auto mode stands, for `/status` and `/context`. */
-export interface AutoModeStatus {
-  /** `classifier`: the classifier answers the mode's asks; `handed_back`: people do, after repeated blocks. */
-  state: 'classifier' | 'handed_back';
-  /** When it was handed back (ISO time). */
-  handedBackAt?: string;
-  /** Why it was handed back. */
-  reason?: string;
-}
-
-/** The hand-back stored in a session's settings, when it is well-formed. */
-export function autoHandbackOf(settings: SessionSettings): { at: number; reason: string } | undefined {
-  const h = settings.autoHandback as unknown;
-  if (typeof h !== 'object' || h === null) return undefined;
-  const { at, reason } = h as Record<string, unknown>;
-  return typeof at === 'number' && Number.isFinite(at) && typeof reason === 'string' ? { at, reason } : undefined;
-}
-
-/** The auto-mode status of a session whose mode in force is `mode` (undefined unless `auto`). */
-export function autoModeStatus(session: Session, mode: string): AutoModeStatus | undefined {
-  if (mode !== 'auto') return undefined;
-  const h = autoHandbackOf(session.settings);
-  return h ? { state: 'handed_back', handedBackAt: new Date(h.at).toISOString(), reason: h.reason } : { state: 'classifier' };
-}
-
-/** One line for `/status` and `/context`. */
-export function autoModeLine(status: AutoModeStatus): string {
-  return status.state === 'classifier'
-    ? 'Auto mode: the classifier decides what would otherwise ask you'
-    : `Auto mode: handed back to you at ${status.handedBackAt?.slice(0, 16).replace('T', ' ')} UTC (${status.reason}); /mode auto turns it on again`;
 }
 
 /** A classification started before the pipeline reached the ask (in parallel with PreToolUse hooks). */

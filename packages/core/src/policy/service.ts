@@ -18,7 +18,8 @@ import { scopesOf, type RuleSet, type ScopedRule } from '../permissions/scopes.j
 import { walkFilter } from '../permissions/walk-filter.js';
 import type { Session, StoredRule } from '../storage.js';
 import { askForApproval } from './ask.js';
-import { TurnAutoMode, autoHandbackOf, autoModeStatus, type AutoModeStatus } from './auto-mode.js';
+import { TurnAutoMode } from './auto-mode.js';
+import { autoHandbackOf, autoModeStatus, type AutoModeStatus } from './auto-mode-status.js';
 import { HookBridge, turnHookCallbacks } from './hook-bridge.js';
 import { principalMode } from './principal-modes.js';
 import { roomDenyRules, settingsRules, storedRules } from './rule-set.js';
