@@ -2,7 +2,18 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { DEFAULT_AUTO_CLASSIFIER, ROLE_MODE_CEILING, SwbError, permissionModeSchema, SwbErrorCode, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
+import {
+  DEFAULT_AUTO_CLASSIFIER,
+  ROLE_MODE_CEILING,
+  SwbError,
+  permissionModeSchema,
+  SwbErrorCode,
+  TOOL_GROUPS,
+  checkRuleText,
+  duration,
+  hooksConfigSchema,
+  scrubSecretValues,
+} from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';

@@ -6,7 +6,13 @@ describe('permissions.auto and the auto mode in the config', () => {
   it('defaults: the classifier uses the gateway model; admins may reach auto', () => {
     const cfg = parseTestConfig('{ model: { name: "big-model" } }');
     expect(cfg.permissions.roleCeilings).toEqual({ owner: 'bypassPermissions', admin: 'auto', member: 'acceptEdits', guest: 'default' });
-    expect(policySettingsOf(cfg).auto).toEqual({ model: 'big-model', fastTimeoutMs: 10_000, reasonTimeoutMs: 30_000, fastMaxTokens: 128, reasonMaxTokens: 1024 });
+    expect(policySettingsOf(cfg).auto).toEqual({
+      model: 'big-model',
+      fastTimeoutMs: 10_000,
+      reasonTimeoutMs: 30_000,
+      fastMaxTokens: 128,
+      reasonMaxTokens: 1024,
+    });
   });
 
   it('takes a cheaper model and durations; auto is a mode at every scope', () => {
