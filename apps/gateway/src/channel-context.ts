@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import {
+  autoModeStatus,
   MemoryDesk,
   ChatCommands,
   DeliveryLedger,
@@ -163,17 +164,24 @@ function channelPeople(deps: ChannelContextDeps, ch: Channel): ChannelPeople {
       const role = await roleOf(principalId);
       const entries = await storage.sessions.load(s.id);
       const pending = await storage.approvals.list({ sessionId: s.id, status: 'pending' });
+      const mode = await deps.policy.modeFor({ session: s, role, principalId, channelId: ch.id, conversation: conv });
+      const auto = autoModeStatus(s, mode);
       return {
         sessionId: s.id,
         model: deps.modelName,
-        mode: await deps.policy.modeFor({ session: s, role, principalId, channelId: ch.id, conversation: conv }),
+        mode,
         queueMode: deps.queueMode(s, ch.id),
         entries: entries.length,
         pendingApprovals: pending.length,
         running: engine.isRunning(s.id),
+        ...(auto ? { auto } : {}),
       };
     },
-    contextReport: async (conv, principalId) => engine.contextReport(await session(conv, principalId)),
+    contextReport: async (conv, principalId) => {
+      const s = await session(conv, principalId);
+      const auto = await deps.policy.autoStatus({ session: s, role: await roleOf(principalId), principalId, channelId: ch.id, conversation: conv });
+      return { ...(await engine.contextReport(s)), ...(auto ? { auto } : {}) };
+    },
     setMode: async (conv, principalId, mode) => {
       const s = await session(conv, principalId);
       const role = await roleOf(principalId);

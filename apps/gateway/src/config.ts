@@ -2,7 +2,18 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import JSON5 from 'json5';
 import { z } from 'zod';
-import { ROLE_MODE_CEILING, SwbError, SwbErrorCode, TOOL_GROUPS, checkRuleText, duration, hooksConfigSchema, scrubSecretValues } from '@switchboard/core';
+import {
+  DEFAULT_AUTO_CLASSIFIER,
+  ROLE_MODE_CEILING,
+  SwbError,
+  permissionModeSchema,
+  SwbErrorCode,
+  TOOL_GROUPS,
+  checkRuleText,
+  duration,
+  hooksConfigSchema,
+  scrubSecretValues,
+} from '@switchboard/core';
 import { McpServerConfigSchema } from '@switchboard/tools';
 import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';
@@ -20,7 +31,26 @@ import { TOOL_PROFILES } from '@switchboard/core';
 import { isTimeZone } from '@switchboard/core';
 
 const ROLE = z.enum(['owner', 'admin', 'member', 'guest']);
-const permissionMode = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
+const permissionMode = permissionModeSchema;
+
+/** A classifier timeout: at least 200 ms (a shorter one would time out every call). */
+const classifierTimeout = duration.pipe(z.number().min(200, 'must be at least 200ms').max(600_000, 'must be at most 10min'));
+
+/** `permissions.auto`: the auto-mode classifier (docs/auto-mode.md). */
+const autoSchema = z
+  .strictObject({
+    /** The (cheaper) model the classifier asks; unset: the gateway's `model.name`. */
+    model: z.string().min(1).optional(),
+    /** How long the fast stage may take before the call goes to a person. */
+    fastTimeout: classifierTimeout.default(DEFAULT_AUTO_CLASSIFIER.fastTimeoutMs),
+    /** How long the reasoning stage (after a fast block) may take before the call goes to a person. */
+    reasonTimeout: classifierTimeout.default(DEFAULT_AUTO_CLASSIFIER.reasonTimeoutMs),
+    /** Output tokens of the fast stage: a tiny budget, just enough for the verdict. */
+    fastMaxTokens: z.number().int().min(16).max(1024).default(DEFAULT_AUTO_CLASSIFIER.fastMaxTokens),
+    /** Output tokens of the reasoning stage. */
+    reasonMaxTokens: z.number().int().min(64).max(8192).default(DEFAULT_AUTO_CLASSIFIER.reasonMaxTokens),
+  })
+  .prefault({});
 
 /** A permission rule string, `Tool`, `Tool(content)` or a `group:*` shorthand, checked when the config loads. */
 const ruleString = z.string().superRefine((s, ctx) => {
@@ -145,6 +175,8 @@ export const configSchema = z.strictObject({
           guest: permissionMode.default(ROLE_MODE_CEILING.guest),
         })
         .prefault({}),
+      /** The auto-mode classifier (docs/auto-mode.md). */
+      auto: autoSchema,
       /** How long a session grant (a session rule, or a session mode above the broader mode) lasts. */
       sessionGrantTtl: duration
         .pipe(
@@ -164,6 +196,7 @@ export const configSchema = z.strictObject({
       denialLimits: { consecutive: 3, total: 20 },
       hookTimeout: 10_000,
       roleCeilings: { ...ROLE_MODE_CEILING },
+      auto: autoSchema.parse({}),
       sessionGrantTtl: 12 * 3_600_000,
     }),
   pairing: z

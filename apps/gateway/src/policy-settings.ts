@@ -7,7 +7,15 @@ export function policySettingsOf(cfg: Readonly<Config>): PolicySettings {
   const agents = new Map<string, AgentPolicySettings>();
   for (const [id, agent] of Object.entries(cfg.agents)) agents.set(id, { mode: agent.mode, rules: agent.permissions });
   const { allow, ask, deny, mode, roleCeilings } = cfg.permissions;
-  return { rules: { allow, ask, deny }, mode, agents, roleCeilings };
+  const a = cfg.permissions.auto;
+  const auto = {
+    model: a.model ?? cfg.model.name,
+    fastTimeoutMs: a.fastTimeout,
+    reasonTimeoutMs: a.reasonTimeout,
+    fastMaxTokens: a.fastMaxTokens,
+    reasonMaxTokens: a.reasonMaxTokens,
+  };
+  return { rules: { allow, ask, deny }, mode, agents, roleCeilings, auto };
 }
 
 /**

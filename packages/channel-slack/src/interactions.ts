@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import {
+  autoModeLine,
   COMPACT_REFUSAL_TEXT,
   compactedText,
   contextReportLines,
@@ -123,6 +124,7 @@ function slashReply(r: ChatCommandResult, command: string | undefined): string {
         `*Session* \`${s.sessionId}\``,
         `Model: \`${escapeMrkdwn(s.model)}\` · Mode: \`${s.mode}\` · Queue: \`${s.queueMode}\``,
         `Entries: ${s.entries} · Pending approvals: ${s.pendingApprovals} · ${s.running ? 'Answering now' : 'Idle'}`,
+        ...(s.auto ? [escapeMrkdwn(autoModeLine(s.auto))] : []),
       ].join('\n');
     }
     case 'usage':

@@ -1,4 +1,5 @@
 import {
+  autoModeLine,
   COMPACT_REFUSAL_TEXT,
   compactedText,
   contextReportLines,
@@ -47,6 +48,7 @@ export function commandReply(r: ChatCommandResult): string {
         `Session size: ${s.entries} entries`,
         `Pending approvals: ${s.pendingApprovals}`,
         `Running: ${s.running ? 'yes' : 'no'}`,
+        ...(s.auto ? [autoModeLine(s.auto)] : []),
       ].join('\n');
     }
     case 'usage':

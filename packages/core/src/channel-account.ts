@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkRuleText } from './permissions/rule-text.js';
+import { permissionModeEnum } from './permissions/modes.js';
 
 /**
  * The boundary keys of a channel account (DESIGN.md §1, layer 1), as zod schemas every channel
@@ -14,7 +15,7 @@ export const groupPolicySchema = z.enum(['allowlist', 'open', 'disabled']);
 /** A principal's role. */
 export const roleSchema = z.enum(['owner', 'admin', 'member', 'guest']);
 /** A permission mode (DESIGN §1); a mode set at a scope may lower trust, never raise it. */
-export const permissionModeSchema = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
+export const permissionModeSchema = permissionModeEnum;
 /** How a message that arrives during a turn is handled: queued as the next turn, or injected into the running one. */
 export const queueModeSchema = z.enum(['followup', 'steer']);
 

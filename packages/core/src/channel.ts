@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import type { AccessListener } from './access-events.js';
 import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
 import type { ContextReport } from './context/context-report.js';
+import type { AutoModeStatus } from './policy/auto-mode-status.js';
 import type { DeadLetterInput } from './dead-letters.js';
 import type { FileShelf } from './file-shelf.js';
 import type { InboundImage } from './inbound-images.js';
@@ -420,6 +421,8 @@ export interface SessionStatus {
   entries: number;
   pendingApprovals: number;
   running: boolean;
+  /** Set when the mode in force is `auto`: whether the classifier answers, or it was handed back to the person. */
+  auto?: AutoModeStatus;
 }
 
 export interface ChannelCapabilities {

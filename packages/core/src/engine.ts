@@ -13,6 +13,7 @@ import {
   type ResultBudgets,
   type RetryPolicy,
   type SystemBlock,
+  type Usage,
 } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import { AsyncQueue } from './async-queue.js';
@@ -139,6 +140,8 @@ export interface TurnPolicyContext {
   agent: AgentRuntime;
   /** Sends an event to the turn's renderer (approval requests). */
   emit(ev: AgentEvent): void;
+  /** Records a model call the policy made (the auto-mode classifier): counted in the turn's usage, stored as a usage row, checked by budgets. */
+  recordCall?(usage: Usage, model: string): void;
 }
 
 /** The per-turn decisions the gateway plugs into the loop. */
@@ -543,7 +546,14 @@ export class TurnEngine {
   /** Step 3: what this turn may do (tools, permission decisions, hooks). */
   private buildPolicy(active: ActiveTurn): Promise<TurnPolicy> {
     const { session, turn, message, agent } = active;
-    return this.options.policy({ session, turn, message, agent, emit: (ev) => active.queue.push(ev) });
+    return this.options.policy({
+      session,
+      turn,
+      message,
+      agent,
+      emit: (ev) => active.queue.push(ev),
+      recordCall: (usage, model) => this.recordCall(active, { type: 'usage', usage, model }),
+    });
   }
 
   /**

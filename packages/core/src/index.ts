@@ -283,6 +283,20 @@ export {
   whyPeopleOnly,
 } from './permissions/index.js';
 export {
+  AUTO_CLASSIFIER_MARKER,
+  classifierRequest,
+  classify,
+  DEFAULT_AUTO_CLASSIFIER,
+  MAX_REASON_CHARS,
+  parseClassifierOutput,
+  type AutoClassifierSettings,
+  type ClassifierOutcome,
+  type ClassifierStageRecord,
+  type ClassifierVerdict,
+} from './permissions/auto-classifier.js';
+export { TurnAutoMode } from './policy/auto-mode.js';
+export { autoModeLine, autoModeStatus, type AutoModeStatus } from './policy/auto-mode-status.js';
+export {
   ApprovalBroker,
   type ApprovalBrokerOptions,
   type ApprovalDecision,

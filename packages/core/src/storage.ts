@@ -55,6 +55,8 @@ export interface SessionSettings {
   modeGrantedAt?: number;
   /** Session grants that lapsed since the person's last turn: told at the start of their next one. */
   grantNotices?: string[];
+  /** Set when auto mode handed the session back to people after repeated classifier blocks (epoch ms, why); cleared by setting `auto` again. */
+  autoHandback?: { at: number; reason: string };
 }
 
 export interface Session {

@@ -9,6 +9,7 @@ export * from './deep-merge.js';
 export * from './fake-anthropic-types.js';
 export * from './fake-anthropic.js';
 export * from './fake-anthropic-summary.js';
+export * from './fake-anthropic-classifier.js';
 export * from './fake-prompt-cache.js';
 export * from './gateway-client.js';
 export * from './gateway-config.js';

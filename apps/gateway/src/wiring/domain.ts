@@ -139,6 +139,8 @@ async function buildPolicy(
     // A channel's permissionMode and rooms come with operators' overrides applied.
     boundaryPolicy,
     workspaces: inputs.workspaces,
+    // The auto-mode classifier calls the same API as the turns (its model is `permissions.auto.model`).
+    model: modelClient(cfg),
     notify: async (to, text) => {
       await channels.byId.get(`${to.channel}:${to.account}`)?.notify(to, text);
     },

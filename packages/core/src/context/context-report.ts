@@ -1,5 +1,6 @@
 import { messagesChars, requestChars, type Message, type ModelSpec, type SystemBlock, type TokenEstimator, type ToolSpec } from '@switchboard/agent';
 import type { Entry } from '../storage.js';
+import { autoModeLine, type AutoModeStatus } from '../policy/auto-mode-status.js';
 import { contextMeter } from './meter.js';
 import { clearedSince } from './microcompact-shaper.js';
 import { requestView } from './request-view.js';
@@ -51,6 +52,8 @@ export interface ContextReport {
   lastCompaction: LastCompaction | null;
   /** Every consumer, largest first. */
   consumers: ContextConsumer[];
+  /** Set when the session is in auto mode (see `autoModeStatus`). */
+  auto?: AutoModeStatus;
 }
 
 /** What the report is computed from. */
@@ -176,6 +179,7 @@ export function contextReportLines(c: ContextReport): ContextReportLines {
       `Window: ${n(c.contextWindow)} tokens, ${n(c.contextWindow - c.window)} kept for the answer`,
       last ? `Last compaction: ${utcMinute(last.at)} (${last.trigger}), ${n(last.tokensBefore)} → ${n(last.tokensAfter)} tokens` : 'Last compaction: never',
       ...(c.clearedResults > 0 ? [`Cleared tool results: ${c.clearedResults}`] : []),
+      ...(c.auto ? [autoModeLine(c.auto)] : []),
     ],
     consumers: c.consumers.filter((x) => x.tokens > 0).map((k) => ({ label: CONTEXT_CONSUMERS.get(k.name) ?? k.name, tokens: n(k.tokens) })),
   };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { scopeRank, type PermissionScope } from './scopes.js';
 
 /**
@@ -7,12 +8,18 @@ import { scopeRank, type PermissionScope } from './scopes.js';
  * - `dontAsk`: nobody is asked — whatever would be asked is denied;
  * - `default`: read-only tools run, everything else not allowed by a rule is asked;
  * - `acceptEdits`: like `default`, plus file edits inside the workspace run without asking;
+ * - `auto`: like `acceptEdits`, but the asks the mode itself raises (ask source `mode`) are
+ *   decided by the auto-mode classifier (`auto-classifier.ts`), which can only let a call
+ *   through or refuse it; every other ask still goes to a person;
  * - `bypassPermissions`: everything runs, except deny rules, ask rules, hook asks and safety checks.
  */
-export type PermissionMode = 'plan' | 'dontAsk' | 'default' | 'acceptEdits' | 'bypassPermissions';
+export type PermissionMode = z.infer<typeof permissionModeEnum>;
+
+/** The modes as a zod enum, least to most trusted (config, control API and chat input). */
+export const permissionModeEnum = z.enum(['plan', 'dontAsk', 'default', 'acceptEdits', 'auto', 'bypassPermissions']);
 
 /** The modes, least to most trusted. */
-export const MODE_ORDER: readonly PermissionMode[] = Object.freeze(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
+export const MODE_ORDER: readonly PermissionMode[] = Object.freeze([...permissionModeEnum.options]);
 
 /** A principal's role (see DESIGN §2). */
 export type PermissionRole = 'owner' | 'admin' | 'member' | 'guest';
@@ -23,13 +30,13 @@ export type PermissionRole = 'owner' | 'admin' | 'member' | 'guest';
  * | role     | ceiling             | why                                                                 |
  * |----------|---------------------|---------------------------------------------------------------------|
  * | `owner`  | `bypassPermissions` | runs the gateway; may take every prompt away (deny rules and safety checks still hold) |
- * | `admin`  | `acceptEdits`       | manages people, but bypass takes the human out of the loop entirely; kept for the owner |
+ * | `admin`  | `auto`              | manages people; may let the classifier answer the mode's asks, but bypass takes the human out of the loop entirely; kept for the owner |
  * | `member` | `acceptEdits`       | may let the assistant edit workspace files without asking           |
  * | `guest`  | `default`           | every non-read-only action is asked; guests cannot silence prompts  |
  */
 export const ROLE_MODE_CEILING: Readonly<Record<PermissionRole, PermissionMode>> = Object.freeze({
   owner: 'bypassPermissions',
-  admin: 'acceptEdits',
+  admin: 'auto',
   member: 'acceptEdits',
   guest: 'default',
 });

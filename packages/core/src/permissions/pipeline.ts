@@ -92,8 +92,9 @@ class Stop {
  * 5. **Mode**: `plan` denies every call that is not read-only (step 3's classification);
  *    `dontAsk` turns every ask into a deny; otherwise a pending ask is returned; else the call is
  *    allowed by a rule, the tool, a hook, being read-only, `bypassPermissions`, or `acceptEdits`
- *    for a file edit inside the workspace; anything left is asked (`default`, `acceptEdits`) or
- *    denied (`dontAsk`).
+ *    or `auto` for a file edit inside the workspace; anything left is asked (`default`,
+ *    `acceptEdits`, `auto` — where the auto-mode classifier answers it, source `mode`) or denied
+ *    (`dontAsk`).
  *
  * Ask rules, hook asks and the tool's own `safety`/`sandbox` asks still ask under
  * `bypassPermissions`: they are explicit statements, like deny rules; only the tool's other asks
@@ -217,8 +218,9 @@ async function decide(call: PermissionCall, env: PermissionEnv): Promise<Pipelin
   }
   if (callClass.readOnly) return allow('mode', tool.readOnly ? `${name} is read-only` : `this ${name} call is read-only`);
   if (mode === 'bypassPermissions') return allow('mode', 'the session is in bypassPermissions mode');
-  if (mode === 'acceptEdits' && (callClass.edit || isWorkspaceEdit(kind, tool, content, ctx.workspace))) {
-    return allow('mode', `the session is in acceptEdits mode and ${name} edits a file inside the workspace`);
+  // `auto` lets what `acceptEdits` lets through; the classifier only ever sees what is left.
+  if ((mode === 'acceptEdits' || mode === 'auto') && (callClass.edit || isWorkspaceEdit(kind, tool, content, ctx.workspace))) {
+    return allow('mode', `the session is in ${mode} mode and ${name} edits a file inside the workspace`);
   }
   const prompt = `${name} changes things and no rule allows it, so a person must approve it (${mode} mode)`;
   if (mode === 'dontAsk') return dontAsk(prompt);

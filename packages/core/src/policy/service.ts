@@ -1,4 +1,4 @@
-import type { AnyTool, Decision, ToolContext } from '@switchboard/agent';
+import { UnconfiguredModelClient, type AnyTool, type Decision, type ToolContext } from '@switchboard/agent';
 import type { Logger } from 'pino';
 import { offerScopeOf, type OfferContext, type OfferScope } from '../capability-offers.js';
 import { compactionHooks } from '../context/compaction-hooks.js';
@@ -10,7 +10,7 @@ import type { TurnPolicy, TurnPolicyContext } from '../engine.js';
 import { ownValue } from '../own.js';
 import { DenialTracker } from '../permissions/denials.js';
 import { toolMatchKind } from '../permissions/matchers.js';
-import { canSetMode, isPermissionMode, lowerMode, type PermissionMode } from '../permissions/modes.js';
+import { canSetMode, isPermissionMode, lowerMode, MODE_ORDER, type PermissionMode } from '../permissions/modes.js';
 import { decidePermission, toDecision, type PipelineResult } from '../permissions/pipeline.js';
 import { preFilter } from '../permissions/pre-filter.js';
 import { describeLimit, resolveMode, type ModeResolution, type ScopeModes } from '../permissions/scope-modes.js';
@@ -20,6 +20,8 @@ import { skillDenied } from '../skills/switches.js';
 import { walkFilter } from '../permissions/walk-filter.js';
 import type { Session, StoredRule } from '../storage.js';
 import { askForApproval } from './ask.js';
+import { TurnAutoMode } from './auto-mode.js';
+import { autoHandbackOf, autoModeStatus, type AutoModeStatus } from './auto-mode-status.js';
 import { HookBridge, permissionRequestResponder, turnHookCallbacks } from './hook-bridge.js';
 import { EXIT_PLAN_MODE, PlanExit } from './plan-exit.js';
 import { principalMode } from './principal-modes.js';
@@ -111,6 +113,16 @@ export class PolicyService {
   /** After a session's mode was set (chat `/mode` or the control API): a mode above the broader scopes' is a session grant. */
   async sessionModeSet(context: ModeContext, mode: PermissionMode, actor: string): Promise<void> {
     await this.grants.modeSet(context.session, mode, (await this.resolveMode(context, false)).mode, actor);
+    // Setting a mode (`/mode auto` again) ends an auto-mode hand-back: the classifier answers again, its denial counts start over.
+    if (autoHandbackOf(context.session.settings) || mode === 'auto') {
+      await this.options.storage.sessions.updateSettings(context.session.id, { autoHandback: null });
+      this.denials.reset(context.session.id);
+    }
+  }
+
+  /** Where the session stands in auto mode (undefined unless its mode in force is `auto`), for `/status` and `/context`. */
+  async autoStatus(context: ModeContext): Promise<AutoModeStatus | undefined> {
+    return autoModeStatus(context.session, await this.modeFor(context));
   }
 
   /** Where a stored session stands, for mode resolution outside a turn (its own principal; guest without one). */
@@ -203,7 +215,7 @@ export class PolicyService {
 
   /** Whether a person may set their own session to `mode`: at most their role's ceiling and what the broader scopes give. */
   async checkModeChange(context: ModeContext, mode: string): Promise<{ ok: true; mode: PermissionMode } | { ok: false; reason: string }> {
-    if (!isPermissionMode(mode)) return { ok: false, reason: `unknown mode "${mode}": use plan, dontAsk, default, acceptEdits or bypassPermissions` };
+    if (!isPermissionMode(mode)) return { ok: false, reason: `unknown mode "${mode}": use ${MODE_ORDER.join(', ')}` };
     const broader = await this.resolveMode(context, false);
     const check = canSetMode(context.role, mode, broader.mode, this.options.settings.current.roleCeilings, describeLimit(broader, context.role));
     return check.ok ? { ok: true, mode } : check;
@@ -237,6 +249,25 @@ export class PolicyService {
     if (!source || !offered.some((tool) => tool.name === SKILL_TOOL)) return undefined;
     const enabled = (await source.forTurn(agentId, workspace, log)).filter((skill) => !skillDenied(skill.name, ruleSet, scopes));
     return enabled.length > 0 ? new SkillRun(enabled, { groupMembers: (group) => source.groupMembers(group) }) : undefined;
+  }
+
+  /** The auto mode of one turn (the classifier; its settings as they are now). */
+  private autoMode(ctx: TurnPolicyContext, session: Session, speaker: string | undefined, log: Logger): TurnAutoMode {
+    const { storage, model, scrub, notify } = this.options;
+    return new TurnAutoMode(
+      {
+        storage,
+        model: model ?? new UnconfiguredModelClient(),
+        settings: this.options.settings.current.auto,
+        log,
+        scrub,
+        ...(notify ? { notify } : {}),
+        ruleSaved: (rule) => this.ruleSaved(rule),
+      },
+      ctx,
+      session,
+      speaker,
+    );
   }
 
   /** Builds the policy of one turn. */
@@ -334,6 +365,7 @@ export class PolicyService {
     ];
     let stop: { reason: 'denial_limit'; error: string } | null = null;
     this.denials.startTurn(session.id);
+    const auto = mode === 'auto' ? this.autoMode(ctx, live, principalId, log) : undefined;
     const audit = (action: string, detail: Record<string, unknown>) =>
       storage.audit.append({ actor: 'gateway', action, target: turn.id, detail }).catch((err: unknown) => log.error({ err }, 'audit write failed'));
 
@@ -353,14 +385,28 @@ export class PolicyService {
         });
         return decision;
       }
+      // Auto mode (the call's own mode: a subagent's may be lower): a call likely to need the
+      // classifier starts it while the PreToolUse hooks run.
+      const classifier = caller.mode === 'auto' ? auto : undefined;
+      const early =
+        permit.ok && classifier && !(fileless && isFileTool(tool)) && classifier.worthStartingEarly(tool, preToolUse !== undefined)
+          ? classifier.start(tool, input, toolCtx.signal, toolCtx.toolUseId)
+          : undefined;
       const result: PipelineResult = !permit.ok
         ? { behavior: 'deny', source: 'rule', reason: permit.reason }
         : fileless && isFileTool(tool)
           ? { behavior: 'deny', source: 'rule', reason: NO_FILE_TOOLS }
           : await decidePermission({ tool, input, ctx: toolCtx }, { ruleSet, scopes, mode: caller.mode, ...(preToolUse ? { preToolUse } : {}), safety });
       const summary = subagentSummary(caller.subagent, this.summarize(tool, result.behavior === 'deny' ? input : result.input));
+      // The classifier answers only the mode's own ask (auto.answers → mayAnswerAutomatically);
+      // its answer is used only here, where the pipeline reached that ask.
+      const classified =
+        result.behavior === 'ask' && classifier?.answers(result.source)
+          ? await classifier.decide(tool, result.input, result.updatedInput, toolCtx, early)
+          : await early?.cancel().then(() => undefined);
       const decision =
-        result.behavior === 'ask'
+        classified?.decision ??
+        (result.behavior === 'ask'
           ? await askForApproval(
               { storage, broker: this.options.broker, hooks: this.hooks, log },
               ctx,
@@ -377,12 +423,12 @@ export class PolicyService {
               },
               principalId ?? null,
             )
-          : toDecision(result);
+          : toDecision(result));
       await audit('permission.decision', {
         tool: tool.name,
         summary,
         behavior: decision.behavior,
-        decidedBy: result.behavior === 'ask' ? 'approval' : result.source,
+        decidedBy: classified?.decision ? 'classifier' : result.behavior === 'ask' ? 'approval' : result.source,
         reason: decision.behavior === 'deny' ? decision.reason : result.reason,
         rule: result.rule?.rule,
         mode: caller.mode,
@@ -399,8 +445,14 @@ export class PolicyService {
       );
       const state = this.denials.recordDenial(session.id);
       if (state.signal === 'denial_limit') {
-        const what = state.consecutive >= 3 ? `${state.consecutive} tool calls in a row were` : `${state.total} tool calls in this session were`;
-        stop = { reason: 'denial_limit', error: `I stopped: ${what} denied. Tell me how you would like to proceed.` };
+        const what = state.limit === 'consecutive' ? `${state.consecutive} tool calls in a row were` : `${state.total} tool calls in this session were`;
+        if (auto && !auto.handedBack) {
+          // In auto mode the limit hands the mode's asks back to people; the turn goes on.
+          await auto.handBack(`${what} denied`);
+          this.denials.reset(session.id);
+        } else {
+          stop = { reason: 'denial_limit', error: `I stopped: ${what} denied. Tell me how you would like to proceed.` };
+        }
       }
       return decision;
     };

@@ -4,6 +4,8 @@ import type { ConversationRef } from '../channel.js';
 import type { ApprovalBroker } from '../approvals/broker.js';
 import type { DenialLimits } from '../permissions/denials.js';
 import type { HooksConfig } from '../permissions/hooks.js';
+import type { ModelClient } from '@switchboard/agent';
+import type { AutoClassifierSettings } from '../permissions/auto-classifier.js';
 import type { PermissionMode, RoleCeilings } from '../permissions/modes.js';
 import type { Skill } from '../skills/discover.js';
 import type { Storage } from '../storage.js';
@@ -58,6 +60,8 @@ export interface PolicySettings {
   readonly agents: ReadonlyMap<string, AgentPolicySettings>;
   /** The most trusted mode each role may run in (`permissions.roleCeilings`). */
   readonly roleCeilings: RoleCeilings;
+  /** The auto-mode classifier (`permissions.auto`). */
+  readonly auto: AutoClassifierSettings;
 }
 
 /** How the policy runs hooks: fixed at start-up. */
@@ -100,7 +104,9 @@ export interface PolicyServiceOptions {
   boundaryPolicy?(channelId: string): Promise<BoundaryPolicy | null>;
   /** Where each turn's file tools work (per person, per room, or shared). */
   workspaces: WorkspaceDirectories;
-  /** Tells a conversation something from the gateway (lapsed session grants). Must not throw. */
+  /** The model client the auto-mode classifier calls; absent: the classifier is unavailable and people answer every ask. */
+  model?: ModelClient;
+  /** Tells a conversation something from the gateway (lapsed session grants, the auto-mode hand-back). Must not throw. */
   notify?(to: ConversationRef, text: string): Promise<void>;
 }
 

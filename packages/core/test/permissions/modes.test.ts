@@ -5,14 +5,19 @@ const set = (kind: ModeSetting['scope']['kind'], mode: ModeSetting['mode']): Mod
 
 describe('modes', () => {
   it('orders modes from least to most trusted', () => {
-    expect(MODE_ORDER).toEqual(['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions']);
+    expect(MODE_ORDER).toEqual(['plan', 'dontAsk', 'default', 'acceptEdits', 'auto', 'bypassPermissions']);
     expect(isPermissionMode('acceptEdits')).toBe(true);
+    expect(isPermissionMode('auto')).toBe(true);
     expect(isPermissionMode('yolo')).toBe(false);
   });
 
   it('documents role ceilings', () => {
-    expect(ROLE_MODE_CEILING).toEqual({ owner: 'bypassPermissions', admin: 'acceptEdits', member: 'acceptEdits', guest: 'default' });
+    expect(ROLE_MODE_CEILING).toEqual({ owner: 'bypassPermissions', admin: 'auto', member: 'acceptEdits', guest: 'default' });
     expect(roleCeiling('stranger')).toBe('default');
+    // auto sits between acceptEdits and bypassPermissions: a member cannot reach it, an admin cannot go past it.
+    expect(canSetMode('member', 'auto', 'bypassPermissions')).toEqual({ ok: false, reason: 'the member role may use at most acceptEdits mode' });
+    expect(canSetMode('admin', 'auto', 'bypassPermissions')).toEqual({ ok: true });
+    expect(canSetMode('admin', 'bypassPermissions', 'bypassPermissions')).toEqual({ ok: false, reason: 'the admin role may use at most auto mode' });
   });
 
   it.each<[string, ModeSetting[], ModeSetting['mode'], ModeSetting['mode']]>([

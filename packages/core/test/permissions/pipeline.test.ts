@@ -39,6 +39,13 @@ describe('decidePermission — table: mode × kind of tool', () => {
       ['ask', 'safety'],
       ['ask', 'mode'],
     ],
+    // Like acceptEdits: the mode's ask (source `mode`) is what the classifier answers later.
+    auto: [
+      ['allow', 'mode'],
+      ['allow', 'mode'],
+      ['ask', 'safety'],
+      ['ask', 'mode'],
+    ],
     bypassPermissions: [
       ['allow', 'mode'],
       ['allow', 'mode'],

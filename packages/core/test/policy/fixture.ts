@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentEvent, ToolContext } from '@switchboard/agent';
+import type { AgentEvent, ModelClient, ToolContext } from '@switchboard/agent';
 import { openSqliteStorage, type SqliteStorage } from '@switchboard/store';
 import pino from 'pino';
 import { afterEach, beforeEach } from 'vitest';
@@ -9,6 +9,7 @@ import {
   ApprovalBroker,
   type BoundaryPolicy,
   CapabilityRegistry,
+  DEFAULT_AUTO_CLASSIFIER,
   type HooksConfig,
   type InboundMessage,
   LiveSettings,
@@ -32,6 +33,7 @@ export function baseSettings(overrides: Partial<PolicySettings> = {}): PolicySet
     rules: { allow: [], ask: [], deny: [] },
     agents: new Map([['default', { mode: 'default', rules: { allow: [], ask: [], deny: [] } }]]),
     roleCeilings: { owner: 'bypassPermissions', admin: 'acceptEdits', member: 'acceptEdits', guest: 'default' },
+    auto: { model: 'classifier-model', ...DEFAULT_AUTO_CLASSIFIER },
     ...overrides,
   };
 }
@@ -60,6 +62,8 @@ export interface PolicyFixtureOptions {
   workspaceMode?: WorkspaceMode;
   /** `capabilities.offeredTo` overrides for the registry the service reads `offeredTo` from. */
   offeredTo?: ReadonlyMap<string, readonly Role[]>;
+  /** The model client the auto-mode classifier calls. */
+  model?: ModelClient;
 }
 
 /** One turn's policy and everything it emitted. */
@@ -140,6 +144,7 @@ export function usePolicy() {
         offeredTo: (tool) => registry.offeredTo(tool),
         boundaryPolicy: async (channelId) => options.boundary?.get(channelId) ?? null,
         workspaces: new WorkspaceDirectories({ root, modeOf: () => workspaceMode }),
+        ...(options.model ? { model: options.model } : {}),
       });
       return service;
     },
