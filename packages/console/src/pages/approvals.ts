@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { seg } from '../api';
 import { Badge, Empty, ErrorNote, Link, Loading, Page } from '../components/ui';
 import { api } from '../context';
-import { formatRelative, formatTime } from '../format';
+import { conversationText, formatRelative, formatTime } from '../format';
 import { html } from '../html';
 import { useAction, useAsync, useEvents } from '../hooks';
 import { pathFor } from '../router';
@@ -39,7 +39,7 @@ function PendingApproval(props: { approval: Approval; onDecided: () => void }) {
     <p class="small muted">
       Session <${Link} to=${pathFor('session', a.sessionId)}>${a.sessionId}<//>
       ${a.requesterPrincipalId ? html` · requester <${Link} to=${pathFor('person', a.requesterPrincipalId)}>${a.requesterPrincipalId}<//>` : null}
-      ${a.conversation ? ` · ${a.conversation}` : null}
+      ${conversationText(a.conversation) ? ` · ${conversationText(a.conversation)}` : null}
     </p>
     <div class="decide">
       <label class="field">

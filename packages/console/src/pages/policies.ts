@@ -8,6 +8,7 @@ import { html } from '../html';
 import { useAction, useAsync } from '../hooks';
 import { type ConsoleSession, hasScope } from '../session';
 import type { ChannelInfo } from '../types';
+import { type Capability, capabilityState, firstSentence, parseFieldValue } from '../policy-view';
 import { MODES } from './person';
 import { ROLES } from './people';
 
@@ -28,31 +29,7 @@ interface StoredRule {
   createdAt: string;
 }
 
-interface Capability {
-  id: string;
-  kind: string;
-  source: string;
-  description?: string;
-  offeredTo?: string[];
-  enabledAt?: Array<{ kind: string; id?: string }>;
-  disabledAt?: Array<{ kind: string; id?: string; ruleId?: string }>;
-}
-
 export const SCOPE_KINDS = ['gateway', 'agent', 'channel', 'conversation', 'role', 'principal', 'session'] as const;
-
-/** A JSON field edit: the parsed value, or an error naming the field. */
-export function parseFieldValue(field: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${field}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
-  }
-}
-
-/** Whether a scope list holds exactly this scope. */
-export function atScope(list: Array<{ kind: string; id?: string }> | undefined, kind: string, id: string | undefined): boolean {
-  return (list ?? []).some((s) => s.kind === kind && (kind === 'gateway' ? true : s.id === id));
-}
 
 function PolicyField(props: { channel: string; name: string; view: FieldView; canEdit: boolean; onChanged: () => void }) {
   const { view } = props;
@@ -278,17 +255,16 @@ function Capabilities(props: { canEdit: boolean }) {
         <thead><tr><th>Capability</th><th>Offered to</th><th>At this scope</th><th></th></tr></thead>
         <tbody>
           ${(caps.data ?? []).map((c) => {
-            const off = atScope(c.disabledAt, kind, id.trim());
-            const switchedOn = atScope(c.enabledAt, kind, id.trim());
-            return html`<tr key=${c.id} data-testid=${`capability-${c.id}`} data-state=${off ? 'off' : 'on'}>
-              <td><span class="mono">${c.id}</span> <span class="muted small">${c.description ?? ''}</span></td>
+            const st = capabilityState(c, kind, id.trim());
+            return html`<tr key=${c.id} data-testid=${`capability-${c.id}`} data-state=${st.on === false ? 'off' : 'on'}>
+              <td><span class="mono">${c.id}</span> <span class="muted small">${firstSentence(c.description ?? '')}</span></td>
               <td class="small">${c.kind === 'skill' ? 'every role' : (c.offeredTo ?? []).join(', ')}</td>
-              <td><${Badge} state=${off ? 'off' : switchedOn ? 'on' : 'default'} testid=${`capability-state-${c.id}`} /></td>
+              <td><${Badge} state=${st.label} testid=${`capability-state-${c.id}`} /></td>
               <td>
                 ${
                   props.canEdit && ready
-                    ? html`<button type="button" disabled=${action.busy} onClick=${() => toggle(c, off)} data-testid=${`capability-toggle-${c.id}`}>
-                        ${off ? 'Switch on' : 'Switch off'}
+                    ? html`<button type="button" disabled=${action.busy} onClick=${() => toggle(c, st.on === false)} data-testid=${`capability-toggle-${c.id}`}>
+                        ${st.on === false ? 'Switch on' : 'Switch off'}
                       </button>`
                     : null
                 }
