@@ -72,6 +72,9 @@ export function OverviewPage(props: { session: ConsoleSession }) {
         [id]: { state: data.state as ChannelInfo['health']['state'], ...(typeof data.detail === 'string' ? { detail: data.detail } : {}) },
       }));
     } else if (type === 'stats') {
+      // Each stats tick also re-reads the channels (their counters; and health after a missed event).
+      setHealth({});
+      channels.reload();
       const s = statsOf(data);
       if (s) {
         setStats(s);
