@@ -5,6 +5,7 @@ export type {
   ChannelApprovals,
   ChannelCapabilities,
   ChannelClientAuth,
+  ConsoleUpgradeCheck,
   ChannelCommands,
   ChannelContext,
   ChannelFactory,

@@ -18,6 +18,7 @@ import { TokenExpiry } from '../token-expiry.js';
 import { ConsoleSessions } from '../console/console-sessions.js';
 import { consoleSite } from '../console/static-site.js';
 import { EventHub } from '../console/event-hub.js';
+import { WEB_CHAT_CHANNEL } from '../console/web-chat-auth.js';
 import type { LiveFeed } from '../console/live-feed.js';
 import type { ConsoleAuth } from '../console/request-auth.js';
 import type { Agents } from './agents.js';
@@ -141,6 +142,8 @@ function consoleAuthOf(
   access.on(sessions.onAccessChange);
   access.on(hub.onAccessChange);
   sessions.onEnd(hub.onSessionEnd);
+  // Web chat sockets opened with the session close with it.
+  sessions.onEnd((s) => access.emit({ type: 'console_session_ended', sessionId: s.hash }));
   // Live streams never end by themselves: end them before the server waits for its connections.
   app.addHook('preClose', async () => hub.closeAll());
   let origin = cfg.console.publicOrigin;
@@ -148,7 +151,7 @@ function consoleAuthOf(
     sessions,
     hub,
     publicOrigin: () => origin,
-    webChat: channels.some((c) => c.id === 'websocket:default'),
+    webChat: channels.some((c) => c.id === WEB_CHAT_CHANNEL),
     listening: (url) => {
       origin ??= new URL(url).origin;
     },
