@@ -99,6 +99,19 @@ describe('web chat with a configured public origin, and without a WebSocket acco
     expect(s.setCookie).toMatch(/; Secure$/);
   });
 
+  it('a session ends at console.sessionTtl: its socket closes and its cookie stops working', async () => {
+    const gw = await startGateway({ modelUrl: env.fake.url, config: { console: { sessionTtl: '1s' } } });
+    const p = await api(gw, 'POST', '/api/v1/principals', { token: gw.credentials().operatorToken, body: { name: 'ttl', role: 'member' } });
+    const t = await api(gw, 'POST', '/api/v1/tokens', { token: gw.credentials().operatorToken, body: { kind: 'client', principalId: p.json.principal.id } });
+    const s = await signIn(gw, t.json.secret as string);
+    expect(s.setCookie).toContain('Max-Age=1;');
+    const ws = await connectWs(gw.wsUrl, { headers: { cookie: s.cookie }, origin: gw.url });
+    await ws.next((f) => f.type === 'hello_ok');
+    expect(await ws.waitClose(10_000)).toEqual({ code: 1008, reason: 'signed out' });
+    expect((await withCookie(gw, 'GET', '/api/v1/me', s)).status).toBe(401);
+    expect((await withCookie(gw, 'GET', '/api/v1/auth/session', s)).status).toBe(401);
+  });
+
   it('says webChat: false without a default WebSocket account', async () => {
     const gw = await startGateway({ modelUrl: env.fake.url, config: { channels: { websocket: undefined } } });
     const s = await signIn(gw, gw.credentials().operatorToken);
