@@ -33,6 +33,13 @@ describe('web chat socket (cookie upgrade)', () => {
     const turn = await chat(ws, 'wc1', 'hello from the browser');
     expect(turn.end).toMatchObject({ type: 'final' });
     await ws.close();
+    // A reload: a new cookie upgrade, then a tokenless hello with cursor 0 replays the conversation.
+    const again = await connectWs(env.gw.wsUrl, { headers: { cookie: s.cookie }, origin: env.gw.url });
+    await again.next((f) => f.type === 'hello_ok');
+    again.send({ type: 'hello', cursor: 0 });
+    const replayed = await again.next((f) => f.type === 'final');
+    expect(replayed).toMatchObject({ clientId: 'wc1', text: turn.end.text, cursor: turn.end.cursor });
+    await again.close();
     const mine = await withCookie(env.gw, 'GET', '/api/v1/me/sessions', s);
     expect(mine.json.sessions).toHaveLength(1);
     expect(mine.json.sessions[0]).toMatchObject({ principalId: alice.principalId, channel: 'websocket', account: 'default' });
