@@ -19,6 +19,7 @@ import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';
 import { inboundFilesSchema } from './config-inbound-files.js';
 import { metricsSchema } from './config-metrics.js';
+import { consoleSchema } from './config-console.js';
 import { capabilitiesSchema } from './config-capabilities.js';
 import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
@@ -229,6 +230,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** Prometheus metrics at `/metrics` (docs/metrics.md). */
   metrics: metricsSchema,
+  /** The operators' console and the team's web chat (docs/console.md). */
+  console: consoleSchema,
   /** Failed-auth rate limiting per client address (control API and WebSocket alike). */
   auth: z
     .strictObject({
@@ -386,6 +389,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   checkOpenaiWaits(cfg);
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
+  if (cfg.console.root !== undefined && !isAbsolute(cfg.console.root)) cfg.console.root = resolve(baseDir, cfg.console.root);
   cfg.instructionsFile = resolveInstructionsPath(cfg.instructionsFile, baseDir);
   cfg.skills = { ...cfg.skills, dirs: resolveSkillDirs(cfg.skills.dirs, baseDir) };
   // New agent objects: a schema default may be shared with (and frozen by) an earlier parse.

@@ -5,6 +5,7 @@ export type {
   ChannelApprovals,
   ChannelCapabilities,
   ChannelClientAuth,
+  ConsoleUpgradeCheck,
   ChannelCommands,
   ChannelContext,
   ChannelFactory,
@@ -297,6 +298,7 @@ export {
 export { TurnAutoMode } from './policy/auto-mode.js';
 export { autoModeLine, autoModeStatus, type AutoModeStatus } from './policy/auto-mode-status.js';
 export {
+  type ApprovalActivity,
   ApprovalBroker,
   type ApprovalBrokerOptions,
   type ApprovalDecision,
@@ -360,7 +362,7 @@ export {
   type PairingSettings,
   resolveBoundaryPolicy,
 } from './boundary/settings.js';
-export type { ApproveOutcome } from './boundary/pairing-desk.js';
+export type { ApproveOutcome, PairingActivity } from './boundary/pairing-desk.js';
 export type { ApprovalAsk } from './boundary/pairing-rules.js';
 export { INBOX_TOO_LARGE, inboxTooLarge } from './inbox-limits.js';
 export type { ImageBlock, OutboundFile } from '@switchboard/agent';

@@ -1,4 +1,4 @@
-import type { Session, Sidechain } from '@switchboard/core';
+import type { Session, Sidechain, Storage } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sendError, type RouteModule } from './deps.js';
@@ -45,25 +45,7 @@ export const sessionRoutes: RouteModule = async (app, { storage }) => {
     async (req, reply) => {
       const session = await storage.sessions.get(req.params.id);
       if (!session) return sendError(reply, 404, 'not_found', `No session ${req.params.id}.`);
-      const entries = await storage.sessions.load(session.id);
-      const sidechains = new Map((await storage.sidechains.list(session.id)).map((c) => [c.toolUseId, sidechainLink(session.id, c)]));
-      return {
-        session: sessionView(session),
-        entries: entries.map((e) => {
-          // An assistant entry links the sidechains of its `task` calls (docs/subagents.md).
-          const links = toolUseIdsOf(e.payload)
-            .map((id) => sidechains.get(id))
-            .filter((link) => link !== undefined);
-          return {
-            seq: e.seq,
-            kind: e.kind,
-            turnId: e.turnId,
-            payload: e.payload,
-            createdAt: e.createdAt.toISOString(),
-            ...(links.length > 0 ? { sidechains: links } : {}),
-          };
-        }),
-      };
+      return transcriptView(storage, session);
     },
   );
 
@@ -87,6 +69,28 @@ export const sessionRoutes: RouteModule = async (app, { storage }) => {
     },
   );
 };
+
+/** A session and its whole transcript, as the API shows them: an assistant entry links the sidechains of its `task` calls (docs/subagents.md). */
+export async function transcriptView(storage: Storage, session: Session) {
+  const entries = await storage.sessions.load(session.id);
+  const sidechains = new Map((await storage.sidechains.list(session.id)).map((c) => [c.toolUseId, sidechainLink(session.id, c)]));
+  return {
+    session: sessionView(session),
+    entries: entries.map((e) => {
+      const links = toolUseIdsOf(e.payload)
+        .map((id) => sidechains.get(id))
+        .filter((link) => link !== undefined);
+      return {
+        seq: e.seq,
+        kind: e.kind,
+        turnId: e.turnId,
+        payload: e.payload,
+        createdAt: e.createdAt.toISOString(),
+        ...(links.length > 0 ? { sidechains: links } : {}),
+      };
+    }),
+  };
+}
 
 /** A sidechain as the transcript links it. */
 function sidechainLink(sessionId: string, c: Sidechain) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { AccessEvents, type CapabilityRegistry, FileShelf, type Storage } from '@switchboard/core';
+import { AccessEvents, type CapabilityRegistry, type Channel, FileShelf, type Storage } from '@switchboard/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { controlApi, sendError } from '../api/index.js';
@@ -15,6 +15,12 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { registerMetricsRoute } from '../metrics/metrics-http.js';
 import type { ExecStatus } from './exec.js';
 import { TokenExpiry } from '../token-expiry.js';
+import { ConsoleSessions } from '../console/console-sessions.js';
+import { consoleSite } from '../console/static-site.js';
+import { EventHub } from '../console/event-hub.js';
+import { WEB_CHAT_CHANNEL } from '../console/web-chat-auth.js';
+import type { LiveFeed } from '../console/live-feed.js';
+import type { ConsoleAuth } from '../console/request-auth.js';
 import type { Agents } from './agents.js';
 import type { OpenedChannels } from './channels.js';
 import type { Domain } from './domain.js';
@@ -36,6 +42,8 @@ export interface HttpPlane {
   tokenExpiry: TokenExpiry;
   /** Files offered at `GET /files/{id}` (`tools.sendFile`). */
   files: FileShelf;
+  /** The console's sign-in state (absent when `console.enabled` is false); told the listener's URL once it listens. */
+  console?: ConsoleAuth & { listening(url: string): void };
 }
 
 /** What the HTTP app is built over. */
@@ -54,6 +62,8 @@ export interface HttpInputs {
   stopping(): boolean;
   /** Served at `/metrics` on this port (behind a `read` token) when `metrics.port` is unset. */
   metrics?: GatewayMetrics;
+  /** The console's live feed (`console.enabled`). */
+  feed?: LiveFeed;
 }
 
 /**
@@ -74,7 +84,8 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   app.addHook('onRequest', async (_req, reply) => {
     if (inputs.stopping()) return sendError(reply, 503, 'shutting_down', 'The gateway is shutting down.');
   });
-  registerHttpEdges(app);
+  const site = cfg.console.enabled ? consoleSite(cfg.console, log) : undefined;
+  registerHttpEdges(app, site?.fallback);
 
   const limiter = new AuthLimiter({ maxFailures: cfg.auth.maxFailures, windowMs: cfg.auth.window, lockoutMs: cfg.auth.lockout });
   const clientAddress = clientAddressResolver(cfg.gateway.trustedProxies);
@@ -82,9 +93,19 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   const tokenExpiry = new TokenExpiry(access);
   const channels = inputs.channels.list;
   app.get('/healthz', async () => ({ ok: true, status: 'live' }));
-  await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails, tools: { exec: inputs.exec } });
+  const consoleAuth = cfg.console.enabled && inputs.feed ? consoleAuthOf(cfg, storage, access, channels, inputs.feed, app) : undefined;
+  await registerReadyz(app, {
+    channels,
+    storage,
+    limiter,
+    clientAddress,
+    details: cfg.gateway.readyzDetails,
+    tools: { exec: inputs.exec },
+    ...(consoleAuth ? { console: consoleAuth } : {}),
+  });
   if (inputs.metrics && cfg.metrics.port === undefined) registerMetricsRoute(app, inputs.metrics, { storage, limiter, clientAddress });
   await registerOpenApi(app, VERSION);
+  await site?.register(app);
   const files = new FileShelf({ ttlMs: cfg.tools.sendFile.downloadTtl, maxBytes: cfg.tools.sendFile.downloadMaxBytes });
   registerFileDownloads(app, { shelf: files, storage, limiter, clientAddress });
   await app.register(controlApi, {
@@ -103,6 +124,44 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     models: { list: inputs.models.list, maxTokens: inputs.models.maxTokens },
     budgets: domain.budgets,
     personalData: personalDataOf(storage, workspacesRootOf(cfg)),
+    ...(consoleAuth ? { console: consoleAuth } : {}),
   });
-  return { app, limiter, clientAddress, access, tokenExpiry, files };
+  return { app, limiter, clientAddress, access, tokenExpiry, files, ...(consoleAuth ? { console: consoleAuth } : {}) };
+}
+
+/** The console's sessions, ended by access changes, and its public origin (configured, or the listener's once known). */
+function consoleAuthOf(
+  cfg: Readonly<Config>,
+  storage: Storage,
+  access: AccessEvents,
+  channels: readonly Channel[],
+  feed: LiveFeed,
+  app: FastifyInstance,
+): ConsoleAuth & { listening(url: string): void } {
+  const sessions = new ConsoleSessions({ storage, ttlMs: cfg.console.sessionTtl });
+  const hub = new EventHub({
+    feed,
+    storage,
+    channels,
+    log: app.log,
+    statsIntervalMs: cfg.console.statsInterval,
+    pingIntervalMs: cfg.console.pingInterval,
+  });
+  access.on(sessions.onAccessChange);
+  access.on(hub.onAccessChange);
+  sessions.onEnd(hub.onSessionEnd);
+  // Web chat sockets opened with the session close with it.
+  sessions.onEnd((s) => access.emit({ type: 'console_session_ended', sessionId: s.hash }));
+  // Live streams never end by themselves: end them before the server waits for its connections.
+  app.addHook('preClose', async () => hub.closeAll());
+  let origin = cfg.console.publicOrigin;
+  return {
+    sessions,
+    hub,
+    publicOrigin: () => origin,
+    webChat: channels.some((c) => c.id === WEB_CHAT_CHANNEL),
+    listening: (url) => {
+      origin ??= new URL(url).origin;
+    },
+  };
 }
