@@ -10,9 +10,9 @@ let server: Server;
 let origin: string;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = createServer((_req, res) => {
     res.setHeader('content-type', 'text/html');
-    // A page that asks a CDN for a script and a stylesheet, and opens a socket to a far host.
+    // A page that asks a CDN for a script and a stylesheet, and an image from a far host.
     res.end(
       '<!doctype html><link rel="stylesheet" href="https://cdn.example.net/x.css">' +
         '<script src="https://cdn.example.net/x.js"></script><img src="http://203.0.113.9/pixel.png"><p id="ok">local</p>',
