@@ -8,6 +8,7 @@ import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';
 import { inboundFilesSchema } from './config-inbound-files.js';
 import { metricsSchema } from './config-metrics.js';
+import { consoleSchema } from './config-console.js';
 import { capabilitiesSchema } from './config-capabilities.js';
 import { contextSchema } from './config-context.js';
 import { modelsSchema } from './config-models.js';
@@ -191,6 +192,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   /** Prometheus metrics at `/metrics` (docs/metrics.md). */
   metrics: metricsSchema,
+  /** The operators' console and the team's web chat (docs/console.md). */
+  console: consoleSchema,
   /** Failed-auth rate limiting per client address (control API and WebSocket alike). */
   auth: z
     .strictObject({

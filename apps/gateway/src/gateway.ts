@@ -103,6 +103,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting });
 
   const endpoint = await listen(http.app, cfg.gateway, instance);
+  http.console?.listening(endpoint.url);
   const metricsServer =
     metrics && cfg.metrics.port !== undefined
       ? await startMetricsServer(metrics, { port: cfg.metrics.port, host: cfg.metrics.host }, cfg.gateway, log)

@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AuthLimiter } from '../auth-limiter.js';
 import type { ResolvedModel } from '../config-models.js';
 import type { BoundaryService } from '@switchboard/core';
+import type { ConsoleAuth } from '../console/request-auth.js';
 
 /** What the control API's route modules work with. */
 export interface ControlApiDeps {
@@ -38,6 +39,8 @@ export interface ControlApiDeps {
   budgets: BudgetService;
   /** A person's data that deleting the principal exports and erases (memories, workspace; profiles join it). */
   personalData: PersonalData;
+  /** The console's sessions (cookie auth); absent when `console.enabled` is false. */
+  console?: ConsoleAuth;
 }
 
 /** A control-API route module: registers its routes on the /api/v1 scope. */

@@ -1,7 +1,9 @@
 import type { Scope, TokenRecord } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { requireOperatorScope } from '../limited-verify.js';
+import { authRoutes } from '../console/auth-routes.js';
+import { meRoutes } from '../console/me-routes.js';
+import { authenticateRequest } from '../console/request-auth.js';
 import { approvalRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { boundaryRoutes } from './boundary.js';
@@ -34,6 +36,8 @@ declare module 'fastify' {
 
 /** Every route module of the control API; each registers its own routes. */
 export const ROUTE_MODULES: readonly RouteModule[] = [
+  authRoutes,
+  meRoutes,
   statsRoutes,
   sessionRoutes,
   sessionAdminRoutes,
@@ -56,11 +60,13 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
 
 async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   // Keyed on the client address: the socket's peer, or what a trusted proxy (gateway.trustedProxies) reports.
-  const token = await requireOperatorScope(deps, req, reply, req.routeOptions.config.scope);
-  if (token) req.operator = token;
+  await authenticateRequest(deps, req, reply);
 }
 
-/** The operators' control API under /api/v1: operator-token auth before body parsing, a scope per route. */
+/**
+ * The operators' control API under /api/v1: auth before body parsing (an operator token as Bearer or a
+ * console session cookie with the CSRF header on changes), a scope per route; the console's sign-in and members' `/me` routes.
+ */
 export async function controlApi(app: FastifyInstance, deps: ControlApiDeps): Promise<void> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

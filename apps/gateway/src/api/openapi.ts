@@ -17,7 +17,8 @@ const errorResponse = (description: string) => ({ description, ...errorBody });
 
 /**
  * Keeps only control-API routes, converts their zod schemas to JSON Schema, and documents what
- * every route shares: bearer auth, its operator scope (`x-switchboard-scope`) and the error shape.
+ * every route shares: bearer auth, its operator scope (`x-switchboard-scope`; console routes: who may
+ * call them, `x-switchboard-access`) and the error shape.
  */
 const transform: SwaggerTransform = (doc) => {
   const { url, route } = doc;
@@ -25,6 +26,8 @@ const transform: SwaggerTransform = (doc) => {
   const converted = jsonSchemaTransform(doc as never) as { schema?: Record<string, unknown>; url: string };
   const out = { url: converted.url, schema: converted.schema ?? {} };
   const scope = (route.config as { scope?: string } | undefined)?.scope;
+  // Console routes (sign-in, a member's own data, the live stream) are not operator-scoped: they say who may call them instead.
+  const access = (route.config as { access?: string } | undefined)?.access ?? 'operator';
   const response = (out.schema.response as Record<string, unknown> | undefined) ?? { 200: { description: 'OK', type: 'object', additionalProperties: true } };
   return {
     url: out.url,
@@ -32,6 +35,7 @@ const transform: SwaggerTransform = (doc) => {
       ...out.schema,
       security: [{ bearerAuth: [] }],
       'x-switchboard-scope': scope ?? null,
+      ...(access === 'operator' ? {} : { 'x-switchboard-access': access }),
       description:
         `${(out.schema.description as string | undefined) ?? ''}${scope ? `Needs an operator token with the "${scope}" scope${scope === 'admin' ? '' : ' (or "admin")'}.` : ''}`.trim(),
       response: {

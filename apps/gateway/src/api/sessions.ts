@@ -1,4 +1,4 @@
-import type { Session } from '@switchboard/core';
+import type { Session, Storage } from '@switchboard/core';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sendError, type RouteModule } from './deps.js';
@@ -45,11 +45,16 @@ export const sessionRoutes: RouteModule = async (app, { storage }) => {
     async (req, reply) => {
       const session = await storage.sessions.get(req.params.id);
       if (!session) return sendError(reply, 404, 'not_found', `No session ${req.params.id}.`);
-      const entries = await storage.sessions.load(session.id);
-      return {
-        session: sessionView(session),
-        entries: entries.map((e) => ({ seq: e.seq, kind: e.kind, turnId: e.turnId, payload: e.payload, createdAt: e.createdAt.toISOString() })),
-      };
+      return transcriptView(storage, session);
     },
   );
 };
+
+/** A session and its whole transcript, as the API shows them. */
+export async function transcriptView(storage: Storage, session: Session) {
+  const entries = await storage.sessions.load(session.id);
+  return {
+    session: sessionView(session),
+    entries: entries.map((e) => ({ seq: e.seq, kind: e.kind, turnId: e.turnId, payload: e.payload, createdAt: e.createdAt.toISOString() })),
+  };
+}

@@ -15,6 +15,8 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { registerMetricsRoute } from '../metrics/metrics-http.js';
 import type { ExecStatus } from './exec.js';
 import { TokenExpiry } from '../token-expiry.js';
+import { ConsoleSessions } from '../console/console-sessions.js';
+import type { ConsoleAuth } from '../console/request-auth.js';
 import type { Agents } from './agents.js';
 import type { OpenedChannels } from './channels.js';
 import type { Domain } from './domain.js';
@@ -36,6 +38,8 @@ export interface HttpPlane {
   tokenExpiry: TokenExpiry;
   /** Files offered at `GET /files/{id}` (`tools.sendFile`). */
   files: FileShelf;
+  /** The console's sign-in state (absent when `console.enabled` is false); told the listener's URL once it listens. */
+  console?: ConsoleAuth & { listening(url: string): void };
 }
 
 /** What the HTTP app is built over. */
@@ -85,6 +89,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails, tools: { exec: inputs.exec } });
   if (inputs.metrics && cfg.metrics.port === undefined) registerMetricsRoute(app, inputs.metrics, { storage, limiter, clientAddress });
   await registerOpenApi(app, VERSION);
+  const consoleAuth = cfg.console.enabled ? consoleAuthOf(cfg, storage, access, channels) : undefined;
   const files = new FileShelf({ ttlMs: cfg.tools.sendFile.downloadTtl, maxBytes: cfg.tools.sendFile.downloadMaxBytes });
   registerFileDownloads(app, { shelf: files, storage, limiter, clientAddress });
   await app.register(controlApi, {
@@ -103,6 +108,27 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     models: { list: inputs.models.list, maxTokens: inputs.models.maxTokens },
     budgets: domain.budgets,
     personalData: personalDataOf(storage, workspacesRootOf(cfg)),
+    ...(consoleAuth ? { console: consoleAuth } : {}),
   });
-  return { app, limiter, clientAddress, access, tokenExpiry, files };
+  return { app, limiter, clientAddress, access, tokenExpiry, files, ...(consoleAuth ? { console: consoleAuth } : {}) };
+}
+
+/** The console's sessions, ended by access changes, and its public origin (configured, or the listener's once known). */
+function consoleAuthOf(
+  cfg: Readonly<Config>,
+  storage: Storage,
+  access: AccessEvents,
+  channels: readonly { id: string }[],
+): ConsoleAuth & { listening(url: string): void } {
+  const sessions = new ConsoleSessions({ storage, ttlMs: cfg.console.sessionTtl });
+  access.on(sessions.onAccessChange);
+  let origin = cfg.console.publicOrigin;
+  return {
+    sessions,
+    publicOrigin: () => origin,
+    webChat: channels.some((c) => c.id === 'websocket:default'),
+    listening: (url) => {
+      origin ??= new URL(url).origin;
+    },
+  };
 }
