@@ -5,22 +5,12 @@ import { html } from '../html';
 import type { ConsoleSession } from '../session';
 import { currentChatSession, parseTranscript } from './chat-frames';
 import { ChatSocket } from './chat-socket';
+import { frameOf } from './frame-of';
 import { applyFrame, type ChatItem, type ChatState, emptyChat, note, sent, withTranscript } from './chat-state';
 import './chat.css';
 
 /** The commands the input box understands; anything else starting with `/` goes to the gateway as a command. */
 const COMMANDS_HELP = '/new starts a new conversation · /compact [instructions] summarises it · /usage shows your spend';
-
-/** Turns the input box's text into the frame to send. */
-export function frameOf(text: string, clientId: string): Record<string, unknown> {
-  const t = text.trim();
-  const cmd = /^\/([A-Za-z0-9_-]{1,32})(?:\s+([\s\S]*))?$/.exec(t);
-  if (!cmd) return { type: 'message', clientId, text };
-  const name = (cmd[1] ?? '').toLowerCase();
-  const args = cmd[2]?.trim();
-  if (name === 'new') return { type: 'new_session' };
-  return { type: 'command', name, ...(args ? { args: args.slice(0, 4000) } : {}) };
-}
 
 function Approval(props: { item: ChatItem; onDecide: (id: string, decision: 'allow' | 'deny', extra: { always?: boolean; mode?: string }) => void }) {
   const a = props.item.approval;
@@ -114,7 +104,6 @@ function Chat(props: { session: ConsoleSession }) {
   }, [state.stale, loadHistory]);
 
   const count = state.items.length;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: scroll when lines are added or grow
   useEffect(() => {
     const el = logRef.current;
     if (el && typeof el.scrollTo === 'function') el.scrollTo({ top: el.scrollHeight });

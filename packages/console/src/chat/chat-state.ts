@@ -10,7 +10,14 @@ export interface ChatItem {
   /** An assistant answer still streaming. */
   streaming?: boolean;
   /** Approvals only. */
-  approval?: { id: string; tool: string; state: 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled'; by: string | null; choices: string[] | null; note: string | null };
+  approval?: {
+    id: string;
+    tool: string;
+    state: 'pending' | 'allowed' | 'denied' | 'expired' | 'cancelled';
+    by: string | null;
+    choices: string[] | null;
+    note: string | null;
+  };
 }
 
 /** The chat page's state: the lines, the highest final cursor seen, and whether the history needs a refetch. */
@@ -107,7 +114,13 @@ export function applyFrame(state: ChatState, f: ChatFrame): ChatState {
     }
     case 'tool': {
       const text =
-        f.phase === 'start' ? `Running ${f.name}…` : f.phase === 'progress' ? `${f.name}: ${f.message ?? 'working…'}` : f.isError ? `${f.name} failed` : `${f.name} done`;
+        f.phase === 'start'
+          ? `Running ${f.name}…`
+          : f.phase === 'progress'
+            ? `${f.name}: ${f.message ?? 'working…'}`
+            : f.isError
+              ? `${f.name} failed`
+              : `${f.name} done`;
       const item: ChatItem = { key: `t:${f.toolUseId}`, role: 'tool', text, turnId: f.turnId };
       return { ...state, items: upsert(state.items, item, (i) => i.key === `a:${f.turnId}` && i.streaming !== true) };
     }
