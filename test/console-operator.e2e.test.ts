@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeTelegram, type FakeTelegram } from '@switchboard/testkit';
+import { collectTurn, connectClient, useGateway } from './helpers.js';
+import { byTestId, expectSecretNotExposed, type GuardedContext, operator, shot, signIn, useBrowser, waitForPage } from './browser-helpers.js';
+import { BOB, BOT_USERNAME, TOKEN, params, telegramAccount, waitForText } from './telegram-helpers.js';
+
+// Issue 17, acceptance 1: the operators' console in a real Chromium against the real gateway and
+// the testkit fakes (model, Telegram). Each flow starts in the browser and is checked where it
+// lands: the fake Telegram chat, the waiting WebSocket client, the model's next request.
+
+let tg: FakeTelegram;
+beforeAll(async () => {
+  tg = await startFakeTelegram({ bots: [{ token: TOKEN, username: BOT_USERNAME, first_name: 'Switchboard' }] });
+});
+afterAll(async () => {
+  await tg?.close();
+});
+const env = useGateway({
+  config: () => ({ channels: { telegram: { accounts: { main: telegramAccount(tg, { dmPolicy: 'pairing', pairingRole: 'member' }) } } } }),
+});
+const b = useBrowser();
+
+/** A signed-in operator console (the bootstrap operator token, `admin`). */
+async function console_(): Promise<GuardedContext> {
+  const g = await b.open();
+  await signIn(g.page, env.gw, env.gw.credentials().operatorToken, 'overview');
+  return g;
+}
+
+async function go(g: GuardedContext, nav: string, page: string): Promise<void> {
+  await byTestId(g.page, `nav-${nav}`).click();
+  await waitForPage(g.page, page);
+}
+
+describe('operator console (issue 17, acceptance 1)', () => {
+  it('signs in with the operator token; a wrong token shows the error; the token is in no URL and no storage', async () => {
+    const { gw } = env;
+    const op = gw.credentials().operatorToken;
+    const g = await b.open();
+    const { page } = g;
+    await page.goto(`${gw.url}/`);
+    await waitForPage(page, 'signin');
+    await shot(page, 'console-signin');
+    await byTestId(page, 'signin-token').fill('swb_o_this-is-not-the-right-token-0000000000');
+    await byTestId(page, 'signin-submit').click();
+    await byTestId(page, 'signin-error').waitFor();
+    expect(await byTestId(page, 'signin-error').textContent()).toMatch(/wrong|revoked|expired/i);
+    await shot(page, 'console-signin-wrong');
+    await byTestId(page, 'signin-token').fill(op);
+    await byTestId(page, 'signin-submit').click();
+    await waitForPage(page, 'overview');
+    expect(await byTestId(page, 'signed-in-as').textContent()).toBeTruthy();
+    await expectSecretNotExposed(g, op);
+    // The form is gone and no input anywhere holds the token.
+    const values = await page.locator('input, textarea').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));
+    expect(values.some((v) => v.includes(op))).toBe(false);
+    await shot(page, 'console-overview');
+  });
+
+  it('approves a pairing code; the held Telegram message is answered in the fake chat', async () => {
+    const { gw } = env;
+    tg.sendUserMessage(TOKEN, { chat: BOB.dm, from: BOB.user, text: 'hi, may I talk to the assistant?' });
+    const notice = await waitForText(tg, BOB.dm.id, 'pairing code');
+    const code = /code is ([A-HJ-NP-Z2-9]{8})/.exec(String(params(notice).text))?.[1] ?? '';
+    expect(code).toMatch(/^[A-Z2-9]{8}$/);
+    const g = await console_();
+    await go(g, 'pairing', 'pairing');
+    await byTestId(g.page, `pairing-${code}`).waitFor();
+    expect(await byTestId(g.page, `pairing-sender-${code}`).textContent()).toContain('Bob');
+    await shot(g.page, 'console-pairing');
+    await byTestId(g.page, `pairing-approve-${code}`).click();
+    await waitForText(tg, BOB.dm.id, 'echo: hi, may I talk to the assistant?');
+    await byTestId(g.page, `pairing-${code}`).waitFor({ state: 'detached' });
+    const listed = await operator(gw, 'GET', '/pairing?status=approved');
+    expect(listed.json.requests.some((r: { code: string }) => r.code === code)).toBe(true);
+  });
+
+  it('approves an approval while a WebSocket client waits; the client gets its answer; the transcript shows the tool call', async () => {
+    const { gw, fake } = env;
+    const ws = await connectClient(gw);
+    fake.enqueue(
+      { toolUses: [{ name: 'write_file', input: { path: 'notes/console.md', content: 'approved in the console' }, id: 'toolu_console_1' }] },
+      { text: 'Written, thanks.' },
+    );
+    ws.send({ type: 'message', clientId: 'console-approval-1', text: 'write the console note' });
+    const req = await ws.next((f) => f.type === 'approval_request');
+    const g = await console_();
+    await go(g, 'approvals', 'approvals');
+    await byTestId(g.page, `approval-${req.approvalId}`).waitFor();
+    expect(await byTestId(g.page, `approval-summary-${req.approvalId}`).textContent()).toContain('notes/console.md');
+    await shot(g.page, 'console-approvals');
+    await byTestId(g.page, `approval-reason-${req.approvalId}`).fill('looks fine');
+    await byTestId(g.page, `approval-approve-${req.approvalId}`).click();
+    const turn = await collectTurn(ws, 'console-approval-1');
+    expect(turn.end).toMatchObject({ type: 'final', text: 'Written, thanks.' });
+    expect(turn.frames.find((f) => f.type === 'approval_resolved')).toMatchObject({ allowed: true, by: expect.stringMatching(/^operator:/) });
+    await byTestId(g.page, `approval-decided-${req.approvalId}`).waitFor();
+    ws.close();
+
+    // The session's transcript, opened from the sessions page, shows the tool call.
+    const session = (await operator(gw, 'GET', `/sessions?principalId=${gw.credentials().principalId}&channel=websocket`)).json.sessions[0].id as string;
+    await go(g, 'sessions', 'sessions');
+    await byTestId(g.page, `session-link-${session}`).click();
+    await waitForPage(g.page, 'session');
+    await byTestId(g.page, 'transcript-tool-call').first().waitFor();
+    expect(await byTestId(g.page, 'transcript-tool-call').first().textContent()).toContain('write_file');
+    expect(await byTestId(g.page, 'transcript').textContent()).toContain('write the console note');
+    await shot(g.page, 'console-transcript');
+  });
+
+  it("a Telegram account's health changes on the overview when the fake Telegram goes down", async () => {
+    const g = await console_();
+    const health = byTestId(g.page, 'channel-health-telegram-main');
+    await g.page.locator('[data-testid="channel-health-telegram-main"][data-state="up"]').waitFor();
+    await tg.close();
+    await g.page.locator('[data-testid="channel-health-telegram-main"]:not([data-state="up"])').waitFor({ timeout: 30_000 });
+    expect(['degraded', 'down']).toContain(await health.getAttribute('data-state'));
+    expect(await byTestId(g.page, 'channel-detail-telegram-main').textContent()).toMatch(/poll|fail|connect/i);
+    await shot(g.page, 'console-overview-telegram-down');
+  });
+});
