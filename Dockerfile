@@ -21,6 +21,7 @@ COPY packages/channel-slack/package.json packages/channel-slack/
 COPY packages/channel-webhook/package.json packages/channel-webhook/
 COPY packages/channel-openai/package.json packages/channel-openai/
 COPY packages/testkit/package.json packages/testkit/
+COPY packages/console/package.json packages/console/
 COPY apps/gateway/package.json apps/gateway/
 
 # Compile every workspace (the root `prepare` script would run tsc before the sources exist, so
@@ -30,7 +31,8 @@ RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.base.json tsconfig.json ./
 COPY packages packages
 COPY apps apps
-RUN npx tsc -b
+# The console (a Vite single-page app) is built here; the runtime image only serves its dist.
+RUN npx tsc -b && npm run build -w @switchboard/console
 
 # Production dependencies only.
 FROM base AS prod-deps
@@ -57,6 +59,7 @@ COPY --from=build /app/packages/channel-telegram/dist packages/channel-telegram/
 COPY --from=build /app/packages/channel-slack/dist packages/channel-slack/dist
 COPY --from=build /app/packages/channel-webhook/dist packages/channel-webhook/dist
 COPY --from=build /app/packages/channel-openai/dist packages/channel-openai/dist
+COPY --from=build /app/packages/console/dist packages/console/dist
 COPY --from=build /app/apps/gateway/dist apps/gateway/dist
 COPY migrations migrations
 COPY config config

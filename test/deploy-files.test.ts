@@ -92,6 +92,16 @@ describe('Dockerfile', () => {
     expect(copies).toContain('migrations');
   });
 
+  it('builds the console in the build stage and copies only its dist into the runtime image', () => {
+    expect(all('RUN').join('\n')).toContain('npm run build -w @switchboard/console');
+    const copies = all('COPY');
+    expect(copies).toContain('packages/console/package.json packages/console/');
+    expect(copies).toContain('--from=build /app/packages/console/dist packages/console/dist');
+    expect(copies.filter((c) => c.includes('packages/console') && !c.includes('package.json'))).toEqual([
+      '--from=build /app/packages/console/dist packages/console/dist',
+    ]);
+  });
+
   it('keeps dependencies, state and secrets out of the build context', () => {
     const ignore = read('.dockerignore');
     for (const entry of ['node_modules', 'dist', 'data', 'credentials', 'credentials.json', '.env']) expect(ignore).toContain(entry);

@@ -351,6 +351,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   checkOpenaiWaits(cfg);
   if (!isAbsolute(cfg.gateway.dataDir)) cfg.gateway.dataDir = resolve(baseDir, cfg.gateway.dataDir);
   if (cfg.workspaces.root !== undefined && !isAbsolute(cfg.workspaces.root)) cfg.workspaces.root = resolve(baseDir, cfg.workspaces.root);
+  if (cfg.console.root !== undefined && !isAbsolute(cfg.console.root)) cfg.console.root = resolve(baseDir, cfg.console.root);
   cfg.instructionsFile = resolveInstructionsPath(cfg.instructionsFile, baseDir);
   cfg.skills = { ...cfg.skills, dirs: resolveSkillDirs(cfg.skills.dirs, baseDir) };
   // New agent objects: a schema default may be shared with (and frozen by) an earlier parse.

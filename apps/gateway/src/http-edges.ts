@@ -31,8 +31,11 @@ export function httpServerOptions(t: HttpTimeouts) {
   };
 }
 
-/** Root-level answers that apply to every route: 414 for an over-long path, 404 as `{ code, message }`. */
-export function registerHttpEdges(app: FastifyInstance): void {
+/**
+ * Root-level answers that apply to every route: 414 for an over-long path, 404 as `{ code, message }`
+ * — unless `fallback` answers it first (the console's single-page fallback).
+ */
+export function registerHttpEdges(app: FastifyInstance, fallback?: (req: FastifyRequest, reply: FastifyReply) => Promise<boolean>): void {
   app.addHook('onRequest', async (req, reply) => {
     const q = req.url.indexOf('?');
     const pathLength = q < 0 ? req.url.length : q;
@@ -40,7 +43,8 @@ export function registerHttpEdges(app: FastifyInstance): void {
       return reply.code(414).send({ code: 'uri_too_long', message: `The request path is longer than ${MAX_PATH_LENGTH} characters.` });
     }
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send({ code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}.` }),
-  );
+  app.setNotFoundHandler(async (req, reply) => {
+    if (fallback && (await fallback(req, reply))) return reply;
+    return reply.code(404).send({ code: 'not_found', message: `No route ${req.method} ${req.url.split('?')[0]!.slice(0, 200)}.` });
+  });
 }

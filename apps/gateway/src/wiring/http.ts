@@ -16,6 +16,7 @@ import { registerMetricsRoute } from '../metrics/metrics-http.js';
 import type { ExecStatus } from './exec.js';
 import { TokenExpiry } from '../token-expiry.js';
 import { ConsoleSessions } from '../console/console-sessions.js';
+import { consoleSite } from '../console/static-site.js';
 import type { ConsoleAuth } from '../console/request-auth.js';
 import type { Agents } from './agents.js';
 import type { OpenedChannels } from './channels.js';
@@ -78,7 +79,8 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   app.addHook('onRequest', async (_req, reply) => {
     if (inputs.stopping()) return sendError(reply, 503, 'shutting_down', 'The gateway is shutting down.');
   });
-  registerHttpEdges(app);
+  const site = cfg.console.enabled ? consoleSite(cfg.console, log) : undefined;
+  registerHttpEdges(app, site?.fallback);
 
   const limiter = new AuthLimiter({ maxFailures: cfg.auth.maxFailures, windowMs: cfg.auth.window, lockoutMs: cfg.auth.lockout });
   const clientAddress = clientAddressResolver(cfg.gateway.trustedProxies);
@@ -89,6 +91,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails, tools: { exec: inputs.exec } });
   if (inputs.metrics && cfg.metrics.port === undefined) registerMetricsRoute(app, inputs.metrics, { storage, limiter, clientAddress });
   await registerOpenApi(app, VERSION);
+  await site?.register(app);
   const consoleAuth = cfg.console.enabled ? consoleAuthOf(cfg, storage, access, channels) : undefined;
   const files = new FileShelf({ ttlMs: cfg.tools.sendFile.downloadTtl, maxBytes: cfg.tools.sendFile.downloadMaxBytes });
   registerFileDownloads(app, { shelf: files, storage, limiter, clientAddress });
