@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -108,9 +108,18 @@ export function useBrowser(): BrowserEnv {
   beforeAll(async () => {
     browser = await launchChromium();
   });
-  afterEach(async () => {
+  afterEach(async (ctx) => {
     const now = opened;
     opened = [];
+    if (ctx.task.result?.state === 'fail') {
+      // What the page showed when the test failed: the first thing to look at.
+      const name = `failed-${ctx.task.name.slice(0, 60)}`;
+      await Promise.all(now.map((c, i) => shot(c.page, `${name}-${i}`).catch(() => undefined)));
+      now.forEach((c, i) => {
+        const log = [`url: ${c.page.url()}`, '-- requests', ...c.urls, '-- console', ...c.console, '-- page errors', ...c.pageErrors].join('\n');
+        writeFileSync(join(screenshotDir(), `${name.replace(/[^a-z0-9-]+/gi, '-')}-${i}.txt`), `${log}\n`);
+      });
+    }
     const refused = now.flatMap((c) => c.refused);
     await Promise.all(now.map((c) => c.context.close().catch(() => undefined)));
     expect(refused, 'the page asked for a non-loopback URL (a CDN or a leak)').toEqual([]);
