@@ -10,9 +10,13 @@ import { AuditPage } from './pages/audit';
 import { NotFoundPage } from './pages/not-found';
 import { OverviewPage } from './pages/overview';
 import { PairingPage } from './pages/pairing';
+import { PeoplePage } from './pages/people';
+import { PersonPage } from './pages/person';
+import { PoliciesPage } from './pages/policies';
 import { SessionPage } from './pages/session';
 import { SessionsPage } from './pages/sessions';
 import { SignInPage } from './pages/signin';
+import { UsagePage } from './pages/usage';
 import { OPERATOR_NAV, type Route } from './router';
 import { type ConsoleSession, loadSession, signOut } from './session';
 
@@ -25,10 +29,18 @@ function OperatorPage(props: { route: Route; session: ConsoleSession }) {
       return html`<${ApprovalsPage} session=${session} />`;
     case 'pairing':
       return html`<${PairingPage} session=${session} />`;
+    case 'people':
+      return html`<${PeoplePage} session=${session} />`;
+    case 'person':
+      return html`<${PersonPage} session=${session} id=${route.params.id} />`;
+    case 'policies':
+      return html`<${PoliciesPage} session=${session} />`;
     case 'sessions':
       return html`<${SessionsPage} session=${session} />`;
     case 'session':
       return html`<${SessionPage} session=${session} id=${route.params.id} />`;
+    case 'usage':
+      return html`<${UsagePage} session=${session} />`;
     case 'audit':
       return html`<${AuditPage} session=${session} />`;
     default:

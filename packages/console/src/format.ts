@@ -72,3 +72,15 @@ export function utcDay(now: Date, daysBack = 0): string {
 export function daySeconds(day: string): number {
   return Date.parse(`${day}T00:00:00Z`) / 1000;
 }
+
+/** A budget as one line: `day 100k tokens / $1.00 · month $20.00`, or `—`. */
+export function budgetText(b: { day?: { tokens?: number; usd?: number }; month?: { tokens?: number; usd?: number } } | undefined): string {
+  if (!b) return '—';
+  const part = (label: string, l?: { tokens?: number; usd?: number }) => {
+    if (!l) return null;
+    const bits = [l.tokens !== undefined ? `${formatCount(l.tokens, true)} tokens` : null, l.usd !== undefined ? formatUsd(l.usd) : null].filter(Boolean);
+    return bits.length > 0 ? `${label} ${bits.join(' / ')}` : null;
+  };
+  const out = [part('day', b.day), part('month', b.month)].filter(Boolean);
+  return out.length > 0 ? out.join(' · ') : '—';
+}
