@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeTelegram, type FakeTelegram } from '@switchboard/testkit';
-import { collectTurn, connectClient, useGateway } from './helpers.js';
+import { connectWs, startFakeTelegram, type FakeTelegram } from '@switchboard/testkit';
+import { bearer, collectTurn, connectClient, connectPerson, toolsOfTurn, useGateway } from './helpers.js';
 import { byTestId, expectSecretNotExposed, type GuardedContext, operator, shot, signIn, useBrowser, waitForPage } from './browser-helpers.js';
 import { BOB, BOT_USERNAME, TOKEN, params, telegramAccount, waitForText } from './telegram-helpers.js';
 
@@ -93,7 +93,11 @@ describe('operator console (issue 17, acceptance 1)', () => {
     await byTestId(g.page, `approval-approve-${req.approvalId}`).click();
     const turn = await collectTurn(ws, 'console-approval-1');
     expect(turn.end).toMatchObject({ type: 'final', text: 'Written, thanks.' });
-    expect(turn.frames.find((f) => f.type === 'approval_resolved')).toMatchObject({ allowed: true, by: expect.stringMatching(/^operator:/) });
+    const decided = await operator(gw, 'GET', '/approvals?status=allowed');
+    expect(decided.json.approvals.find((a: { id: string }) => a.id === req.approvalId)).toMatchObject({
+      status: 'allowed',
+      decidedBy: expect.stringMatching(/^operator:/),
+    });
     await byTestId(g.page, `approval-decided-${req.approvalId}`).waitFor();
     ws.close();
 
@@ -106,6 +110,84 @@ describe('operator console (issue 17, acceptance 1)', () => {
     expect(await byTestId(g.page, 'transcript-tool-call').first().textContent()).toContain('write_file');
     expect(await byTestId(g.page, 'transcript').textContent()).toContain('write the console note');
     await shot(g.page, 'console-transcript');
+  });
+
+  it('creates a principal and a client token for them; the secret is shown once and works', async () => {
+    const { gw } = env;
+    const g = await console_();
+    await go(g, 'people', 'people');
+    await byTestId(g.page, 'principal-create-name').fill('carol');
+    await byTestId(g.page, 'principal-create-role').selectOption('member');
+    await byTestId(g.page, 'principal-create-submit').click();
+    await waitForPage(g.page, 'person');
+    const carol = (await operator(gw, 'GET', '/principals')).json.principals.find((p: { name: string }) => p.name === 'carol');
+    expect(carol).toMatchObject({ role: 'member' });
+    await byTestId(g.page, 'client-token-create').click();
+    const secret = ((await byTestId(g.page, 'token-secret').textContent()) ?? '').trim();
+    expect(secret).toMatch(/^swb_c_/);
+    await shot(g.page, 'console-person-token');
+    // The new token is carol's: a WebSocket client with it chats as her.
+    const ws = await connectWs(gw.wsUrl, { headers: bearer(secret) });
+    expect(await ws.next((f) => f.type === 'hello_ok')).toMatchObject({ principalId: carol.id });
+    ws.close();
+    // Shown once: gone after "I have copied it" and after a reload, and never kept by the page.
+    await byTestId(g.page, 'token-secret-dismiss').click();
+    await g.page.reload();
+    await waitForPage(g.page, 'person');
+    expect(await byTestId(g.page, 'token-secret').count()).toBe(0);
+    expect(await g.page.content()).not.toContain(secret);
+    await expectSecretNotExposed(g, secret);
+  });
+
+  it("switches a capability off for the member role; the member's next model request no longer offers it", async () => {
+    const { gw, fake } = env;
+    const { ws } = await connectPerson(gw, 'dave', 'member');
+    expect((await toolsOfTurn(fake, ws, 'cap-before')).map((t) => t.name)).toContain('write_file');
+    const g = await console_();
+    await go(g, 'policies', 'policies');
+    await byTestId(g.page, 'capability-scope-kind').selectOption('role');
+    await byTestId(g.page, 'capability-scope-id').selectOption('member');
+    const row = g.page.locator('[data-testid="capability-write_file"]');
+    await row.waitFor();
+    expect(await row.getAttribute('data-state')).toBe('on');
+    await byTestId(g.page, 'capability-toggle-write_file').click();
+    await g.page.locator('[data-testid="capability-write_file"][data-state="off"]').waitFor();
+    await shot(g.page, 'console-policies-capability-off');
+    expect((await toolsOfTurn(fake, ws, 'cap-off')).map((t) => t.name)).not.toContain('write_file');
+    // The owner is not a member: still offered.
+    const owner = await connectClient(gw);
+    expect((await toolsOfTurn(fake, owner, 'cap-owner')).map((t) => t.name)).toContain('write_file');
+    // And back on.
+    await byTestId(g.page, 'capability-toggle-write_file').click();
+    await g.page.locator('[data-testid="capability-write_file"][data-state="on"]').waitFor();
+    expect((await toolsOfTurn(fake, ws, 'cap-on')).map((t) => t.name)).toContain('write_file');
+    ws.close();
+    owner.close();
+  });
+
+  it("the usage chart renders, and the totals are the fake model's numbers", async () => {
+    const { fake } = env;
+    // Every token the fake answered with so far (earlier tests made the calls).
+    const fromFake = fake.requests
+      .filter((r) => r.usage !== undefined)
+      .reduce(
+        (n, r) =>
+          n +
+          (r.usage?.input_tokens ?? 0) +
+          (r.usage?.output_tokens ?? 0) +
+          (r.usage?.cache_read_input_tokens ?? 0) +
+          (r.usage?.cache_creation_input_tokens ?? 0),
+        0,
+      );
+    expect(fromFake).toBeGreaterThan(0);
+    const g = await console_();
+    await go(g, 'usage', 'usage');
+    const chart = byTestId(g.page, 'usage-chart');
+    await chart.locator('canvas').first().waitFor();
+    const box = await chart.locator('canvas').first().boundingBox();
+    expect(box?.width ?? 0).toBeGreaterThan(100);
+    await g.page.locator('[data-testid="usage-tokens-total"]', { hasText: fromFake.toLocaleString('en-US') }).waitFor();
+    await shot(g.page, 'console-usage');
   });
 
   it("a Telegram account's health changes on the overview when the fake Telegram goes down", async () => {

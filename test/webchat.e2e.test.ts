@@ -67,8 +67,8 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await page.locator(`[data-testid="chat-approval"][data-approval="${approvalId}"][data-state="allowed"]`).waitFor();
     await line(page, 'tool', 'write_file').first().waitFor();
     expect(readFileSync(join(personWorkspace(gw, mia.principalId), 'notes/web.md'), 'utf8')).toBe('from the web chat');
-    const decided = await operator(gw, 'GET', `/approvals/${approvalId}`);
-    expect(decided.json).toMatchObject({ status: 'allowed', decidedBy: `principal:${mia.principalId}` });
+    const decided = await operator(gw, 'GET', '/approvals?status=allowed');
+    expect(decided.json.approvals.find((a: { id: string }) => a.id === approvalId)).toMatchObject({ status: 'allowed', decidedBy: `principal:${mia.principalId}` });
     await shot(page, 'webchat-answered');
 
     // A reload: the conversation is there again, in order, from the member's own transcript.
