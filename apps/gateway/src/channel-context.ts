@@ -27,6 +27,8 @@ import type { AuthLimiter } from './auth-limiter.js';
 import type { PolicyService } from '@switchboard/core';
 import type { TokenExpiry } from './token-expiry.js';
 import { verifySecret } from './tokens.js';
+import { WEB_CHAT_CHANNEL, webChatSession } from './console/web-chat-auth.js';
+import type { ConsoleAuth } from './console/request-auth.js';
 
 export interface ChannelContextDeps {
   /** The agent ids messages may address, the default first. */
@@ -56,6 +58,8 @@ export interface ChannelContextDeps {
   budgets: BudgetService;
   /** Files offered at `GET /files/{id}` (WebSocket `file` frames). */
   files?: FileShelf;
+  /** The console's sessions (`console.enabled`): the web chat signs in on the `default` WebSocket account with their cookie. */
+  console?: ConsoleAuth;
 }
 
 /** Turn states in which a pending approval can still be answered usefully. */
@@ -74,7 +78,7 @@ export function channelContext(deps: ChannelContextDeps, ch: Channel, app: Fasti
     people,
     approvals: channelApprovals(deps),
     commands: new ChatCommands(people),
-    ...(ch.authenticatesClients ? { clientAuth: clientAuth(deps) } : {}),
+    ...(ch.authenticatesClients ? { clientAuth: clientAuth(deps, ch.id === WEB_CHAT_CHANNEL ? deps.console : undefined) } : {}),
     http: { register: async (plugin) => void (await app.register(plugin)), ...(deps.files ? { files: deps.files } : {}) },
     log: deps.log.child({ channel: ch.id }),
   };
@@ -105,9 +109,10 @@ function channelInbox(deps: ChannelContextDeps): ChannelInbox {
   };
 }
 
-function clientAuth(deps: ChannelContextDeps): ChannelClientAuth {
+function clientAuth(deps: ChannelContextDeps, web: ConsoleAuth | undefined): ChannelClientAuth {
   const { storage } = deps;
   return {
+    ...(web ? { consoleSession: (req: IncomingMessage) => webChatSession(web, req) } : {}),
     tokenActive: async (tokenId) => {
       const t = await storage.tokens.get(tokenId);
       return !!t && t.kind === 'client' && !t.revokedAt && t.principalId !== null && !(t.expiresAt && t.expiresAt.getTime() <= Date.now());

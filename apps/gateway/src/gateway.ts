@@ -18,6 +18,7 @@ import { configSecrets } from './config.js';
 import { scrubber } from './logger.js';
 import type { GatewayMetrics, MetricsSources } from './metrics/gateway-metrics.js';
 import { startMetricsServer } from './metrics/metrics-http.js';
+import { LiveFeed } from './console/live-feed.js';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -69,6 +70,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const flag = new StopFlag();
   let engine: TurnEngine | undefined;
   const metrics = cfg.metrics.enabled ? await openMetrics({ storage, channels: channels.list, activeTurns: () => engine?.active ?? 0 }) : undefined;
+  const feed = cfg.console.enabled ? new LiveFeed() : undefined;
   const domain = await buildDomain({
     cfg,
     live,
@@ -85,6 +87,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     channels,
     accepting: flag.accepting,
     ...(metrics ? { metrics } : {}),
+    ...(feed ? { feed } : {}),
   });
   engine = domain.engine;
   const http = await buildHttp({
@@ -99,6 +102,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     exec: exec.status,
     stopping: flag.stopping,
     ...(metrics ? { metrics } : {}),
+    ...(feed ? { feed } : {}),
   });
   await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting });
 

@@ -13,7 +13,7 @@ export interface UpgradeRefusal {
 
 /** An upgrade let through: who it is (null until a hello authenticates it) and its client key. */
 export interface UpgradeAdmission {
-  auth: { principalId: string; tokenId: string } | null;
+  auth: { principalId: string; tokenId: string; sessionId?: string } | null;
   address: string;
   /** Frees the unauthenticated slot reserved for it (idempotent). */
   release?: () => void;

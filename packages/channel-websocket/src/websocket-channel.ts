@@ -41,6 +41,8 @@ export interface WebsocketAccountOptions {
 interface Auth {
   principalId: string;
   tokenId: string;
+  /** The console session a web chat socket was opened with (cookie upgrade). */
+  sessionId?: string;
 }
 
 interface Conn {
@@ -138,11 +140,17 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
   async admit(req: IncomingMessage, socket: Duplex): Promise<UpgradeRefusal | UpgradeAdmission> {
     if (this.stopped || !this.ctx!.inbox.accepting()) return { status: 503, code: 'shutting_down', message: 'The gateway is shutting down.' };
     if ((req.url ?? '').includes('?')) return { status: 400, ...QUERY_REFUSED };
+    const address = this.clientAuth!.addressOf(req);
+    // The web chat: a console session cookie from the console's own origin, whatever allowedOrigins says.
+    if (req.headers.authorization === undefined && this.clientAuth!.consoleSession) {
+      const web = await this.clientAuth!.consoleSession(req);
+      if (web && 'refused' in web) return web.refused;
+      if (web) return { auth: web, address };
+    }
     const origin = req.headers.origin;
     if (origin !== undefined && !this.origins.has(normalizeOrigin(origin))) {
       return { status: 403, code: 'origin_refused', message: 'This Origin is not allowed to connect.' };
     }
-    const address = this.clientAuth!.addressOf(req);
     const header = req.headers.authorization;
     if (header === undefined) {
       // No await from here to the handshake: the reservation and the count cannot race.
@@ -178,6 +186,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       else if (change.type === 'token_expired' && a.tokenId === change.tokenId) this.cut(c, 'token expired');
       else if (change.type === 'principal_removed' && a.principalId === change.principalId) this.cut(c, 'principal removed');
       else if (change.type === 'principal_demoted' && a.principalId === change.principalId) this.cut(c, 'role changed');
+      else if (change.type === 'console_session_ended' && a.sessionId === change.sessionId) this.cut(c, 'signed out');
     }
   }
 

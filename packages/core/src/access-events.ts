@@ -9,7 +9,9 @@ export type AccessChange =
   | { type: 'token_revoked'; tokenId: string }
   | { type: 'token_expired'; tokenId: string }
   | { type: 'principal_removed'; principalId: string }
-  | { type: 'principal_demoted'; principalId: string; from: Role; to: Role };
+  | { type: 'principal_demoted'; principalId: string; from: Role; to: Role }
+  /** A console session ended (signed out, expired, or its token revoked): the web chat sockets it opened close. */
+  | { type: 'console_session_ended'; sessionId: string };
 
 /** Called for every {@link AccessChange}; it must not throw (a throw is reported and ignored). */
 export type AccessListener = (change: AccessChange) => void;

@@ -363,7 +363,19 @@ export interface ChannelClientAuth {
   tokenActive(tokenId: string): Promise<boolean>;
   /** Subscribes to access changes (token revoked or expired, principal removed or demoted); returns the unsubscribe. */
   onAccessChange(listener: AccessListener): () => void;
+  /**
+   * The web chat's upgrade (the `default` WebSocket account, with the console enabled): null when
+   * the request carries no console session cookie or does not come from the console's public origin
+   * (then the cookie counts for nothing); else the member it authenticates, or the refusal to answer.
+   */
+  consoleSession?(req: IncomingMessage): Promise<ConsoleUpgradeCheck>;
 }
+
+/** The outcome of {@link ChannelClientAuth.consoleSession}. */
+export type ConsoleUpgradeCheck =
+  | { principalId: string; tokenId: string; sessionId: string }
+  | { refused: { status: number; code: string; message: string } }
+  | null;
 
 /**
  * The gateway's HTTP server.

@@ -5,6 +5,7 @@ export type {
   ChannelApprovals,
   ChannelCapabilities,
   ChannelClientAuth,
+  ConsoleUpgradeCheck,
   ChannelCommands,
   ChannelContext,
   ChannelFactory,
@@ -281,6 +282,7 @@ export {
   whyPeopleOnly,
 } from './permissions/index.js';
 export {
+  type ApprovalActivity,
   ApprovalBroker,
   type ApprovalBrokerOptions,
   type ApprovalDecision,
@@ -344,7 +346,7 @@ export {
   type PairingSettings,
   resolveBoundaryPolicy,
 } from './boundary/settings.js';
-export type { ApproveOutcome } from './boundary/pairing-desk.js';
+export type { ApproveOutcome, PairingActivity } from './boundary/pairing-desk.js';
 export type { ApprovalAsk } from './boundary/pairing-rules.js';
 export { INBOX_TOO_LARGE, inboxTooLarge } from './inbox-limits.js';
 export type { ImageBlock, OutboundFile } from '@switchboard/agent';

@@ -3,7 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sendError, type RouteModule } from './deps.js';
 
-const approvalView = (a: Approval) => ({
+/** An approval as the API shows it. */
+export const approvalView = (a: Approval) => ({
   id: a.id,
   status: a.status,
   tool: a.tool,

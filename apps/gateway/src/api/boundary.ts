@@ -21,7 +21,7 @@ const policyPatch = z
   .refine((p) => Object.keys(p).length > 0, 'send at least one field');
 
 /** A pairing request as the API shows it; `principalId` only to a token that may read principals anyway. */
-const pairingView = (p: PairingRequest, showPrincipal: boolean) => ({
+export const pairingView = (p: PairingRequest, showPrincipal: boolean) => ({
   code: p.code,
   channel: p.channel,
   account: p.account,

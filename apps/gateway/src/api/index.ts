@@ -2,6 +2,7 @@ import type { Scope, TokenRecord } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { authRoutes } from '../console/auth-routes.js';
+import { eventsRoute } from '../console/events-route.js';
 import { meRoutes } from '../console/me-routes.js';
 import { authenticateRequest } from '../console/request-auth.js';
 import { approvalRoutes } from './approvals.js';
@@ -38,6 +39,7 @@ declare module 'fastify' {
 export const ROUTE_MODULES: readonly RouteModule[] = [
   authRoutes,
   meRoutes,
+  eventsRoute,
   statsRoutes,
   sessionRoutes,
   sessionAdminRoutes,

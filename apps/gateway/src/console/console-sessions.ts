@@ -25,6 +25,8 @@ export interface ResolvedSession {
 
 // Bounds memory: at most this many live sessions; the oldest is ended to make room.
 const MAX_SESSIONS = 10_000;
+// setTimeout's longest delay; a longer session is ended when next used after its end.
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The console's sessions, in memory: a restart signs everyone out (they sign in again with their
@@ -34,6 +36,7 @@ const MAX_SESSIONS = 10_000;
  */
 export class ConsoleSessions {
   private readonly sessions = new Map<string, ConsoleSession>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly endListeners = new Set<(s: ConsoleSession) => void>();
 
   constructor(
@@ -60,6 +63,13 @@ export class ConsoleSessions {
       expiresAt: new Date(end),
     };
     this.sessions.set(session.hash, session);
+    // Its open sockets and streams end when it does, not at their next use.
+    const ms = end - this.now();
+    if (ms <= MAX_TIMER_MS) {
+      const t = setTimeout(() => this.end(session), ms);
+      t.unref();
+      this.timers.set(session.hash, t);
+    }
     return { cookie, session };
   }
 
@@ -94,6 +104,8 @@ export class ConsoleSessions {
   /** Ends a session (logout); its live streams are told. */
   end(session: ConsoleSession): void {
     if (!this.sessions.delete(session.hash)) return;
+    clearTimeout(this.timers.get(session.hash));
+    this.timers.delete(session.hash);
     for (const l of this.endListeners) l(session);
   }
 

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type OperatorCheck, requireOperatorScope } from '../limited-verify.js';
 import { safeEqual } from '../tokens.js';
 import type { ConsoleSession, ConsoleSessions } from './console-sessions.js';
+import type { EventHub } from './event-hub.js';
 import { readSessionCookie } from './cookies.js';
 
 /**
@@ -39,6 +40,8 @@ export interface ConsoleAuth {
   publicOrigin(): string | undefined;
   /** Whether a `default` WebSocket account exists for the web chat. */
   webChat: boolean;
+  /** The live stream's viewers (`GET /api/v1/events`). */
+  hub: EventHub;
 }
 
 const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -2,13 +2,16 @@ import type { AfterTool, CanUseTool, ModelClient, ModelRequest, ModelResponse, M
 import { type TurnPolicy, usageCost } from '@switchboard/core';
 import type { GatewayMetrics } from './gateway-metrics.js';
 
+/** What {@link timedModelClient} tells about each model request (the metrics, the console's live feed). */
+export type ModelCallObserver = Pick<GatewayMetrics, 'modelCall'>;
+
 /**
  * The model client with every streamed request timed and its usage counted (tokens and cost by
  * requested model, at the model's configured price). Summary calls of compaction go through the
  * same client, so they are counted like the loop's calls. `countTokens` passes through untimed.
  * The model label is the request's model (a configured name), never the name the API answers with.
  */
-export function timedModelClient(inner: ModelClient, metrics: GatewayMetrics, spec: ModelSpecLookup): ModelClient {
+export function timedModelClient(inner: ModelClient, metrics: ModelCallObserver, spec: ModelSpecLookup): ModelClient {
   const timed: ModelClient = {
     async *stream(req: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamEvent, ModelResponse, void> {
       const started = performance.now();

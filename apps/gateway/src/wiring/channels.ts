@@ -63,6 +63,7 @@ export async function startChannels(inputs: ChannelStartInputs): Promise<void> {
     accepting: inputs.accepting,
     inboxMaxAttempts: inputs.cfg.limits.inboxMaxAttempts,
     files: http.files,
+    ...(http.console ? { console: http.console } : {}),
   };
   for (const channel of inputs.channels.list) await channel.start(channelContext(deps, channel, http.app));
 }

@@ -19,6 +19,7 @@ import {
   type Storage,
   TurnEngine,
   type WorkspaceDirectories,
+  type TurnEndFacts,
 } from '@switchboard/core';
 import type { Logger } from 'pino';
 import { boundarySettings, pairingSettings } from '../boundary-settings.js';
@@ -31,7 +32,8 @@ import type { LiveConfig } from '../live-config.js';
 import { scrubber } from '../logger.js';
 import { execLoopTimeout } from './exec.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import { timedModelClient, watchedPolicy } from '../metrics/observers.js';
+import { type ModelCallObserver, timedModelClient, watchedPolicy } from '../metrics/observers.js';
+import type { LiveFeed } from '../console/live-feed.js';
 import { livePolicySettings } from '../policy-settings.js';
 import type { Agents } from './agents.js';
 import type { Models } from './models.js';
@@ -62,6 +64,8 @@ export interface DomainInputs {
   accepting(): boolean;
   /** The Prometheus metrics (`metrics.enabled`): turn ends, model calls, tool calls and approvals are counted into them. */
   metrics?: GatewayMetrics;
+  /** The console's live feed (`console.enabled`): approvals, pairing codes, turn ends and model calls are reported to it. */
+  feed?: LiveFeed;
 }
 
 /** The domain services (packages/core), wired to each other. */
@@ -117,6 +121,7 @@ async function buildPolicy(
     onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
     channelWait: (channelId) => channels.byId.get(channelId)?.approvalWait,
     ...(inputs.metrics ? { onDecided: inputs.metrics.approvalDecided } : {}),
+    ...(inputs.feed ? { onActivity: inputs.feed.approval } : {}),
   });
   policy = new PolicyService({
     settings: livePolicySettings(inputs.live),
@@ -179,13 +184,23 @@ function buildEngine(
   inputs: DomainInputs,
   services: { broker: ApprovalBroker; policy: PolicyService; queueMode: Domain['queueMode']; budgets: { gate: BudgetGate } },
 ): TurnEngine {
-  const { cfg, log, agents, channels, metrics } = inputs;
+  const { cfg, log, agents, channels, metrics, feed } = inputs;
   const { broker, policy } = services;
   const model = modelClient(cfg);
+  const observers = [metrics, feed].filter((o) => o !== undefined);
+  const calls: ModelCallObserver | undefined =
+    observers.length === 0
+      ? undefined
+      : {
+          modelCall: (m, seconds, answered) => {
+            for (const o of observers) o.modelCall(m, seconds, answered);
+          },
+        };
+  const turnEnds = [metrics?.turnEnded, feed?.turnEnded].filter((f) => f !== undefined);
   return new TurnEngine({
     storage: inputs.storage,
     log: log.child({ component: 'engine' }),
-    model: metrics ? timedModelClient(model, metrics, inputs.models.lookup) : model,
+    model: calls ? timedModelClient(model, calls, inputs.models.lookup) : model,
     modelName: cfg.model.name,
     ...(cfg.model.fallback ? { fallbackModel: cfg.model.fallback } : {}),
     imageBlocks: cfg.files.imageBlocks,
@@ -204,7 +219,13 @@ function buildEngine(
     agent: (id) => agents.agent(id),
     channel: (id) => channels.byId.get(id),
     policy: metrics ? async (ctx) => watchedPolicy(await policy.forTurn(ctx), metrics) : (ctx) => policy.forTurn(ctx),
-    ...(metrics ? { onTurnEnd: metrics.turnEnded } : {}),
+    ...(turnEnds.length > 0
+      ? {
+          onTurnEnd: (end: TurnEndFacts) => {
+            for (const f of turnEnds) f(end);
+          },
+        }
+      : {}),
     cancelApprovals: (turnId, reason) => broker.cancelTurn(turnId, reason),
     countTokens: { enabled: cfg.context.countTokens.enabled, margin: cfg.context.countTokens.margin },
     compaction: compactionSettings(cfg),
@@ -259,6 +280,7 @@ function buildRouting(inputs: DomainInputs, engine: TurnEngine): { router: Route
     rateLimitWindow: cfg.audit.rateLimitWindow,
     channel: (id) => channels.byId.get(id),
     admit: (message): Promise<AcceptResult> => router.admit(message),
+    ...(inputs.feed ? { onPairing: inputs.feed.pairing } : {}),
   });
   return { router, boundary };
 }

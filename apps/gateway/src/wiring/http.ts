@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { AccessEvents, type CapabilityRegistry, FileShelf, type Storage } from '@switchboard/core';
+import { AccessEvents, type CapabilityRegistry, type Channel, FileShelf, type Storage } from '@switchboard/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { controlApi, sendError } from '../api/index.js';
@@ -17,6 +17,9 @@ import type { ExecStatus } from './exec.js';
 import { TokenExpiry } from '../token-expiry.js';
 import { ConsoleSessions } from '../console/console-sessions.js';
 import { consoleSite } from '../console/static-site.js';
+import { EventHub } from '../console/event-hub.js';
+import { WEB_CHAT_CHANNEL } from '../console/web-chat-auth.js';
+import type { LiveFeed } from '../console/live-feed.js';
 import type { ConsoleAuth } from '../console/request-auth.js';
 import type { Agents } from './agents.js';
 import type { OpenedChannels } from './channels.js';
@@ -59,6 +62,8 @@ export interface HttpInputs {
   stopping(): boolean;
   /** Served at `/metrics` on this port (behind a `read` token) when `metrics.port` is unset. */
   metrics?: GatewayMetrics;
+  /** The console's live feed (`console.enabled`). */
+  feed?: LiveFeed;
 }
 
 /**
@@ -92,7 +97,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   if (inputs.metrics && cfg.metrics.port === undefined) registerMetricsRoute(app, inputs.metrics, { storage, limiter, clientAddress });
   await registerOpenApi(app, VERSION);
   await site?.register(app);
-  const consoleAuth = cfg.console.enabled ? consoleAuthOf(cfg, storage, access, channels) : undefined;
+  const consoleAuth = cfg.console.enabled && inputs.feed ? consoleAuthOf(cfg, storage, access, channels, inputs.feed, app) : undefined;
   const files = new FileShelf({ ttlMs: cfg.tools.sendFile.downloadTtl, maxBytes: cfg.tools.sendFile.downloadMaxBytes });
   registerFileDownloads(app, { shelf: files, storage, limiter, clientAddress });
   await app.register(controlApi, {
@@ -121,15 +126,32 @@ function consoleAuthOf(
   cfg: Readonly<Config>,
   storage: Storage,
   access: AccessEvents,
-  channels: readonly { id: string }[],
+  channels: readonly Channel[],
+  feed: LiveFeed,
+  app: FastifyInstance,
 ): ConsoleAuth & { listening(url: string): void } {
   const sessions = new ConsoleSessions({ storage, ttlMs: cfg.console.sessionTtl });
+  const hub = new EventHub({
+    feed,
+    storage,
+    channels,
+    log: app.log,
+    statsIntervalMs: cfg.console.statsInterval,
+    pingIntervalMs: cfg.console.pingInterval,
+  });
   access.on(sessions.onAccessChange);
+  access.on(hub.onAccessChange);
+  sessions.onEnd(hub.onSessionEnd);
+  // Web chat sockets opened with the session close with it.
+  sessions.onEnd((s) => access.emit({ type: 'console_session_ended', sessionId: s.hash }));
+  // Live streams never end by themselves: end them before the server waits for its connections.
+  app.addHook('preClose', async () => hub.closeAll());
   let origin = cfg.console.publicOrigin;
   return {
     sessions,
+    hub,
     publicOrigin: () => origin,
-    webChat: channels.some((c) => c.id === 'websocket:default'),
+    webChat: channels.some((c) => c.id === WEB_CHAT_CHANNEL),
     listening: (url) => {
       origin ??= new URL(url).origin;
     },

@@ -83,6 +83,19 @@ export interface ApprovalBrokerOptions {
    * cancelled), before its waiters hear of it (metrics). Contract: must not throw (a throw is logged and ignored).
    */
   onDecided?: (status: Exclude<ApprovalStatus, 'pending'>) => void;
+  /**
+   * Told when an approval starts waiting in this process (`requested`, also for a resumed turn's)
+   * and once when this broker's claim decided it (`decided`): the console's live stream. Contract:
+   * must not throw (a throw is logged and ignored).
+   */
+  onActivity?: (event: ApprovalActivity) => void;
+}
+
+/** What {@link ApprovalBrokerOptions.onActivity} is told. */
+export interface ApprovalActivity {
+  type: 'requested' | 'decided';
+  approvalId: string;
+  status: ApprovalStatus;
 }
 
 const actorName = (a: Approver): string =>
@@ -132,6 +145,7 @@ export class ApprovalBroker {
     this.armExpiry(approval);
     req.notify(approval);
     this.meta.set(approval.id, { agentId: req.agentId, channelId: req.channelId });
+    this.activity({ type: 'requested', approvalId: approval.id, status: 'pending' });
     if (req.autoResponder && !mayAnswerAutomatically(approval.source)) {
       this.options.log.info(
         { approvalId: approval.id, tool: req.tool, source: approval.source },
@@ -298,6 +312,15 @@ export class ApprovalBroker {
       this.options.onDecided?.(status);
     } catch (err) {
       this.options.log.error({ err, approvalId: id }, 'the approval-decided observer failed');
+    }
+    this.activity({ type: 'decided', approvalId: id, status });
+  }
+
+  private activity(event: ApprovalActivity): void {
+    try {
+      this.options.onActivity?.(event);
+    } catch (err) {
+      this.options.log.error({ err, approvalId: event.approvalId }, 'the approval activity observer failed');
     }
   }
 

@@ -29,6 +29,17 @@ export interface PairingDeskDeps {
   policy(channelId: string): Promise<BoundaryPolicy | null>;
   /** Queues an admitted message's turn. */
   admit(message: InboundMessage): Promise<AcceptResult>;
+  /** Told when a code is issued and when one is decided (approved, rejected, expired): the console's live stream. Must not throw. */
+  onActivity?: (event: PairingActivity) => void;
+}
+
+/** What {@link PairingDeskDeps.onActivity} is told. */
+export interface PairingActivity {
+  type: 'requested' | 'decided';
+  code: string;
+  channel: string;
+  account: string;
+  status: PairingStatus;
 }
 
 /** The gate outcome of an unknown sender's message, and whether it repeated one already counted. */
@@ -103,6 +114,7 @@ export class PairingDesk {
         if (outcome.evicted) await this.evicted(outcome.evicted, channelId);
         log.info({ gate: 'pairing', code: outcome.request.code }, 'gate: pairing code issued');
         await audit.append({ actor: 'gateway', action: 'gate.pairing', target: channelId, detail: { identity, code: outcome.request.code } });
+        this.activity('requested', outcome.request, 'pending');
         const validFor = outcome.request.expiresAt.getTime() - Date.now();
         await this.deps.notify(message, notices.pairingCode(outcome.request, validFor, outcome.kept, limits.maxHeldBytes));
         return { gate: 'pairing', duplicate: false };
@@ -136,7 +148,16 @@ export class PairingDesk {
         reason: 'pairing.maxPending reached: the oldest pending request expired to make room',
       },
     });
+    this.activity('decided', request, 'expired');
     await this.deps.notify(request, notices.evicted(request, this.deps.pairing.cooldown));
+  }
+
+  private activity(type: PairingActivity['type'], r: Pick<PairingRequest, 'code' | 'channel' | 'account'>, status: PairingStatus): void {
+    try {
+      this.deps.onActivity?.({ type, code: r.code, channel: r.channel, account: r.account, status });
+    } catch (err) {
+      this.deps.log.error({ err }, 'the pairing activity observer failed');
+    }
   }
 
   /** Pairing requests (operators' view). */
@@ -170,6 +191,7 @@ export class PairingDesk {
     const action = target ? 'pairing.linked' : 'pairing.approved';
     const detail = target ? { identity: request.identity, principalId, role, privileged: true } : { identity: request.identity, principalId, role };
     await storage.audit.append({ actor: by, action, target: code, detail });
+    this.activity('decided', request, 'approved');
     const turn = combineHeld(code, held);
     await this.deps.notify(request, notices.approved(turn !== null));
     if (turn) {
@@ -191,6 +213,7 @@ export class PairingDesk {
       target: code,
       detail: { identity: request.identity, discarded: request.heldCount },
     });
+    this.activity('decided', request, 'rejected');
     await this.deps.notify(request, notices.rejected());
     return 'rejected';
   }
@@ -208,6 +231,7 @@ export class PairingDesk {
         target: request.code,
         detail: { identity: request.identity, discarded: request.heldCount, reason: 'pairing.codeTtl passed' },
       });
+      this.activity('decided', request, 'expired');
       await this.deps.notify(request, notices.expired(request));
     }
     return expired;

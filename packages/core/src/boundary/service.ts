@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AcceptResult, Channel, InboundMessage } from '../channel.js';
 import type { PairingRequest, PairingStatus, Storage } from '../storage.js';
 import { notices } from './notices.js';
-import { type ApproveOutcome, type NoticeAddress, PairingDesk } from './pairing-desk.js';
+import { type ApproveOutcome, type NoticeAddress, type PairingActivity, PairingDesk } from './pairing-desk.js';
 import type { ApprovalAsk } from './pairing-rules.js';
 import { BOUNDARY_FIELDS, type BoundaryField, type BoundaryPolicy, type GateDecision, RateLimiter, decideGate } from './policy.js';
 import { PrincipalLinker } from './principal-linker.js';
@@ -34,6 +34,8 @@ export interface BoundaryServiceOptions {
   channel(id: string): Pick<Channel, 'notify'> | undefined;
   /** Queues an admitted message's turn (the router). */
   admit(message: InboundMessage): Promise<AcceptResult>;
+  /** Pairing codes issued and decided (the console's live stream). Must not throw. */
+  onPairing?: (event: PairingActivity) => void;
 }
 
 /** The sender of a message, split: `telegram:42` → type `telegram`, external id `42`. */
@@ -71,6 +73,7 @@ export class BoundaryService {
       notify: (to, text) => this.notify(to, text),
       policy: (channelId) => this.policy(channelId),
       admit: options.admit,
+      ...(options.onPairing ? { onActivity: options.onPairing } : {}),
     });
   }
 
