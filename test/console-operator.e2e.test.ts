@@ -104,18 +104,28 @@ describe('operator console (issue 17, acceptance 1)', () => {
     // The session's transcript, opened from the sessions page, shows the tool call.
     const session = (await operator(gw, 'GET', `/sessions?principalId=${gw.credentials().principalId}&channel=websocket`)).json.sessions[0].id as string;
     await go(g, 'sessions', 'sessions');
+    await byTestId(g.page, `session-link-${session}`).waitFor();
+    await shot(g.page, 'console-sessions');
     await byTestId(g.page, `session-link-${session}`).click();
     await waitForPage(g.page, 'session');
     await byTestId(g.page, 'transcript-tool-call').first().waitFor();
     expect(await byTestId(g.page, 'transcript-tool-call').first().textContent()).toContain('write_file');
     expect(await byTestId(g.page, 'transcript').textContent()).toContain('write the console note');
     await shot(g.page, 'console-transcript');
+
+    // The decision is in the audit log, with the operator who made it.
+    await go(g, 'audit', 'audit');
+    await g.page.locator('[data-testid="audit-entry"]', { hasText: 'approval.decided' }).first().waitFor();
+    expect(await g.page.locator('[data-testid="audit-entry"]', { hasText: 'approval.decided' }).first().textContent()).toContain('operator:');
+    await shot(g.page, 'console-audit');
   });
 
   it('creates a principal and a client token for them; the secret is shown once and works', async () => {
     const { gw } = env;
     const g = await console_();
     await go(g, 'people', 'people');
+    await byTestId(g.page, 'people-table').waitFor();
+    await shot(g.page, 'console-people');
     await byTestId(g.page, 'principal-create-name').fill('carol');
     await byTestId(g.page, 'principal-create-role').selectOption('member');
     await byTestId(g.page, 'principal-create-submit').click();

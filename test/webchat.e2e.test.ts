@@ -68,7 +68,10 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await line(page, 'tool', 'write_file').first().waitFor();
     expect(readFileSync(join(personWorkspace(gw, mia.principalId), 'notes/web.md'), 'utf8')).toBe('from the web chat');
     const decided = await operator(gw, 'GET', '/approvals?status=allowed');
-    expect(decided.json.approvals.find((a: { id: string }) => a.id === approvalId)).toMatchObject({ status: 'allowed', decidedBy: `principal:${mia.principalId}` });
+    expect(decided.json.approvals.find((a: { id: string }) => a.id === approvalId)).toMatchObject({
+      status: 'allowed',
+      decidedBy: `principal:${mia.principalId}`,
+    });
     await shot(page, 'webchat-answered');
 
     // A reload: the conversation is there again, in order, from the member's own transcript.
@@ -222,5 +225,20 @@ describe('web chat (issue 17, acceptance 2)', () => {
     );
     expect(refused).toBe(403);
     await page.close();
+  });
+});
+
+describe('web chat without a WebSocket account', () => {
+  const off = useGateway({ config: { channels: { websocket: undefined } } });
+
+  it('a member still signs in, and the page says web chat is off', async () => {
+    const { gw } = off;
+    const m = await memberWithToken(gw, 'wes');
+    const { page } = await b.open();
+    await signIn(page, gw, m.secret, 'chat');
+    await byTestId(page, 'webchat-off').waitFor();
+    expect(await byTestId(page, 'webchat-off').textContent()).toMatch(/off/i);
+    expect(await page.locator('[data-testid="chat-input"]').count()).toBe(0);
+    await shot(page, 'webchat-off');
   });
 });
