@@ -169,6 +169,30 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await shot(page, 'webchat-reconnected');
   });
 
+  it('a failed model call shows as an error line, and the next message is answered', async () => {
+    const { gw, fake } = env;
+    const kai = await memberWithToken(gw, 'kai');
+    const { page } = await openChat(kai.secret);
+    const fail = { error: { status: 400, type: 'invalid_request_error', message: 'the fake refuses this one' } };
+    fake.enqueue(fail);
+    await send(page, 'this one fails');
+    await line(page, 'error', 'model_error').waitFor();
+    await send(page, 'and this one works');
+    await line(page, 'assistant', 'echo: and this one works').waitFor();
+    await shot(page, 'webchat-model-error');
+  });
+
+  it("revoking the member's token ends the chat and brings back the sign-in form", async () => {
+    const { gw } = env;
+    const lea = await memberWithToken(gw, 'lea');
+    const { page } = await openChat(lea.secret);
+    const tokens = await operator(gw, 'GET', `/tokens?principalId=${lea.principalId}&active=true`);
+    const id = tokens.json.tokens[0].id as string;
+    expect((await operator(gw, 'DELETE', `/tokens/${id}`)).status).toBe(200);
+    await waitForPage(page, 'signin');
+    expect(await page.locator('[data-testid="chat-input"]').count()).toBe(0);
+  });
+
   it("a member cannot open another member's session: not in the UI, not through the API", async () => {
     const { gw } = env;
     const otto = await memberWithToken(gw, 'otto');

@@ -90,6 +90,8 @@ function Chat(props: { session: ConsoleSession }) {
       onStatus: (st, reason) => setStatus({ s: st, ...(reason ? { reason } : {}) }),
       cursor: () => stateRef.current.cursor,
       onReconnected: () => void loadHistory(),
+      // A 401 here reaches the app's sign-out handler (the API client's onUnauthorized); other errors wait for the next try.
+      checkSession: () => void api.get('/auth/session').catch(() => undefined),
     });
     sock.current = s;
     // The socket first, then the history: a final that lands in between is not lost (it is kept by turn).

@@ -9,6 +9,12 @@ export interface ChatSocketEvents {
   cursor(): number;
   /** Called after a socket opened again (not the first time): the page refetches its history. */
   onReconnected(): void;
+  /**
+   * A socket closed before it authenticated (the upgrade was refused, or the gateway is away) or
+   * was closed for policy (1008: signed out, token revoked): the page checks its console session,
+   * which ends the page when the session is gone instead of retrying for ever.
+   */
+  checkSession(): void;
 }
 
 /** Reconnect delays: the first retry after `minDelayMs`, doubling up to `maxDelayMs`. */
@@ -106,6 +112,7 @@ export class ChatSocket {
       if (this.ws !== ws) return;
       this.ws = null;
       if (this.stopped) return;
+      if (!authed || FINAL_CLOSE.has(ev.code)) this.events.checkSession();
       if (FINAL_CLOSE.has(ev.code)) {
         this.events.onStatus('closed', ev.reason || 'the gateway closed the chat');
         return;
