@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { api } from '@switchboard/testkit';
 import { chat, connectPerson, useGateway } from './helpers.js';
 import { httpFrom, signIn, withCookie } from './console-helpers.js';
+import { fcParams, hostileJson } from './fuzz-helpers.js';
 
 // Console sign-in (issue 17): a token is posted once for an HttpOnly, SameSite=Strict cookie bound
 // to the token; cookie auth on the control API needs the CSRF header for every change; a member's
@@ -199,6 +201,37 @@ describe('console sign-in', () => {
     // The same limiter as the control API: the address is locked out there too.
     const bearerTry = await httpFrom(env.gw, address, 'GET', '/api/v1/principals', { authorization: `Bearer ${env.gw.credentials().operatorToken}` });
     expect(bearerTry.status).toBe(429);
+  });
+
+  it('hostile sign-in bodies and cookies get a 4xx, never a session or a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(hostileJson, fc.record({ token: hostileJson })),
+        fc.oneof(
+          fc.stringMatching(/^[\x20-\x7e]{0,300}$/),
+          fc.constantFrom('swb_session=__proto__', 'swb_session=constructor; swb_session=x', `swb_session=${'A'.repeat(43)}`),
+        ),
+        async (body, cookie) => {
+          // From an address of its own: the string tokens among them are failed logins that lock it out (429, still a 4xx).
+          const res = await httpFrom(
+            env.gw,
+            '127.0.0.92',
+            'POST',
+            '/api/v1/auth/session',
+            { 'content-type': 'application/json', cookie },
+            JSON.stringify(body) ?? 'null',
+          );
+          expect(res.status, JSON.stringify(body)).toBeGreaterThanOrEqual(400);
+          expect(res.status, JSON.stringify(body)).toBeLessThan(500);
+          expect(res.headers['set-cookie']).toBeUndefined();
+          const who = await api(env.gw, 'GET', '/api/v1/auth/session', { headers: { cookie } });
+          expect(who.status).toBe(401);
+          const viaApi = await api(env.gw, 'GET', '/api/v1/principals', { headers: { cookie } });
+          expect(viaApi.status).toBe(401);
+        },
+      ),
+      fcParams(60),
+    );
   });
 
   it('never logs a token or a cookie value', async () => {

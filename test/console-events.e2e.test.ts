@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { api } from '@switchboard/testkit';
+import { api, startGateway } from '@switchboard/testkit';
 import { bearer, collectTurn, connectClient } from './helpers.js';
 import { openEvents, signIn, withCookie, type SseEvent, type SseStream } from './console-helpers.js';
 import { BOB, params, TOKEN, useTelegramEnv, waitForText } from './telegram-helpers.js';
@@ -28,8 +28,11 @@ const of = (type: string) => (e: SseEvent) => e.type === type;
 const kinds = (s: SseStream) => s.events.map((e) => e.type);
 
 describe('GET /api/v1/events', () => {
-  it('refuses without auth and to a client token as Bearer', async () => {
+  it('refuses without auth and to a client token as Bearer; the never-ending stream is not in the OpenAPI document', async () => {
     expect((await api(env.gw, 'GET', '/api/v1/events')).status).toBe(401);
+    const doc = await api(env.gw, 'GET', '/api/v1/openapi.json');
+    expect(Object.keys(doc.json.paths)).not.toContain('/api/v1/events');
+    expect(Object.keys(doc.json.paths)).toContain('/api/v1/auth/session');
     const alice = await member('ev-refused');
     expect((await api(env.gw, 'GET', '/api/v1/events', { token: alice.secret })).status).toBe(401);
   });
@@ -131,5 +134,27 @@ describe('GET /api/v1/events', () => {
     expect(['degraded', 'down', 'starting']).toContain(changed.data.state);
     expect(typeof changed.data.detail).toBe('string');
     for (const s of [admin, aliceStream, bobStream]) s.close();
+  });
+});
+
+describe('shutdown with open streams', () => {
+  it('ends every stream with a reason and exits cleanly; no token or cookie reaches the log', async () => {
+    const gw = await startGateway({ modelUrl: env.model.url });
+    const token = gw.credentials().operatorToken;
+    const s = await signIn(gw, token);
+    const byCookie = await openEvents(gw, { cookie: s.cookie });
+    const byBearer = await openEvents(gw, bearer(token));
+    await byCookie.next(of('stats'));
+    await byBearer.next(of('stats'));
+    const exit = await gw.stop();
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    for (const stream of [byCookie, byBearer]) {
+      await stream.ended;
+      expect(stream.events.filter(of('end')).map((e) => e.data)).toEqual([{ reason: 'shutting_down' }]);
+    }
+    const logs = gw.logs().join('\n');
+    expect(logs).not.toContain(token);
+    expect(logs).not.toContain(s.cookie.split('=')[1]!);
+    expect(logs).not.toContain(s.csrf);
   });
 });

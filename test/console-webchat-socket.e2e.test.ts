@@ -33,6 +33,13 @@ describe('web chat socket (cookie upgrade)', () => {
     const turn = await chat(ws, 'wc1', 'hello from the browser');
     expect(turn.end).toMatchObject({ type: 'final' });
     await ws.close();
+    // A reload: a new cookie upgrade, then a tokenless hello with cursor 0 replays the conversation.
+    const again = await connectWs(env.gw.wsUrl, { headers: { cookie: s.cookie }, origin: env.gw.url });
+    await again.next((f) => f.type === 'hello_ok');
+    again.send({ type: 'hello', cursor: 0 });
+    const replayed = await again.next((f) => f.type === 'final');
+    expect(replayed).toMatchObject({ clientId: 'wc1', text: turn.end.text, cursor: turn.end.cursor });
+    await again.close();
     const mine = await withCookie(env.gw, 'GET', '/api/v1/me/sessions', s);
     expect(mine.json.sessions).toHaveLength(1);
     expect(mine.json.sessions[0]).toMatchObject({ principalId: alice.principalId, channel: 'websocket', account: 'default' });
@@ -97,6 +104,19 @@ describe('web chat with a configured public origin, and without a WebSocket acco
     expect(listener?.status).toBe(403);
     // Behind TLS (an https public origin) the cookie is Secure.
     expect(s.setCookie).toMatch(/; Secure$/);
+  });
+
+  it('a session ends at console.sessionTtl: its socket closes and its cookie stops working', async () => {
+    const gw = await startGateway({ modelUrl: env.fake.url, config: { console: { sessionTtl: '1s' } } });
+    const p = await api(gw, 'POST', '/api/v1/principals', { token: gw.credentials().operatorToken, body: { name: 'ttl', role: 'member' } });
+    const t = await api(gw, 'POST', '/api/v1/tokens', { token: gw.credentials().operatorToken, body: { kind: 'client', principalId: p.json.principal.id } });
+    const s = await signIn(gw, t.json.secret as string);
+    expect(s.setCookie).toContain('Max-Age=1;');
+    const ws = await connectWs(gw.wsUrl, { headers: { cookie: s.cookie }, origin: gw.url });
+    await ws.next((f) => f.type === 'hello_ok');
+    expect(await ws.waitClose(10_000)).toEqual({ code: 1008, reason: 'signed out' });
+    expect((await withCookie(gw, 'GET', '/api/v1/me', s)).status).toBe(401);
+    expect((await withCookie(gw, 'GET', '/api/v1/auth/session', s)).status).toBe(401);
   });
 
   it('says webChat: false without a default WebSocket account', async () => {

@@ -121,3 +121,25 @@ describe('ConsoleSessions', () => {
     expect(await sessions.resolve('')).toBeNull();
   });
 });
+
+describe('LiveFeed', () => {
+  it('counts turns of the last minute and model latency and errors of the last 5 minutes', async () => {
+    const { LiveFeed } = await import('../src/console/live-feed.js');
+    let now = 10_000_000;
+    const feed = new LiveFeed(() => now);
+    const seen: string[] = [];
+    feed.on((e) => seen.push(e.type));
+    const end = { channel: 'websocket', account: 'default', agentId: 'default', state: 'completed', reason: 'completed', durationMs: 5 } as const;
+    expect(feed.stats()).toEqual({ turnsPerMinute: 0, modelLatencyMs: { p50: null, p95: null }, modelErrors: 0, modelCalls: 0 });
+    for (const ms of [100, 200, 300, 400, 1000]) feed.modelCall('m', ms / 1000, {});
+    feed.modelCall('m', 9, null);
+    feed.turnEnded(end as never);
+    expect(feed.stats()).toEqual({ turnsPerMinute: 1, modelLatencyMs: { p50: 300, p95: 1000 }, modelErrors: 1, modelCalls: 6 });
+    now += 61_000;
+    expect(feed.stats().turnsPerMinute).toBe(0);
+    expect(feed.stats().modelCalls).toBe(6);
+    now += 5 * 60_000;
+    expect(feed.stats()).toMatchObject({ modelLatencyMs: { p50: null, p95: null }, modelErrors: 0, modelCalls: 0 });
+    expect(seen).toEqual(['turn.ended']);
+  });
+});

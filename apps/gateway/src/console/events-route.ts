@@ -11,11 +11,8 @@ export const eventsRoute: RouteModule = async (app, deps) => {
     '/events',
     {
       config: { access: 'viewer' },
-      schema: {
-        tags: ['console'],
-        summary:
-          "Live events (text/event-stream), filtered by the viewer: approval.* (approvals scope or a member's own), pairing.* (pairing), channel.health, turn.ended and stats (read)",
-      },
+      // A stream that never ends has no place in the OpenAPI document (generated clients, the fuzzer): docs/control-api.md describes it.
+      schema: { hide: true },
     },
     async (req, reply) => {
       const hub = deps.console?.hub;
