@@ -1,9 +1,10 @@
 import { defineConfig } from 'vite';
 
-// `base: './'`: asset URLs are relative to the page's <base href>, which the gateway sets to
-// `console.basePath` when it serves index.html, so one build works under any base path.
+// Asset URLs in index.html are absolute (`/assets/…`) so deep links (`/sessions/abc`) load them;
+// under another `console.basePath` the gateway rewrites `="/assets/` to `="<basePath>assets/` when
+// it serves index.html (no <base> element: the CSP has `base-uri 'none'`).
 export default defineConfig({
-  base: './',
+  base: '/',
   build: {
     outDir: 'dist',
     emptyOutDir: true,

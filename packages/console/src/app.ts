@@ -120,7 +120,10 @@ export function App() {
   }, [session, route.name]);
 
   useEffect(() => {
-    document.title = session ? `${route.name === 'overview' ? 'Overview' : route.name} · Switchboard` : 'Sign in · Switchboard';
+    const label =
+      OPERATOR_NAV.find((n) => n.page === route.name)?.label ??
+      (route.name === 'chat' ? 'Chat' : route.name === 'person' ? 'Person' : route.name === 'session' ? 'Session' : 'Not found');
+    document.title = session ? `${label} · Switchboard` : 'Sign in · Switchboard';
   }, [session, route.name]);
 
   if (session === undefined) return html`<p class="muted boot" aria-live="polite">Loading…</p>`;

@@ -21,8 +21,8 @@ export function onUnauthorized(listener: () => void): () => void {
 /** The live event stream. */
 export const hub = createEventHub();
 
-/** `console.basePath`, from the document's `<base href>`. */
-export const basePath = basePathOf(document.baseURI);
+/** `console.basePath`: the bundle is served from `<basePath>assets/`. */
+export const basePath = basePathOf(import.meta.url);
 
 const navListeners = new Set<(path: string) => void>();
 

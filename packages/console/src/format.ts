@@ -84,3 +84,20 @@ export function budgetText(b: { day?: { tokens?: number; usd?: number }; month?:
   const out = [part('day', b.day), part('month', b.month)].filter(Boolean);
   return out.length > 0 ? out.join(' · ') : '—';
 }
+
+/** A conversation reference (`{ channel, account, id, kind, thread? }`, or a string id) as one line. */
+export function conversationText(c: unknown): string {
+  if (typeof c === 'string') return c;
+  if (typeof c !== 'object' || c === null) return '';
+  const r = c as Record<string, unknown>;
+  const s = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : '');
+  const where = [s(r.channel), s(r.account), s(r.id)].filter(Boolean).join(':');
+  return `${where}${s(r.kind) ? ` (${s(r.kind)})` : ''}${s(r.thread) ? ` thread ${s(r.thread)}` : ''}`;
+}
+
+/** US dollars for a chart axis: enough decimals to tell small ticks apart. */
+export function formatUsdAxis(n: number): string {
+  if (!Number.isFinite(n)) return '';
+  const abs = Math.abs(n);
+  return `$${n.toFixed(abs === 0 ? 0 : abs < 0.1 ? 4 : abs < 10 ? 2 : 0)}`;
+}

@@ -1,7 +1,7 @@
 /**
  * Routing under `console.basePath`: the app's paths (`/approvals`) map to the browser's
- * (`<basePath>approvals`) and back. The base path comes from the document's `<base href>`, which
- * the gateway sets when it serves index.html — never from the query string.
+ * (`<basePath>approvals`) and back. The base path is where the app's own script was served from
+ * (`<basePath>assets/index-….js`) — never the query string.
  */
 
 /** The app's pages. */
@@ -47,10 +47,10 @@ export function normalizeBase(base: string): string {
   return trimmed === '' ? '/' : `/${trimmed}/`;
 }
 
-/** The base path of a document from its `baseURI` (`http://h/console/` → `/console/`). */
-export function basePathOf(baseURI: string): string {
+/** The base path from the URL of the app's bundle (`http://h/console/assets/index.js` → `/console/`). */
+export function basePathOf(scriptUrl: string): string {
   try {
-    return normalizeBase(new URL(baseURI).pathname);
+    return normalizeBase(new URL('../', scriptUrl).pathname);
   } catch {
     return '/';
   }

@@ -68,7 +68,7 @@ export interface Approval {
   toolUseId: string;
   sessionId: string;
   requesterPrincipalId: string | null;
-  conversation: string | null;
+  conversation: unknown;
   decidedBy: string | null;
   decidedAt: string | null;
   always: boolean;

@@ -10,10 +10,10 @@ describe('routing under a base path', () => {
     expect(normalizeBase('//ops/console//')).toBe('/ops/console/');
   });
 
-  it('reads the base path from the document base URI, never from the query', () => {
-    expect(basePathOf('http://127.0.0.1:7420/')).toBe('/');
-    expect(basePathOf('http://127.0.0.1:7420/console/')).toBe('/console/');
-    expect(basePathOf('http://127.0.0.1:7420/console/?gatewayUrl=ws://evil.example')).toBe('/console/');
+  it("reads the base path from the bundle's own URL, never from the page's query", () => {
+    expect(basePathOf('http://127.0.0.1:7420/assets/index-abc.js')).toBe('/');
+    expect(basePathOf('http://127.0.0.1:7420/console/assets/index-abc.js')).toBe('/console/');
+    expect(basePathOf('http://127.0.0.1:7420/ops/console/assets/index-abc.js?gatewayUrl=ws://evil.example')).toBe('/ops/console/');
     expect(basePathOf('not a url')).toBe('/');
   });
 

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
-import { formatCount, formatUsd } from '../format';
+import { formatCount, formatUsd, formatUsdAxis } from '../format';
 import { html } from '../html';
 import { chartData, type Metric } from '../usage-data';
 
@@ -49,7 +49,14 @@ export function UsageChart(props: ChartProps) {
         width,
         height: 260,
         series: [{ label: 'Day', value: (_u: uPlot, v: number | null) => (v == null ? '—' : new Date(v * 1000).toISOString().slice(0, 10)) }, ...lines],
-        axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', size: 70, values: (_u: uPlot, ticks: number[]) => ticks.map(fmt) }],
+        axes: [
+          { stroke: 'currentColor' },
+          {
+            stroke: 'currentColor',
+            size: 70,
+            values: (_u: uPlot, ticks: number[]) => ticks.map((t) => (props.metric === 'usd' ? formatUsdAxis(t) : formatCount(t, true))),
+          },
+        ],
         scales: { x: { time: true } },
       },
       data as uPlot.AlignedData,

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { href, navigate } from '../context';
 import { html } from '../html';
@@ -53,6 +53,11 @@ export function Badge(props: { state: string; testid?: string }) {
 /** A button that asks once more before a destructive action. */
 export function ConfirmButton(props: { label: string; confirmLabel?: string; onConfirm: () => void; testid: string; disabled?: boolean; danger?: boolean }) {
   const [asking, setAsking] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  // Keyboard users land on the confirmation, not on the page's start, when the button is swapped.
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+  }, [asking]);
   if (!asking) {
     return html`<button type="button" class=${props.danger ? 'danger' : ''} data-testid=${props.testid} disabled=${props.disabled} onClick=${() => setAsking(true)}>
       ${props.label}
@@ -62,6 +67,7 @@ export function ConfirmButton(props: { label: string; confirmLabel?: string; onC
     <button
       type="button"
       class="danger"
+      ref=${confirm}
       data-testid=${`${props.testid}-confirm`}
       onClick=${() => {
         setAsking(false);

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { seg } from '../api';
 import { Badge, Empty, ErrorNote, Link, Loading, Page } from '../components/ui';
 import { api } from '../context';
-import { formatRelative, formatTime } from '../format';
+import { conversationText, formatRelative, formatTime } from '../format';
 import { html } from '../html';
 import { useAction, useAsync, useEvents } from '../hooks';
 import { pathFor } from '../router';
@@ -39,7 +39,7 @@ function PendingApproval(props: { approval: Approval; onDecided: () => void }) {
     <p class="small muted">
       Session <${Link} to=${pathFor('session', a.sessionId)}>${a.sessionId}<//>
       ${a.requesterPrincipalId ? html` · requester <${Link} to=${pathFor('person', a.requesterPrincipalId)}>${a.requesterPrincipalId}<//>` : null}
-      ${a.conversation ? ` · ${a.conversation}` : null}
+      ${conversationText(a.conversation) ? ` · ${conversationText(a.conversation)}` : null}
     </p>
     <div class="decide">
       <label class="field">
@@ -101,6 +101,7 @@ export function ApprovalsPage(props: { session: ConsoleSession }) {
 
     <h2>Decided</h2>
     <${ErrorNote} error=${recent.error} />
+    ${recent.data && recent.data.length === 0 ? html`<${Empty}>No approval has been decided yet.<//>` : null}
     <div class="table-wrap">
       <table data-testid="approvals-decided">
         <thead><tr><th>Tool</th><th>Status</th><th>Decided by</th><th>When</th><th>Always</th><th>Mode</th></tr></thead>
@@ -123,6 +124,7 @@ export function ApprovalsPage(props: { session: ConsoleSession }) {
       canRead
         ? html`<h2>Audit: who decided what</h2>
             <${ErrorNote} error=${audit.error} />
+            ${audit.data && audit.data.length === 0 ? html`<${Empty}>No decision in the audit log yet.<//>` : null}
             <ul class="plain" data-testid="approvals-audit">
               ${(audit.data ?? []).map(
                 (e, i) => html`<li key=${e.id ?? i}>${formatTime(e.at)} · <strong>${e.actor}</strong> · ${e.target ?? ''} · ${auditDetail(e.detail)}</li>`,

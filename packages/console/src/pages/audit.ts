@@ -7,15 +7,9 @@ import { useAsync } from '../hooks';
 import type { ConsoleSession } from '../session';
 import { hasScope } from '../session';
 import type { AuditEntry } from '../types';
+import { sinceParam } from '../policy-view';
 
 const PAGE_SIZE = 50;
-
-/** A `since` filter from a `datetime-local` value (read as UTC), or undefined when empty or not a date. */
-export function sinceParam(local: string): string | undefined {
-  if (!local) return undefined;
-  const t = Date.parse(`${local.length === 16 ? `${local}:00` : local}Z`);
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
-}
 
 /** The audit log: filter by action, actor and time; page through with newer/older. */
 export function AuditPage(props: { session: ConsoleSession }) {

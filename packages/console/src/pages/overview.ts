@@ -26,9 +26,11 @@ function ChannelCard(props: { channel: ChannelInfo; readyDetail?: Record<string,
     ${channel.health.detail ? html`<p class="detail" data-testid=${`channel-detail-${channel.type}-${channel.account}`}>${channel.health.detail}</p>` : null}
     ${
       Object.keys(c).length > 0
-        ? html`<dl class="counters">
-            ${Object.entries(c).map(([k, v]) => html`<div key=${k}><dt>${k}</dt><dd>${typeof v === 'number' ? formatCount(v) : JSON.stringify(v)}</dd></div>`)}
-          </dl>`
+        ? html`<p class="counters small muted" data-testid=${`channel-counters-${channel.type}-${channel.account}`}>
+            ${Object.entries(c)
+              .map(([k, v]) => `${k.replace(/_/g, ' ')} ${typeof v === 'number' ? formatCount(v) : JSON.stringify(v)}`)
+              .join(' · ')}
+          </p>`
         : null
     }
   </li>`;
@@ -70,6 +72,9 @@ export function OverviewPage(props: { session: ConsoleSession }) {
         [id]: { state: data.state as ChannelInfo['health']['state'], ...(typeof data.detail === 'string' ? { detail: data.detail } : {}) },
       }));
     } else if (type === 'stats') {
+      // Each stats tick also re-reads the channels (their counters; and health after a missed event).
+      setHealth({});
+      channels.reload();
       const s = statsOf(data);
       if (s) {
         setStats(s);

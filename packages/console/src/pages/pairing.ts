@@ -69,6 +69,7 @@ export function PairingPage(props: { session: ConsoleSession }) {
     </ul>
     <h2>Approved</h2>
     <${ErrorNote} error=${approved.error} />
+    ${approved.data && approved.data.length === 0 ? html`<${Empty}>No code has been approved yet.<//>` : null}
     <ul class="plain" data-testid="pairing-approved">
       ${(approved.data ?? []).map(
         (p) => html`<li key=${p.code}>

@@ -8,21 +8,13 @@ import { html } from '../html';
 import { useAction, useAsync } from '../hooks';
 import { type ConsoleSession, hasScope } from '../session';
 import type { BudgetLimits, Budgets, Principal, UsageAnswer } from '../types';
+import { tokensOf } from '../usage-data';
+import { limitOf } from '../policy-view';
 import { ROLES } from './people';
 
 export const MODES = ['plan', 'dontAsk', 'default', 'acceptEdits', 'bypassPermissions'] as const;
 
 type PrincipalAnswer = { principal: Principal; tokens: Array<{ id: string; name: string | null; createdAt: string; revokedAt: string | null }> };
-
-/** A budget limit from two inputs (empty = none). */
-export function limitOf(tokens: string, usd: string): { tokens?: number; usd?: number } | undefined {
-  const t = tokens.trim() === '' ? undefined : Number(tokens);
-  const u = usd.trim() === '' ? undefined : Number(usd);
-  if (t !== undefined && (!Number.isInteger(t) || t <= 0)) throw new Error('Tokens must be a whole number above 0.');
-  if (u !== undefined && (!Number.isFinite(u) || u <= 0)) throw new Error('USD must be a number above 0.');
-  if (t === undefined && u === undefined) return undefined;
-  return { ...(t !== undefined ? { tokens: t } : {}), ...(u !== undefined ? { usd: u } : {}) };
-}
 
 function BudgetForm(props: { id: string; current: BudgetLimits | undefined; onSaved: () => void }) {
   const c = props.current ?? {};
@@ -217,9 +209,7 @@ export function PersonPage(props: { session: ConsoleSession; id: string }) {
           <h2>Budget and usage</h2>
           <p data-testid="person-budget">Budget: ${budgetText(budget)}</p>
           <p data-testid="person-usage">
-            Today: ${formatCount((today?.inputTokens ?? 0) + (today?.outputTokens ?? 0))} tokens, ${formatUsd(today?.costUsd ?? 0)} · This month:
-            ${formatCount((usage.data?.totals.inputTokens ?? 0) + (usage.data?.totals.outputTokens ?? 0))} tokens, ${formatUsd(usage.data?.totals.costUsd ?? 0)}
-            (${formatCount(usage.data?.totals.calls ?? 0)} model calls)
+            ${`Today: ${formatCount(today ? tokensOf(today) : 0)} tokens, ${formatUsd(today?.costUsd ?? 0)} · this month: ${formatCount(usage.data ? tokensOf(usage.data.totals) : 0)} tokens, ${formatUsd(usage.data?.totals.costUsd ?? 0)} (${formatCount(usage.data?.totals.calls ?? 0)} model calls)`}
           </p>
           ${isAdmin && budgets.data ? html`<${BudgetForm} key=${JSON.stringify(budget ?? {})} id=${p.id} current=${budget} onSaved=${budgets.reload} />` : null}
         `

@@ -8,50 +8,15 @@ import { html } from '../html';
 import { useAction, useAsync } from '../hooks';
 import { type ConsoleSession, hasScope } from '../session';
 import type { ChannelInfo } from '../types';
+import { parseFieldValue } from '../policy-view';
 import { MODES } from './person';
-import { ROLES } from './people';
+import { Capabilities, Rules } from './policy-switches';
 
 interface FieldView {
   value: unknown;
   source: 'config' | 'operator';
   updatedBy?: string;
   updatedAt?: string;
-}
-
-interface StoredRule {
-  id: string;
-  scope: { kind: string; id?: string };
-  behavior: 'allow' | 'ask' | 'deny';
-  rule: string;
-  source: string;
-  createdBy: string;
-  createdAt: string;
-}
-
-interface Capability {
-  id: string;
-  kind: string;
-  source: string;
-  description?: string;
-  offeredTo?: string[];
-  enabledAt?: Array<{ kind: string; id?: string }>;
-  disabledAt?: Array<{ kind: string; id?: string; ruleId?: string }>;
-}
-
-export const SCOPE_KINDS = ['gateway', 'agent', 'channel', 'conversation', 'role', 'principal', 'session'] as const;
-
-/** A JSON field edit: the parsed value, or an error naming the field. */
-export function parseFieldValue(field: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${field}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
-  }
-}
-
-/** Whether a scope list holds exactly this scope. */
-export function atScope(list: Array<{ kind: string; id?: string }> | undefined, kind: string, id: string | undefined): boolean {
-  return (list ?? []).some((s) => s.kind === kind && (kind === 'gateway' ? true : s.id === id));
 }
 
 function PolicyField(props: { channel: string; name: string; view: FieldView; canEdit: boolean; onChanged: () => void }) {
@@ -114,8 +79,8 @@ function PolicyField(props: { channel: string; name: string; view: FieldView; ca
   </tr>`;
 }
 
-function ChannelPolicy(props: { channel: string; canEdit: boolean }) {
-  const policy = useAsync(() => api.get<{ fields: Record<string, FieldView> }>(`/channels/${seg(props.channel)}/policy`), [props.channel]);
+function ChannelPolicy(props: { channel: string; canEdit: boolean; version: number; onChanged: () => void }) {
+  const policy = useAsync(() => api.get<{ fields: Record<string, FieldView> }>(`/channels/${seg(props.channel)}/policy`), [props.channel, props.version]);
   return html`<div data-testid=${`policy-${props.channel}`}>
     <${Loading} when=${policy.loading && !policy.data} />
     <${ErrorNote} error=${policy.error} />
@@ -125,7 +90,7 @@ function ChannelPolicy(props: { channel: string; canEdit: boolean }) {
         <tbody>
           ${Object.entries(policy.data?.fields ?? {}).map(
             ([name, view]) =>
-              html`<${PolicyField} key=${`${name}:${JSON.stringify(view)}`} channel=${props.channel} name=${name} view=${view} canEdit=${props.canEdit} onChanged=${policy.reload} />`,
+              html`<${PolicyField} key=${`${name}:${JSON.stringify(view)}`} channel=${props.channel} name=${name} view=${view} canEdit=${props.canEdit} onChanged=${props.onChanged} />`,
           )}
         </tbody>
       </table>
@@ -133,172 +98,34 @@ function ChannelPolicy(props: { channel: string; canEdit: boolean }) {
   </div>`;
 }
 
-function ScopePicker(props: { kind: string; id: string; onKind: (k: string) => void; onId: (id: string) => void; testid: string }) {
-  return html`<span class="filters">
-    <label class="field">
-      <span>Scope</span>
-      <select value=${props.kind} onChange=${(e: Event) => props.onKind((e.target as HTMLSelectElement).value)} data-testid=${`${props.testid}-kind`}>
-        ${SCOPE_KINDS.map((k) => html`<option key=${k} value=${k}>${k}</option>`)}
-      </select>
-    </label>
-    ${
-      props.kind === 'gateway'
-        ? null
-        : props.kind === 'role'
-          ? html`<label class="field">
-              <span>Role</span>
-              <select value=${props.id} onChange=${(e: Event) => props.onId((e.target as HTMLSelectElement).value)} data-testid=${`${props.testid}-id`}>
-                <option value="">choose</option>
-                ${ROLES.map((r) => html`<option key=${r} value=${r}>${r}</option>`)}
-              </select>
-            </label>`
-          : html`<label class="field">
-              <span>${props.kind} id</span>
-              <input type="text" maxlength="300" value=${props.id} onInput=${(e: Event) => props.onId((e.target as HTMLInputElement).value)} data-testid=${`${props.testid}-id`} />
-            </label>`
-    }
-  </span>`;
-}
-
-const scopeBody = (kind: string, id: string) => (kind === 'gateway' ? { kind } : { kind, id: id.trim() });
-
-function Rules(props: { canEdit: boolean }) {
-  const [kind, setKind] = useState('gateway');
-  const [id, setId] = useState('');
-  const [behavior, setBehavior] = useState('ask');
-  const [rule, onRule, setRule] = useField();
-  const filterId = kind === 'gateway' ? undefined : id.trim() || undefined;
-  const rules = useAsync(
-    async () => (await api.get<{ rules: StoredRule[] }>('/rules', { scopeKind: kind, scopeId: filterId, limit: 500 })).rules,
-    [kind, filterId],
-  );
+function ChannelMode(props: { channel: string; canEdit: boolean; version: number; onChanged: () => void }) {
+  const policy = useAsync(() => api.get<{ fields: Record<string, FieldView> }>(`/channels/${seg(props.channel)}/policy`), [props.channel, props.version]);
   const action = useAction();
-  return html`<div data-testid="rules">
-    <form
-      class="filters card"
-      data-testid="rule-create"
-      onSubmit=${(e: Event) => {
-        e.preventDefault();
-        action
-          .run(() => api.post('/rules', { scope: scopeBody(kind, id), behavior, rule: rule.trim() }))
-          .then((ok) => {
-            if (ok) {
-              setRule('');
-              rules.reload();
-            }
-          });
-      }}
-    >
-      <${ScopePicker}
-        kind=${kind}
-        id=${id}
-        onKind=${(k: string) => {
-          setKind(k);
-          setId('');
-        }}
-        onId=${setId}
-        testid="rule-scope"
-      />
+  const field = policy.data?.fields.permissionMode;
+  const value = typeof field?.value === 'string' ? field.value : '';
+  const set = (mode: string) =>
+    action.run(() => api.put(`/channels/${seg(props.channel)}/policy`, { permissionMode: mode === '' ? null : mode })).then((ok) => ok && props.onChanged());
+  return html`<tr data-testid=${`mode-ceiling-${props.channel}`}>
+    <td class="mono">${props.channel}</td>
+    <td>
       ${
-        props.canEdit
-          ? html`<label class="field">
-                <span>Behavior</span>
-                <select value=${behavior} onChange=${(e: Event) => setBehavior((e.target as HTMLSelectElement).value)} data-testid="rule-behavior">
-                  <option value="allow">allow</option>
-                  <option value="ask">ask</option>
-                  <option value="deny">deny</option>
-                </select>
-              </label>
-              <label class="field"><span>Rule</span><input type="text" required maxlength="500" placeholder="Tool(content)" value=${rule} onInput=${onRule} data-testid="rule-text" /></label>
-              <button type="submit" class="primary" disabled=${action.busy} data-testid="rule-submit">Add rule</button>`
-          : null
+        props.canEdit && policy.data
+          ? html`<select
+              aria-label=${`Mode ceiling of ${props.channel}`}
+              value=${value}
+              disabled=${action.busy}
+              onChange=${(e: Event) => set((e.target as HTMLSelectElement).value)}
+              data-testid=${`mode-ceiling-select-${props.channel}`}
+            >
+              <option value="">none (the gateway and roles decide)</option>
+              ${MODES.map((m) => html`<option key=${m} value=${m}>${m}</option>`)}
+            </select>`
+          : html`<span>${value || 'none'}</span>`
       }
-    </form>
-    <${ErrorNote} error=${action.error} testid="rule-error" />
-    <${ErrorNote} error=${rules.error} />
-    <div class="table-wrap">
-      <table data-testid="rules-table">
-        <thead><tr><th>Scope</th><th>Behavior</th><th>Rule</th><th>Source</th><th>Created</th><th></th></tr></thead>
-        <tbody>
-          ${(rules.data ?? []).map(
-            (r) => html`<tr key=${r.id} data-testid=${`rule-${r.id}`}>
-              <td class="mono small">${r.scope.kind}${r.scope.id ? `:${r.scope.id}` : ''}</td>
-              <td><${Badge} state=${r.behavior} /></td>
-              <td class="mono">${r.rule}</td>
-              <td class="small">${r.createdBy}</td>
-              <td class="nowrap small">${formatTime(r.createdAt)}</td>
-              <td>
-                ${
-                  props.canEdit
-                    ? html`<${ConfirmButton}
-                        label="Delete"
-                        danger=${true}
-                        testid=${`rule-delete-${r.id}`}
-                        onConfirm=${() => action.run(() => api.del(`/rules/${seg(r.id)}`)).then((ok) => ok && rules.reload())}
-                      />`
-                    : null
-                }
-              </td>
-            </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>
-  </div>`;
-}
-
-function Capabilities(props: { canEdit: boolean }) {
-  const [kind, setKind] = useState('role');
-  const [id, setId] = useState('member');
-  const caps = useAsync(
-    async () => (await api.get<{ capabilities: Capability[] }>('/capabilities')).capabilities.filter((c) => c.kind === 'tool' || c.kind === 'skill'),
-    [],
-  );
-  const action = useAction();
-  const ready = kind === 'gateway' || id.trim() !== '';
-  const toggle = (c: Capability, enabled: boolean) =>
-    action.run(() => api.put(`/capabilities/${seg(c.id)}`, { scope: scopeBody(kind, id), enabled })).then((ok) => ok && caps.reload());
-  return html`<div data-testid="capabilities">
-    <div class="filters">
-      <${ScopePicker}
-        kind=${kind}
-        id=${id}
-        onKind=${(k: string) => {
-          setKind(k);
-          setId('');
-        }}
-        onId=${setId}
-        testid="capability-scope"
-      />
-    </div>
-    <${ErrorNote} error=${action.error} testid="capability-error" />
-    <${ErrorNote} error=${caps.error} />
-    <div class="table-wrap">
-      <table data-testid="capabilities-table">
-        <thead><tr><th>Capability</th><th>Offered to</th><th>At this scope</th><th></th></tr></thead>
-        <tbody>
-          ${(caps.data ?? []).map((c) => {
-            const off = atScope(c.disabledAt, kind, id.trim());
-            const switchedOn = atScope(c.enabledAt, kind, id.trim());
-            return html`<tr key=${c.id} data-testid=${`capability-${c.id}`} data-state=${off ? 'off' : 'on'}>
-              <td><span class="mono">${c.id}</span> <span class="muted small">${c.description ?? ''}</span></td>
-              <td class="small">${c.kind === 'skill' ? 'every role' : (c.offeredTo ?? []).join(', ')}</td>
-              <td><${Badge} state=${off ? 'off' : switchedOn ? 'on' : 'default'} testid=${`capability-state-${c.id}`} /></td>
-              <td>
-                ${
-                  props.canEdit && ready
-                    ? html`<button type="button" disabled=${action.busy} onClick=${() => toggle(c, off)} data-testid=${`capability-toggle-${c.id}`}>
-                        ${off ? 'Switch on' : 'Switch off'}
-                      </button>`
-                    : null
-                }
-              </td>
-            </tr>`;
-          })}
-        </tbody>
-      </table>
-    </div>
-  </div>`;
+      <${ErrorNote} error=${action.error ?? policy.error} testid=${`mode-ceiling-error-${props.channel}`} />
+    </td>
+    <td>${field ? html`<${Badge} state=${field.source} />` : null}</td>
+  </tr>`;
 }
 
 /** Policies: each channel account's boundary policy (config vs override, edit, reset), rules by scope, capability switches, mode ceilings. */
@@ -308,6 +135,9 @@ export function PoliciesPage(props: { session: ConsoleSession }) {
   const channels = useAsync(async () => (canRead ? (await api.get<{ channels: ChannelInfo[] }>('/channels')).channels : []), [canRead]);
   const [picked, setPicked] = useState<string | null>(null);
   const channel = picked ?? channels.data?.[0]?.id ?? null;
+  // Both views of a channel's policy (its fields, the mode ceilings) read again after either changes it.
+  const [version, setVersion] = useState(0);
+  const changed = () => setVersion((v) => v + 1);
   if (!canRead) return html`<${Page} name="policies" title="Policies"><p>This page needs the "read" scope.</p><//>`;
   return html`<${Page} name="policies" title="Policies">
     <h2>Channel boundary policies</h2>
@@ -324,7 +154,21 @@ export function PoliciesPage(props: { session: ConsoleSession }) {
         </select>
       </label>
     </div>
-    ${channel ? html`<${ChannelPolicy} key=${channel} channel=${channel} canEdit=${isAdmin} />` : null}
+    ${channel ? html`<${ChannelPolicy} key=${channel} channel=${channel} canEdit=${isAdmin} version=${version} onChanged=${changed} />` : null}
+
+    <h2>Mode ceilings</h2>
+    <p class="muted small">
+      The most trusted permission mode per channel account (its <span class="mono">permissionMode</span>); narrower scopes may lower it, never raise it. Each role's
+      ceiling is the configuration's <span class="mono">permissions.roleCeilings</span>; a person's own mode is set on their page.
+    </p>
+    <div class="table-wrap">
+      <table data-testid="mode-ceilings">
+        <thead><tr><th>Channel account</th><th>Mode ceiling</th><th>Source</th></tr></thead>
+        <tbody>
+          ${(channels.data ?? []).map((c) => html`<${ChannelMode} key=${c.id} channel=${c.id} canEdit=${isAdmin} version=${version} onChanged=${changed} />`)}
+        </tbody>
+      </table>
+    </div>
 
     <h2>Permission rules</h2>
     <p class="muted small">Stored rules at a scope (operators' rules and "always allow" answers); rules in the configuration file are not listed here.</p>
