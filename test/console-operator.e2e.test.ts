@@ -57,6 +57,27 @@ describe('operator console (issue 17, acceptance 1)', () => {
     await shot(page, 'console-overview');
   });
 
+  it('signs in with the keyboard alone, at 360 px in the dark scheme', async () => {
+    const { gw } = env;
+    const g = await b.open({ viewport: { width: 360, height: 740 }, colorScheme: 'dark' });
+    const { page } = g;
+    await page.goto(`${gw.url}/`);
+    await waitForPage(page, 'signin');
+    for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) !== 'signin-token'; i++) {
+      await page.keyboard.press('Tab');
+    }
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('signin-token');
+    await page.keyboard.type(gw.credentials().operatorToken);
+    await page.keyboard.press('Enter');
+    await waitForPage(page, 'overview');
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    // Dark: the page background is dark (each RGB channel below half).
+    const rgb = (bg.match(/\d+/g) ?? []).slice(0, 3).map(Number);
+    expect(rgb.every((c) => c < 128)).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await shot(page, 'console-overview-dark-360');
+  });
+
   it('approves a pairing code; the held Telegram message is answered in the fake chat', async () => {
     const { gw } = env;
     tg.sendUserMessage(TOKEN, { chat: BOB.dm, from: BOB.user, text: 'hi, may I talk to the assistant?' });

@@ -92,6 +92,18 @@ describe('console security (issue 17, acceptance 3)', () => {
     expect((await api(gw, 'GET', '/api/v1/auth/session', { headers: { cookie: `swb_session=${value}` } })).status).toBe(401);
   });
 
+  it('Swagger UI at /docs keeps working: the console policy is not on it, and it loads nothing from outside', async () => {
+    const { gw } = env;
+    const { page } = await b.open();
+    const consolePolicy = (await page.request.get(`${gw.url}/`, { headers: { accept: 'text/html' } })).headers()['content-security-policy'];
+    expect(consolePolicy).toContain("script-src 'self'");
+    const res = await page.goto(`${gw.url}/docs`);
+    expect(res?.headers()['content-security-policy']).not.toBe(consolePolicy);
+    await page.locator('.swagger-ui .info').first().waitFor();
+    expect(await page.locator('.swagger-ui .opblock').count()).toBeGreaterThan(5);
+    await shot(page, 'security-docs-swagger');
+  });
+
   describe('a cross-site form post', () => {
     let evil: Server;
     let evilUrl = '';
