@@ -94,7 +94,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
   it('/new, /usage and /compact from the input box', async () => {
     const { gw } = env;
     const nia = await memberWithToken(gw, 'nia');
-    const { page } = await openChat(nia.secret, { viewport: { width: 360, height: 740 } });
+    const { page } = await openChat(nia.secret, { viewport: { width: 360, height: 740 }, colorScheme: 'dark' });
     await send(page, 'remember the word teapot');
     await line(page, 'assistant', 'teapot').waitFor();
     await send(page, '/usage');
@@ -104,7 +104,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await line(page, 'system', /compact/i)
       .first()
       .waitFor();
-    await shot(page, 'webchat-commands-360');
+    await shot(page, 'webchat-commands-360-dark');
     await send(page, '/new');
     await line(page, 'system', 'New conversation started.').waitFor();
     expect(await line(page, 'user', 'teapot').count()).toBe(0);
