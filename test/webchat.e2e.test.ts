@@ -169,6 +169,29 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await shot(page, 'webchat-reconnected');
   });
 
+  it('a plan approval offers one button per mode; the member picks one and the turn goes on', async () => {
+    const { gw, fake } = env;
+    const pia = await memberWithToken(gw, 'pia');
+    const { page } = await openChat(pia.secret);
+    await send(page, '/mode plan');
+    await line(page, 'system', 'Permission mode: plan.').waitFor();
+    fake.enqueue({ toolUses: [{ name: 'exit_plan_mode', input: { plan: '1. read\n2. write' }, id: 'toolu_web_plan' }] }, { text: 'Plan approved, going ahead.' });
+    await send(page, 'make a plan');
+    const approval = page.locator('[data-testid="chat-approval"][data-state="pending"]');
+    await approval.waitFor();
+    const id = (await approval.getAttribute('data-approval')) ?? '';
+    // A plan approval offers no "always allow".
+    expect(await byTestId(page, `chat-always-${id}`).count()).toBe(0);
+    const choices = await approval.locator(`[data-testid^="chat-approve-${id}-"]`).evaluateAll((els) => els.map((e) => e.getAttribute('data-testid')));
+    expect(choices).toContain(`chat-approve-${id}-default`);
+    await shot(page, 'webchat-plan-approval');
+    await byTestId(page, `chat-approve-${id}-default`).click();
+    await line(page, 'assistant', 'Plan approved, going ahead.').waitFor();
+    await page.locator(`[data-testid="chat-approval"][data-approval="${id}"][data-state="allowed"]`).waitFor();
+    await send(page, '/mode');
+    await line(page, 'system', 'Permission mode: default').waitFor();
+  });
+
   it('a failed model call shows as an error line, and the next message is answered', async () => {
     const { gw, fake } = env;
     const kai = await memberWithToken(gw, 'kai');

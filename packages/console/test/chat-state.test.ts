@@ -78,3 +78,19 @@ describe('chat state', () => {
     expect(frameOf('/ spaced', 'c')).toEqual({ type: 'message', clientId: 'c', text: '/ spaced' });
   });
 });
+
+describe('command answers as lines', () => {
+  it('mode, queue and any other answer read as plain text', () => {
+    let s = apply(emptyChat(), { type: 'mode_ok', mode: 'plan' }, { type: 'queue_ok', mode: 'steer', sessionId: 's' });
+    s = apply(s, { type: 'command_result', command: 'mode', outcome: 'usage', current: 'default', modes: ['plan', 'default'] });
+    s = apply(s, { type: 'command_result', command: 'status', outcome: 'status', status: { mode: 'default', messages: 4, nested: { deep: 1 } } });
+    s = apply(s, { type: 'command_result', command: 'stop', outcome: 'idle' });
+    expect(s.items.map((i) => i.text)).toEqual([
+      'Permission mode: plan.',
+      'Queue mode: steer.',
+      'Permission mode: default (modes: plan, default).',
+      '/status: status — status.mode: default, status.messages: 4',
+      '/stop: idle',
+    ]);
+  });
+});

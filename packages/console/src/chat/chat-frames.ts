@@ -95,6 +95,10 @@ export function parseFrame(raw: string): ChatFrame | null {
             reason: str(f.reason, 4000) ? f.reason : null,
           }
         : null;
+    case 'mode_ok':
+      return str(f.mode, 32) ? { type: 'command', name: 'mode', outcome: 'set', body: { mode: f.mode } } : null;
+    case 'queue_ok':
+      return str(f.mode, 32) ? { type: 'command', name: 'queue', outcome: 'set', body: { mode: f.mode } } : null;
     case 'notice':
       return str(f.text, 100_000) ? { type: 'notice', text: f.text } : null;
     case 'usage':

@@ -201,5 +201,18 @@ export function commandText(name: string, outcome: string, body: Record<string, 
     const r = body.report as Record<string, unknown>;
     return `Context: ${num(r.tokens)} of ${num(r.window)} tokens (${num(r.messages)} messages).`;
   }
-  return `/${name}: ${outcome}`;
+  if (name === 'mode' && outcome === 'set' && typeof body.mode === 'string') return `Permission mode: ${body.mode}.`;
+  if (name === 'mode' && outcome === 'usage' && Array.isArray(body.modes)) return `Permission mode: ${String(body.current)} (modes: ${body.modes.join(', ')}).`;
+  if (name === 'queue' && typeof body.mode === 'string') return `Queue mode: ${body.mode}.`;
+  // Any other answer: its plain fields (and those one level down), never markup.
+  const facts: string[] = [];
+  const add = (prefix: string, o: Record<string, unknown>) => {
+    for (const [k, v] of Object.entries(o)) {
+      if (['type', 'command', 'outcome'].includes(k) || facts.length >= 12) continue;
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') facts.push(`${prefix}${k}: ${String(v).slice(0, 200)}`);
+      else if (prefix === '' && typeof v === 'object' && v !== null && !Array.isArray(v)) add(`${k}.`, v as Record<string, unknown>);
+    }
+  };
+  add('', body);
+  return `/${name}: ${outcome}${facts.length > 0 ? ` — ${facts.join(', ')}` : ''}`;
 }
