@@ -124,6 +124,20 @@ describe('console sign-in', () => {
     expect(bad.status).toBe(401);
   });
 
+  it('/readyz shows its details to an operator console session with read, not to a member or a stranger', async () => {
+    const reader = await mint({ kind: 'operator', name: 'console-readyz', scopes: ['read'] });
+    const s = await signIn(env.gw, reader.secret);
+    const detailed = await withCookie(env.gw, 'GET', '/readyz', { cookie: s.cookie });
+    expect(detailed.json.channels).toHaveProperty(['websocket:default']);
+    const p = await api(env.gw, 'POST', '/api/v1/principals', { token: env.gw.credentials().operatorToken, body: { name: 'readyz-member', role: 'member' } });
+    const m = await signIn(env.gw, (await mint({ kind: 'client', principalId: p.json.principal.id })).secret);
+    for (const headers of [{ cookie: m.cookie }, { cookie: 'swb_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }, {}]) {
+      const res = await api(env.gw, 'GET', '/readyz', { headers });
+      expect(res.json.channels, JSON.stringify(headers)).toBeUndefined();
+      expect(res.json).toHaveProperty('ready');
+    }
+  });
+
   it('revoking the token ends the console session; logout needs the CSRF header and ends it', async () => {
     const t = await mint({ kind: 'operator', name: 'console-revoked', scopes: ['read'] });
     const s = await signIn(env.gw, t.secret);

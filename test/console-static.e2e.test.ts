@@ -10,7 +10,8 @@ import { useFakeModel } from './helpers.js';
 // text/html under basePath outside the reserved prefixes, so a mistyped webhook URL keeps its 404.
 
 const env = useFakeModel();
-const INDEX = '<!doctype html><html><head><script type="module" src="./assets/app.js"></script></head><body data-test="console-index"></body></html>';
+const INDEX =
+  '<!doctype html><html><head><script type="module" crossorigin src="/assets/app.js"></script><link rel="stylesheet" href="/assets/app.css"></head><body data-test="console-index"></body></html>';
 
 /** A built console: index.html and one asset. */
 function builtConsole(): string {
@@ -18,6 +19,7 @@ function builtConsole(): string {
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'index.html'), INDEX);
   writeFileSync(join(dir, 'assets', 'app.js'), 'console.log("app");\n');
+  writeFileSync(join(dir, 'assets', 'app.css'), 'body { margin: 0; }\n');
   return dir;
 }
 
@@ -39,10 +41,10 @@ describe('console at /', () => {
   });
 
   it('serves index.html at / and for deep links, and the assets, with the CSP and framing headers', async () => {
-    for (const path of ['/', '/approvals', '/sessions/abc-123', '/chat']) {
+    for (const path of ['/', '/index.html', '/approvals', '/sessions/abc-123', '/chat']) {
       const res = await api(gw, 'GET', path, { headers: html });
       expect(res.status, path).toBe(200);
-      expect(res.text, path).toContain('console-index');
+      expect(res.text, path).toBe(INDEX);
       expectConsoleHeaders(res.headers, path);
     }
     const asset = await api(gw, 'GET', '/assets/app.js');
@@ -102,7 +104,14 @@ describe('console under a basePath, not built, disabled', () => {
     const page = await api(gw, 'GET', '/console/people', { headers: html });
     expect(page.status).toBe(200);
     expect(page.text).toContain('console-index');
-    expect((await api(gw, 'GET', '/console/', { headers: html })).status).toBe(200);
+    // The build's absolute asset URLs move under the base path (no <base>: the CSP forbids it).
+    expect(page.text).toContain('src="/console/assets/app.js"');
+    expect(page.text).toContain('href="/console/assets/app.css"');
+    expect(page.text).not.toContain('="/assets/');
+    const root = await api(gw, 'GET', '/console/', { headers: html });
+    expect(root.status).toBe(200);
+    expect(root.text).toBe(page.text);
+    expect((await api(gw, 'GET', '/console/assets/app.css')).status).toBe(200);
     expect((await api(gw, 'GET', '/console/assets/app.js')).status).toBe(200);
     const bare = await fetch(`${gw.url}/console`, { headers: html, redirect: 'manual' });
     expect(bare.status).toBe(308);

@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AuthLimiter } from './auth-limiter.js';
 import { sendLockedOut, verifyUnderLimiter } from './limited-verify.js';
 import { bearer } from './tokens.js';
+import { readSessionCookie } from './console/cookies.js';
+import type { ConsoleAuth } from './console/request-auth.js';
 
 export interface ReadyzDeps {
   channels: readonly Channel[];
@@ -14,6 +16,8 @@ export interface ReadyzDeps {
   details: 'token' | 'public';
   /** Built-in tools that may be unavailable on this host (`exec` without a working sandbox), with the reason. */
   tools: { exec: { available: boolean; sandbox: string; reason?: string } };
+  /** The console's sessions: an operator's console cookie with `read` sees the details like its Bearer token would. */
+  console?: ConsoleAuth;
 }
 
 /**
@@ -21,7 +25,7 @@ export interface ReadyzDeps {
  * 503 when one is down or still starting. Anyone gets `{ ready, state }` (`up`; `degraded` when
  * some channel is not up but every required one works; `down`); the database and each
  * channel's state and detail (ids, connection counts) and the built-in tools' availability (`tools.exec`: offered, or why not) need an operator token with `read` (or
- * `admin`), unless `gateway.readyzDetails` is `public`. A presented wrong token is a failed login.
+ * `admin`) — as Bearer, or an operator's console session cookie with those scopes — unless `gateway.readyzDetails` is `public`. A presented wrong token is a failed login.
  */
 /** How many inbound items were given up on, and the newest (for operators: GET /api/v1/inbox/dead-letters). */
 async function deadLetterSummary(storage: Storage): Promise<{ count: number; latest?: { channel: string; failedAt: string; error: string } }> {
@@ -40,7 +44,12 @@ export async function registerReadyz(app: FastifyInstance, deps: ReadyzDeps): Pr
     const status = ready ? 200 : 503;
     let detailed = deps.details === 'public';
     const secret = bearer(req.headers.authorization);
-    if (req.headers.authorization !== undefined) {
+    const cookie = deps.console && req.headers.authorization === undefined ? readSessionCookie(req.headers.cookie) : null;
+    if (cookie !== null && deps.console && !detailed) {
+      // A console session that ended, or a member's, simply gets the public answer.
+      const s = (await deps.console.sessions.resolve(cookie))?.session;
+      detailed = s?.kind === 'operator' && (s.scopes.includes('read') || s.scopes.includes('admin'));
+    } else if (req.headers.authorization !== undefined) {
       // A header that is not `Bearer <token>` presents no token: a plain 401 that never counts.
       if (!secret) return reply.code(401).send({ code: 'unauthorized', message: 'Send an operator token as Authorization: Bearer <token>.' });
       const verified = await verifyUnderLimiter(deps, deps.clientAddress(req.raw), secret, 'operator');

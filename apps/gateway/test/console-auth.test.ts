@@ -114,6 +114,17 @@ describe('ConsoleSessions', () => {
     expect(sessions.size).toBe(0);
   });
 
+  it('keeps at most 50 sessions per token, ending its own oldest first', async () => {
+    const sessions = new ConsoleSessions({ storage: storageWith(() => token()), ttlMs: 60_000 });
+    const other = sessions.open({ kind: 'operator', name: 'op2', scopes: ['read'] }, token({ id: 'tok-2' }));
+    const first = sessions.open({ kind: 'operator', name: 'op', scopes: ['read'] }, token());
+    for (let i = 0; i < 50; i++) sessions.open({ kind: 'operator', name: 'op', scopes: ['read'] }, token());
+    expect(sessions.size).toBe(51);
+    expect(await sessions.resolve(first.cookie)).toBeNull();
+    expect(sessions.size).toBe(51);
+    expect(await sessions.resolve(other.cookie)).not.toBeNull();
+  });
+
   it('a wrong or malformed cookie resolves to nothing', async () => {
     const sessions = new ConsoleSessions({ storage: storageWith(() => token()), ttlMs: 60_000 });
     sessions.open({ kind: 'operator', name: 'op', scopes: ['read'] }, token());

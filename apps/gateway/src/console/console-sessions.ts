@@ -23,8 +23,9 @@ export interface ResolvedSession {
   token: TokenRecord;
 }
 
-// Bounds memory: at most this many live sessions; the oldest is ended to make room.
+// Bounds memory: at most this many live sessions (the oldest is ended to make room), and per token.
 const MAX_SESSIONS = 10_000;
+const MAX_PER_TOKEN = 50;
 // setTimeout's longest delay; a longer session is ended when next used after its end.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -47,6 +48,9 @@ export class ConsoleSessions {
   /** Opens a session for a verified token; returns the cookie value (shown to the browser only) and the session. */
   open(identity: ConsoleIdentity, token: TokenRecord): { cookie: string; session: ConsoleSession } {
     this.sweep();
+    // One token's sign-ins cannot crowd out everyone else's: its own oldest session goes first.
+    const own = [...this.sessions.values()].filter((s) => s.tokenId === token.id);
+    if (own.length >= MAX_PER_TOKEN) this.end(own[0]!);
     if (this.sessions.size >= MAX_SESSIONS) {
       const oldest = this.sessions.values().next().value;
       if (oldest) this.end(oldest);

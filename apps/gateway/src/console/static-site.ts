@@ -25,6 +25,14 @@ export function isReserved(path: string): boolean {
   return RESERVED_PREFIXES.some((prefix) => p === prefix || p.startsWith(`${prefix}/`));
 }
 
+/**
+ * The app's index.html for `basePath`: the build references its assets absolutely (`="/assets/…"`;
+ * no `<base>`, which the CSP's `base-uri 'none'` forbids), so under another base path they move there.
+ */
+export function withBase(html: string, basePath: string): string {
+  return basePath === '/' ? html : html.replaceAll('="/assets/', `="${basePath}assets/`);
+}
+
 /** The console build's directory: `console.root`, or the installed `@switchboard/console` package's `dist`; null when not installed. */
 export function consoleRoot(cfg: ConsoleConfig): string | null {
   if (cfg.root !== undefined) return resolve(cfg.root);
@@ -66,7 +74,8 @@ export function consoleSite(cfg: ConsoleConfig, log: Logger): ConsoleSite {
           withHeaders(reply);
           return payload;
         });
-        await scope.register(fastifyStatic, { root: root!, prefix: base, wildcard: false, decorateReply: false, index: ['index.html'] });
+        // index.html is never served as a file: the fallback serves it (at basePath too), with its asset URLs under basePath.
+        await scope.register(fastifyStatic, { root: root!, prefix: base, wildcard: false, decorateReply: false, index: false, globIgnore: ['index.html'] });
       });
     },
     async fallback(req, reply) {
@@ -86,7 +95,7 @@ export function consoleSite(cfg: ConsoleConfig, log: Logger): ConsoleSite {
           .send('The console is not built on this gateway (npm run build -w @switchboard/console); the control API works.');
         return true;
       }
-      const html = await readFile(join(root!, 'index.html'));
+      const html = withBase(await readFile(join(root!, 'index.html'), 'utf8'), base);
       await reply.code(200).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(html);
       return true;
     },

@@ -93,11 +93,19 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   const tokenExpiry = new TokenExpiry(access);
   const channels = inputs.channels.list;
   app.get('/healthz', async () => ({ ok: true, status: 'live' }));
-  await registerReadyz(app, { channels, storage, limiter, clientAddress, details: cfg.gateway.readyzDetails, tools: { exec: inputs.exec } });
+  const consoleAuth = cfg.console.enabled && inputs.feed ? consoleAuthOf(cfg, storage, access, channels, inputs.feed, app) : undefined;
+  await registerReadyz(app, {
+    channels,
+    storage,
+    limiter,
+    clientAddress,
+    details: cfg.gateway.readyzDetails,
+    tools: { exec: inputs.exec },
+    ...(consoleAuth ? { console: consoleAuth } : {}),
+  });
   if (inputs.metrics && cfg.metrics.port === undefined) registerMetricsRoute(app, inputs.metrics, { storage, limiter, clientAddress });
   await registerOpenApi(app, VERSION);
   await site?.register(app);
-  const consoleAuth = cfg.console.enabled && inputs.feed ? consoleAuthOf(cfg, storage, access, channels, inputs.feed, app) : undefined;
   const files = new FileShelf({ ttlMs: cfg.tools.sendFile.downloadTtl, maxBytes: cfg.tools.sendFile.downloadMaxBytes });
   registerFileDownloads(app, { shelf: files, storage, limiter, clientAddress });
   await app.register(controlApi, {
