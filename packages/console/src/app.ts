@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ChatPage } from './chat/index';
 import { ErrorNote, errorText, Link } from './components/ui';
 import { api, hub, navigate, onUnauthorized } from './context';
@@ -55,7 +55,7 @@ function StreamBadge() {
   return html`<span class=${`stream stream-${state}`} data-testid="stream-state" data-state=${state} title="Live updates">${label}</span>`;
 }
 
-function Shell(props: { session: ConsoleSession; route: Route; onSignOut: () => void }) {
+function Shell(props: { session: ConsoleSession; route: Route; onSignOut: () => void; error: unknown }) {
   const { session, route } = props;
   const [menuOpen, setMenuOpen] = useState(false);
   const operator = session.kind === 'operator';
@@ -88,6 +88,7 @@ function Shell(props: { session: ConsoleSession; route: Route; onSignOut: () => 
       }
     </nav>
     <main id="main" tabindex="-1">
+      <${ErrorNote} error=${props.error} testid="session-error" />
       ${operator ? html`<${OperatorPage} route=${route} session=${session} />` : html`<${ChatPage} session=${session} />`}
     </main>
   </div>`;
@@ -111,6 +112,24 @@ export function App() {
     if (session) hub.open();
     else hub.close();
   }, [session]);
+
+  // The stream closes for good when the server refuses it (the session expired or its token was
+  // revoked): ask whether the session still exists; a 401 returns to the sign-in form.
+  const current = useRef(session);
+  current.current = session;
+  useEffect(
+    () =>
+      hub.onState((state) => {
+        if (state !== 'closed' || !current.current) return;
+        loadSession(api).then(
+          (s) => {
+            if (s === null) setSession(null);
+          },
+          (err: unknown) => setError(err),
+        );
+      }),
+    [],
+  );
 
   useEffect(() => {
     if (!session) return;
@@ -147,5 +166,5 @@ export function App() {
       },
     );
   };
-  return html`<${Shell} session=${session} route=${route} onSignOut=${onSignOut} />`;
+  return html`<${Shell} session=${session} route=${route} onSignOut=${onSignOut} error=${error} />`;
 }

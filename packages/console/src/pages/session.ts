@@ -8,7 +8,7 @@ import { useAction, useAsync } from '../hooks';
 import { pathFor } from '../router';
 import { type ConsoleSession, hasScope } from '../session';
 import { type EntryView, type Part, type SidechainLink, sidechainMessages, viewEntry } from '../transcript';
-import type { Approval, SessionInfo, TranscriptEntry } from '../types';
+import type { Approval, Principal, SessionInfo, TranscriptEntry } from '../types';
 
 function PartView(props: { part: Part }) {
   const p = props.part;
@@ -67,7 +67,7 @@ function EntryItem(props: { view: EntryView; approvals: Approval[]; sessionId: s
     ${v.parts.map((p, i) => html`<${PartView} key=${i} part=${p} />`)}
     ${props.approvals.map(
       (a) => html`<p class="approval-note" data-testid="transcript-approval">
-        Approval <${Badge} state=${a.status} /> ${a.source}${a.decidedBy ? ` · decided by ${a.decidedBy}` : ''}${a.always ? ' · always allow' : ''}${
+        Approval <${Badge} state=${a.status} /> (asked by the ${a.source} step)${a.decidedBy ? ` · decided by ${a.decidedBy}` : ''}${a.always ? ' · always allow' : ''}${
           a.choice ? ` · mode ${a.choice}` : ''
         }
       </p>`,
@@ -87,6 +87,8 @@ export function SessionPage(props: { session: ConsoleSession; id: string }) {
   );
   const action = useAction();
   const s = data.data?.session;
+  const ownerId = s?.principalId ?? null;
+  const owner = useAsync(async () => (ownerId ? (await api.get<{ principal: Principal }>(`/principals/${seg(ownerId)}`)).principal : null), [ownerId]);
   const byToolUse = new Map<string, Approval[]>();
   for (const a of approvals.data ?? []) byToolUse.set(a.toolUseId, [...(byToolUse.get(a.toolUseId) ?? []), a]);
   const views = (data.data?.entries ?? []).map(viewEntry);
@@ -140,7 +142,7 @@ export function SessionPage(props: { session: ConsoleSession; id: string }) {
             <div><dt>Id</dt><dd class="mono">${s.id}</dd></div>
             <div><dt>Channel</dt><dd>${s.channel}:${s.account} (${s.scope})</dd></div>
             <div><dt>Conversation</dt><dd class="mono">${s.conversation ?? '—'}</dd></div>
-            <div><dt>Person</dt><dd>${s.principalId ? html`<${Link} to=${pathFor('person', s.principalId)}>${s.principalId}<//>` : 'guest'}</dd></div>
+            <div><dt>Person</dt><dd>${s.principalId ? html`<${Link} to=${pathFor('person', s.principalId)}>${owner.data?.name ?? s.principalId}<//>` : 'guest'}</dd></div>
             <div><dt>Agent</dt><dd>${s.agentId}</dd></div>
             <div><dt>State</dt><dd><${Badge} state=${s.endedAt ? 'ended' : 'open'} testid="session-state" /> ${s.endedAt ? formatTime(s.endedAt) : ''}</dd></div>
           </dl>`
