@@ -50,6 +50,9 @@ describe('operator console (issue 17, acceptance 1)', () => {
     await byTestId(page, 'signin-submit').click();
     await waitForPage(page, 'overview');
     expect(await byTestId(page, 'signed-in-as').textContent()).toBeTruthy();
+    // The request record the check below reads is complete: it has the sign-in post and the API calls.
+    expect(g.urls).toContain(`${gw.url}/api/v1/auth/session`);
+    expect(g.urls.some((u) => u.startsWith(`${gw.url}/api/v1/channels`))).toBe(true);
     await expectSecretNotExposed(g, op);
     // The form is gone and no input anywhere holds the token.
     const values = await page.locator('input, textarea').evaluateAll((els) => els.map((e) => (e as HTMLInputElement).value));

@@ -175,7 +175,10 @@ describe('web chat (issue 17, acceptance 2)', () => {
     const { page } = await openChat(pia.secret);
     await send(page, '/mode plan');
     await line(page, 'system', 'Permission mode: plan.').waitFor();
-    fake.enqueue({ toolUses: [{ name: 'exit_plan_mode', input: { plan: '1. read\n2. write' }, id: 'toolu_web_plan' }] }, { text: 'Plan approved, going ahead.' });
+    fake.enqueue(
+      { toolUses: [{ name: 'exit_plan_mode', input: { plan: '1. read\n2. write' }, id: 'toolu_web_plan' }] },
+      { text: 'Plan approved, going ahead.' },
+    );
     await send(page, 'make a plan');
     const approval = page.locator('[data-testid="chat-approval"][data-state="pending"]');
     await approval.waitFor();
@@ -190,6 +193,29 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await page.locator(`[data-testid="chat-approval"][data-approval="${id}"][data-state="allowed"]`).waitFor();
     await send(page, '/mode');
     await line(page, 'system', 'Permission mode: default').waitFor();
+  });
+
+  it('"Always allow" saves a rule for this member only: the same call is not asked again', async () => {
+    const { gw, fake } = env;
+    const ada = await memberWithToken(gw, 'ada');
+    const { page } = await openChat(ada.secret);
+    const write = (id: string) => ({ toolUses: [{ name: 'write_file', input: { path: 'notes/always.md', content: id }, id }] });
+    fake.enqueue(write('toolu_always_a'), { text: 'First write done.' });
+    await send(page, 'write it once');
+    const approval = page.locator('[data-testid="chat-approval"][data-state="pending"]');
+    await approval.waitFor();
+    const id = (await approval.getAttribute('data-approval')) ?? '';
+    await byTestId(page, `chat-always-${id}`).click();
+    await line(page, 'assistant', 'First write done.').waitFor();
+    fake.enqueue(write('toolu_always_b'), { text: 'Second write done.' });
+    await send(page, 'write it again');
+    await line(page, 'assistant', 'Second write done.').waitFor();
+    expect(await page.locator('[data-testid="chat-approval"]').count()).toBe(1);
+    const rules = await operator(gw, 'GET', '/rules');
+    expect(rules.json.rules.find((r: { rule: string }) => r.rule === 'write_file(notes/always.md)')).toMatchObject({
+      behavior: 'allow',
+      scope: { kind: 'principal', id: ada.principalId },
+    });
   });
 
   it('a failed model call shows as an error line, and the next message is answered', async () => {
