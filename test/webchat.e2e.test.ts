@@ -18,6 +18,9 @@ const b = useBrowser();
 const line = (page: Page, role: string, text?: string | RegExp) =>
   page.locator(`[data-testid="chat-message"][data-role="${role}"]`, text === undefined ? {} : { hasText: text });
 
+/** An answer once its final arrived (while it streams, the same line has `data-streaming="true"`). */
+const answer = (page: Page, text: string) => page.locator('[data-testid="chat-message"][data-role="assistant"][data-streaming="false"]', { hasText: text });
+
 async function send(page: Page, text: string): Promise<void> {
   await byTestId(page, 'chat-input').fill(text);
   await byTestId(page, 'chat-send').click();
@@ -63,7 +66,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await shot(page, 'webchat-approval');
     const approvalId = (await approval.getAttribute('data-approval')) ?? '';
     await byTestId(page, `chat-approve-${approvalId}`).click();
-    await line(page, 'assistant', 'Saved your note.').waitFor();
+    await answer(page, 'Saved your note.').waitFor();
     await page.locator(`[data-testid="chat-approval"][data-approval="${approvalId}"][data-state="allowed"]`).waitFor();
     await line(page, 'tool', 'write_file').first().waitFor();
     expect(readFileSync(join(personWorkspace(gw, mia.principalId), 'notes/web.md'), 'utf8')).toBe('from the web chat');
@@ -77,7 +80,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
     // A reload: the conversation is there again, in order, from the member's own transcript.
     await page.reload();
     await waitForPage(page, 'chat');
-    await line(page, 'assistant', 'Saved your note.').waitFor();
+    await answer(page, 'Saved your note.').waitFor();
     const texts = await page.locator('[data-testid="chat-message"][data-role="user"], [data-testid="chat-message"][data-role="assistant"]').allTextContents();
     const order = ['hello from the browser', 'arrives at once.', 'please save a note', 'Saved your note.'].map((t) => texts.findIndex((x) => x.includes(t)));
     expect(order.every((i) => i >= 0)).toBe(true);
@@ -96,7 +99,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
     const nia = await memberWithToken(gw, 'nia');
     const { page } = await openChat(nia.secret, { viewport: { width: 360, height: 740 }, colorScheme: 'dark' });
     await send(page, 'remember the word teapot');
-    await line(page, 'assistant', 'teapot').waitFor();
+    await answer(page, 'teapot').waitFor();
     await send(page, '/usage');
     await line(page, 'system', 'Usage').waitFor();
     expect(await line(page, 'system', 'Usage').textContent()).toMatch(/Today: [\d,]+ tokens/);
@@ -141,7 +144,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await signIn(page, gw, ria.secret, 'chat');
     await page.locator('[data-testid="chat-status"][data-state="open"]').waitFor();
     await send(page, 'first message');
-    await line(page, 'assistant', 'first message').waitFor();
+    await answer(page, 'first message').waitFor();
     const firstCursor = Math.max(
       ...toPage
         .map((t) => JSON.parse(t))
@@ -161,7 +164,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
 
     down = false;
     await page.locator('[data-testid="chat-status"][data-state="open"]').waitFor();
-    await line(page, 'assistant', 'sent while the page was away').waitFor();
+    await answer(page, 'sent while the page was away').waitFor();
     await line(page, 'user', 'sent while the page was away').waitFor();
     const hellos = fromPage.map((t) => JSON.parse(t)).filter((f) => f.type === 'hello');
     expect(hellos.at(-1)).toEqual({ type: 'hello', cursor: firstCursor });
@@ -189,7 +192,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
     expect(choices).toContain(`chat-approve-${id}-default`);
     await shot(page, 'webchat-plan-approval');
     await byTestId(page, `chat-approve-${id}-default`).click();
-    await line(page, 'assistant', 'Plan approved, going ahead.').waitFor();
+    await answer(page, 'Plan approved, going ahead.').waitFor();
     await page.locator(`[data-testid="chat-approval"][data-approval="${id}"][data-state="allowed"]`).waitFor();
     await send(page, '/mode');
     await line(page, 'system', 'Permission mode: default').waitFor();
@@ -206,10 +209,10 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await approval.waitFor();
     const id = (await approval.getAttribute('data-approval')) ?? '';
     await byTestId(page, `chat-always-${id}`).click();
-    await line(page, 'assistant', 'First write done.').waitFor();
+    await answer(page, 'First write done.').waitFor();
     fake.enqueue(write('toolu_always_b'), { text: 'Second write done.' });
     await send(page, 'write it again');
-    await line(page, 'assistant', 'Second write done.').waitFor();
+    await answer(page, 'Second write done.').waitFor();
     expect(await page.locator('[data-testid="chat-approval"]').count()).toBe(1);
     const rules = await operator(gw, 'GET', '/rules');
     expect(rules.json.rules.find((r: { rule: string }) => r.rule === 'write_file(notes/always.md)')).toMatchObject({
@@ -227,7 +230,7 @@ describe('web chat (issue 17, acceptance 2)', () => {
     await send(page, 'this one fails');
     await line(page, 'error', 'model_error').waitFor();
     await send(page, 'and this one works');
-    await line(page, 'assistant', 'echo: and this one works').waitFor();
+    await answer(page, 'echo: and this one works').waitFor();
     await shot(page, 'webchat-model-error');
   });
 
