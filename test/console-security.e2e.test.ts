@@ -110,13 +110,14 @@ describe('console security (issue 17, acceptance 3)', () => {
     let target = '';
     beforeAll(async () => {
       // Another origin on loopback: a page that auto-posts a form to the gateway's control API.
-      evil = createServer((_req, res) => {
+      evil = createServer((req, res) => {
         res.setHeader('content-type', 'text/html');
-        res.end(
-          `<!doctype html><form id="f" method="post" action="${target}/api/v1/principals" enctype="application/x-www-form-urlencoded">` +
-            '<input name="name" value="csrf-victim"><input name="role" value="owner"></form>' +
-            '<script>document.getElementById("f").submit()</script>',
-        );
+        // `/signin`: a login CSRF (signing the victim in as the attacker); otherwise a change with the victim's cookie.
+        const form =
+          req.url === '/signin'
+            ? `<form id="f" method="post" action="${target}/api/v1/auth/session" enctype="application/x-www-form-urlencoded"><input name="token" value="swb_c_attacker"></form>`
+            : `<form id="f" method="post" action="${target}/api/v1/principals" enctype="application/x-www-form-urlencoded"><input name="name" value="csrf-victim"><input name="role" value="owner"></form>`;
+        res.end(`<!doctype html>${form}<script>document.getElementById("f").submit()</script>`);
       });
       await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
       evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}/`;
@@ -134,9 +135,24 @@ describe('console security (issue 17, acceptance 3)', () => {
       await page.goto(evilUrl);
       const res = await posted;
       expect(res.status()).toBe(403);
+      // Same site (loopback, another port), so the browser did send the cookie: the missing CSRF header is what refused it.
+      expect((await res.request().allHeaders()).cookie).toContain('swb_session=');
+      expect(JSON.parse(await res.text())).toMatchObject({ code: 'csrf' });
       const principals = await operator(gw, 'GET', '/principals');
       expect(JSON.stringify(principals.json)).not.toContain('csrf-victim');
       await shot(page, 'security-cross-site-post');
+    });
+
+    it('a cross-site form cannot sign a browser in either (no login CSRF)', async () => {
+      const { gw } = env;
+      target = gw.url;
+      const { page, context } = await b.open();
+      const posted = page.waitForResponse((r) => r.url() === `${gw.url}/api/v1/auth/session` && r.request().method() === 'POST');
+      await page.goto(`${evilUrl}signin`);
+      const res = await posted;
+      expect([403, 415]).toContain(res.status());
+      expect(res.headers()['set-cookie']).toBeUndefined();
+      expect(await context.cookies(gw.url)).toEqual([]);
     });
   });
 });
