@@ -94,3 +94,13 @@ describe('command answers as lines', () => {
     ]);
   });
 });
+
+describe('history and live lines together', () => {
+  it('a message the transcript already has when its `accepted` arrives is shown once', () => {
+    let s = sent(emptyChat(), 'c7', 'same message');
+    s = withTranscript(s, [{ seq: 1, kind: 'user', turnId: 't7', payload: { content: [{ type: 'text', text: 'same message' }] } }]);
+    expect(s.items.map((i) => i.text)).toEqual(['same message', 'same message']);
+    s = apply(s, { type: 'accepted', clientId: 'c7', turnId: 't7', duplicate: false });
+    expect(s.items.map((i) => [i.key, i.text])).toEqual([['u:h1', 'same message']]);
+  });
+});

@@ -67,10 +67,16 @@ function Chat(props: { session: ConsoleSession }) {
   stateRef.current = state;
   const sock = useRef<ChatSocket | null>(null);
   const loading = useRef(false);
+  const again = useRef(false);
+  const loadHistoryRef = useRef<(() => Promise<void>) | null>(null);
   const logRef = useRef<HTMLOListElement>(null);
 
   const loadHistory = useCallback(async () => {
-    if (loading.current) return;
+    // One read at a time; a call during a read asks for one more read after it (a final may have come meanwhile).
+    if (loading.current) {
+      again.current = true;
+      return;
+    }
     loading.current = true;
     try {
       const current = currentChatSession(await api.get('/me/sessions', { limit: 50 }));
@@ -81,8 +87,13 @@ function Chat(props: { session: ConsoleSession }) {
       setState((s) => note({ ...s, stale: false }, `Could not load the conversation: ${err instanceof Error ? err.message : String(err)}`, 'error'));
     } finally {
       loading.current = false;
+      if (again.current) {
+        again.current = false;
+        void loadHistoryRef.current?.();
+      }
     }
   }, []);
+  loadHistoryRef.current = loadHistory;
 
   useEffect(() => {
     const s = new ChatSocket({

@@ -72,9 +72,9 @@ export function transcriptItems(entries: TranscriptEntry[]): ChatItem[] {
 export function withTranscript(state: ChatState, entries: TranscriptEntry[]): ChatState {
   const history = transcriptItems(entries);
   const known = new Set(history.map((i) => i.turnId).filter((t): t is string => t !== null));
+  // Kept: page notes, approvals, and lines of turns the transcript does not have yet (a send not yet accepted, a running turn).
   const live = state.items.filter((i) => i.key.startsWith('s:') || i.key.startsWith('p:') || i.turnId === null || !known.has(i.turnId));
-  // A live user line the transcript now has (same turn) is dropped above; pending sends stay.
-  return { ...state, items: [...history, ...live.filter((i) => !(i.role === 'user' && i.turnId !== null && known.has(i.turnId)))], stale: false };
+  return { ...state, items: [...history, ...live], stale: false };
 }
 
 /** The member sent `text` as `clientId`. */
@@ -98,6 +98,10 @@ export function applyFrame(state: ChatState, f: ChatFrame): ChatState {
     case 'accepted': {
       const key = `u:${f.clientId}`;
       if (!state.items.some((i) => i.key === key)) return state;
+      // The transcript (read meanwhile) may hold this message already: then its line is the one kept.
+      if (f.turnId !== null && state.items.some((i) => i.role === 'user' && i.key !== key && i.turnId === f.turnId)) {
+        return { ...state, items: state.items.filter((i) => i.key !== key) };
+      }
       return { ...state, items: state.items.map((i) => (i.key === key ? { ...i, turnId: f.turnId } : i)) };
     }
     case 'session_reset':
