@@ -137,6 +137,32 @@ describe('GET /api/v1/events', () => {
   });
 });
 
+describe('stream limits', () => {
+  it('one token opens at most 20 streams; closing one makes room', async () => {
+    const t = await operatorToken('ev-many', ['read']);
+    const streams: SseStream[] = [];
+    for (let i = 0; i < 20; i++) {
+      const s = await openEvents(env.gw, bearer(t.secret));
+      expect(s.status).toBe(200);
+      streams.push(s);
+    }
+    const refused = await api(env.gw, 'GET', '/api/v1/events', { token: t.secret });
+    expect(refused.status).toBe(503);
+    expect(refused.json).toMatchObject({ code: 'too_many_streams' });
+    // Another token is not affected.
+    const other = await openEvents(env.gw, bearer(op()));
+    expect(other.status).toBe(200);
+    other.close();
+    streams[0]!.close();
+    await streams[0]!.ended;
+    // The server sees the close on its next write (a ping at the latest).
+    await streams[1]!.next(of('ping'), streams[1]!.events.length);
+    const again = await openEvents(env.gw, bearer(t.secret));
+    expect(again.status).toBe(200);
+    for (const s of [...streams, again]) s.close();
+  });
+});
+
 describe('shutdown with open streams', () => {
   it('ends every stream with a reason and exits cleanly; no token or cookie reaches the log', async () => {
     const gw = await startGateway({ modelUrl: env.model.url });

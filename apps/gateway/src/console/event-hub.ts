@@ -28,6 +28,7 @@ interface Outgoing {
 
 // Bounds: open streams in all, and the unsent bytes one slow viewer may hold before it is cut.
 const MAX_STREAMS = 500;
+const MAX_STREAMS_PER_TOKEN = 20;
 const MAX_BUFFERED_BYTES = 1 << 20;
 const PENDING_CAP = 1000;
 
@@ -63,9 +64,12 @@ export class EventHub {
     },
   ) {}
 
-  /** Whether another stream may open. */
-  get full(): boolean {
-    return this.streams.size >= MAX_STREAMS;
+  /** Why another stream for `viewer` may not open now (every stream counts, and one token's), or null. */
+  refusal(viewer: Viewer): string | null {
+    if (this.streams.size >= MAX_STREAMS) return `Too many live streams are open (${MAX_STREAMS}); retry shortly.`;
+    let own = 0;
+    for (const s of this.streams) if (s.viewer.tokenId === viewer.tokenId) own++;
+    return own >= MAX_STREAMS_PER_TOKEN ? `This token already has ${MAX_STREAMS_PER_TOKEN} live streams open; close one first.` : null;
   }
 
   /** Starts a stream on `res` (headers not sent yet): the current state first, then live events. */

@@ -17,7 +17,6 @@ export const eventsRoute: RouteModule = async (app, deps) => {
     async (req, reply) => {
       const hub = deps.console?.hub;
       if (!hub) return sendError(reply, 404, 'console_disabled', 'The live stream is part of the console (console.enabled is false).');
-      if (hub.full) return sendError(reply, 503, 'too_many_streams', 'Too many live streams are open; retry shortly.');
       const session = req.consoleSession;
       let viewer: Viewer;
       if (req.member && session) {
@@ -27,6 +26,8 @@ export const eventsRoute: RouteModule = async (app, deps) => {
       } else {
         return sendError(reply, 401, 'unauthorized', 'Sign in, or send an operator token.');
       }
+      const refused = hub.refusal(viewer);
+      if (refused) return sendError(reply, 503, 'too_many_streams', refused);
       reply.hijack();
       await hub.open(viewer, reply.raw);
     },
