@@ -117,10 +117,10 @@ export function viewEntry(entry: TranscriptEntry & { sidechains?: unknown }): En
       };
     }
     case 'tool_start':
+      // The call's input is shown with the assistant message that made it; this entry marks when it ran.
       return {
         ...base,
-        label: `Tool started: ${str(p.name)}${p.readOnly === true ? ' (read-only)' : ''}`,
-        parts: [{ type: 'tool_use', id: str(p.toolUseId), name: str(p.name), input: json(p.input) }],
+        label: `Tool started: ${str(p.name)} · ${str(p.toolUseId)}${p.readOnly === true ? ' (read-only)' : ''}`,
         toolUseIds: [str(p.toolUseId)],
       };
     case 'tool_result': {

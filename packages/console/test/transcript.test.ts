@@ -27,6 +27,11 @@ describe('transcript views', () => {
     expect((v.parts[1] as { input: string }).input).toContain('notes/a.md');
   });
 
+  it('marks when a tool ran without repeating its input', () => {
+    const v = viewEntry(entry('tool_start', { toolUseId: 'tu1', name: 'read_file', input: { path: 'a' }, readOnly: true }));
+    expect(v).toMatchObject({ label: 'Tool started: read_file · tu1 (read-only)', parts: [], toolUseIds: ['tu1'] });
+  });
+
   it('cuts long tool results and says so; an error result is marked', () => {
     const long = 'x'.repeat(RESULT_PREVIEW + 10);
     const v = viewEntry(entry('tool_result', { result: { type: 'tool_result', tool_use_id: 'tu1', content: long }, fullContent: `${long}yyy` }));

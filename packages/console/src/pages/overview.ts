@@ -49,6 +49,7 @@ export function OverviewPage(props: { session: ConsoleSession }) {
   const canRead = hasScope(props.session, 'read');
   const channels = useAsync(async () => (canRead ? (await api.get<{ channels: ChannelInfo[] }>('/channels')).channels : []), [canRead]);
   const ready = useAsync(loadReadyz, []);
+  const today = useAsync(async () => (canRead ? api.get<{ activeTurns: number; turns: Record<string, number> }>('/stats/turns') : null), [canRead]);
   const initial = useAsync(async () => {
     const out: { approvals: number | null; pairing: number | null } = { approvals: null, pairing: null };
     const [a, p] = await Promise.allSettled([
@@ -75,6 +76,7 @@ export function OverviewPage(props: { session: ConsoleSession }) {
       // Each stats tick also re-reads the channels (their counters; and health after a missed event).
       setHealth({});
       channels.reload();
+      today.reload();
       const s = statsOf(data);
       if (s) {
         setStats(s);
@@ -125,10 +127,21 @@ export function OverviewPage(props: { session: ConsoleSession }) {
       ${list.map((c) => html`<${ChannelCard} key=${c.id} channel=${c} readyDetail=${r?.channels?.[c.id]} />`)}
     </ul>
 
-    <h2>Recent turns</h2>
+    <h2>Turns</h2>
+    ${
+      today.data
+        ? html`<p data-testid="turns-today">
+            ${`Today (UTC): ${formatCount(Object.values(today.data.turns).reduce((a, b) => a + b, 0))} turns${Object.keys(today.data.turns).length > 0 ? ' — ' : ''}${Object.entries(
+              today.data.turns,
+            )
+              .map(([state, n]) => `${state.replace(/_/g, ' ')} ${formatCount(n)}`)
+              .join(' · ')}; ${formatCount(today.data.activeTurns)} running now`}
+          </p>`
+        : null
+    }
     ${
       turns.length === 0
-        ? html`<p class="muted" data-testid="recent-turns-empty">No turn has ended since this page opened.</p>`
+        ? html`<p class="muted small" data-testid="recent-turns-empty">No turn has ended since this page opened.</p>`
         : html`<ul class="plain" data-testid="recent-turns">
             ${turns.map(
               (t, i) =>

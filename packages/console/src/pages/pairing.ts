@@ -6,15 +6,18 @@ import { formatCount, formatRelative, formatTime } from '../format';
 import { html } from '../html';
 import { useAction, useAsync, useEvents } from '../hooks';
 import { type ConsoleSession, hasScope } from '../session';
-import type { PairingRequest } from '../types';
+import type { PairingRequest, Principal } from '../types';
 
 const ROLES = ['guest', 'member', 'admin', 'owner'] as const;
 
-function PendingCode(props: { request: PairingRequest; onDone: () => void }) {
+function PendingCode(props: { request: PairingRequest; onDone: () => void; people: Principal[] | null }) {
   const p = props.request;
   const [role, setRole] = useState('');
+  const [linkTo, setLinkTo] = useState('');
   const action = useAction();
-  const approve = () => action.run(() => api.post(`/pairing/${seg(p.code)}/approve`, role ? { role } : {})).then((ok) => ok && props.onDone());
+  // Linking to an existing person (the same human on another channel) takes their role; it needs `admin`.
+  const body = linkTo ? { principalId: linkTo } : role ? { role } : {};
+  const approve = () => action.run(() => api.post(`/pairing/${seg(p.code)}/approve`, body)).then((ok) => ok && props.onDone());
   const reject = () => action.run(() => api.post(`/pairing/${seg(p.code)}/reject`)).then((ok) => ok && props.onDone());
   return html`<li class="card" data-testid=${`pairing-${p.code}`}>
     <div class="row">
@@ -30,11 +33,22 @@ function PendingCode(props: { request: PairingRequest; onDone: () => void }) {
     <div class="decide">
       <label class="field">
         <span>Role</span>
-        <select value=${role} onChange=${(e: Event) => setRole((e.target as HTMLSelectElement).value)} data-testid=${`pairing-role-${p.code}`}>
+        <select value=${role} disabled=${linkTo !== ''} onChange=${(e: Event) => setRole((e.target as HTMLSelectElement).value)} data-testid=${`pairing-role-${p.code}`}>
           <option value="">the account's pairing role</option>
           ${ROLES.map((r) => html`<option key=${r} value=${r}>${r}</option>`)}
         </select>
       </label>
+      ${
+        props.people
+          ? html`<label class="field">
+              <span>Or link to</span>
+              <select value=${linkTo} onChange=${(e: Event) => setLinkTo((e.target as HTMLSelectElement).value)} data-testid=${`pairing-link-${p.code}`}>
+                <option value="">a new person</option>
+                ${props.people.filter((x) => x.role !== 'owner').map((x) => html`<option key=${x.id} value=${x.id}>${x.name} (${x.role})</option>`)}
+              </select>
+            </label>`
+          : null
+      }
       <div class="buttons">
         <button type="button" class="primary" disabled=${action.busy} onClick=${approve} data-testid=${`pairing-approve-${p.code}`}>Approve</button>
         <${ConfirmButton} label="Reject" danger=${true} onConfirm=${reject} testid=${`pairing-reject-${p.code}`} disabled=${action.busy} />
@@ -52,6 +66,8 @@ export function PairingPage(props: { session: ConsoleSession }) {
     async () => (allowed ? (await api.get<{ requests: PairingRequest[] }>('/pairing', { status: 'approved' })).requests : []),
     [allowed],
   );
+  const isAdmin = hasScope(props.session, 'admin');
+  const people = useAsync(async () => (isAdmin ? (await api.get<{ principals: Principal[] }>('/principals', { limit: 500 })).principals : null), [isAdmin]);
   const reload = () => {
     pending.reload();
     approved.reload();
@@ -65,7 +81,7 @@ export function PairingPage(props: { session: ConsoleSession }) {
     <${ErrorNote} error=${pending.error} />
     ${list.length === 0 && pending.data ? html`<${Empty} testid="pairing-empty">No pairing request is waiting.<//>` : null}
     <ul class="cards" data-testid="pairing-pending" aria-live="polite">
-      ${list.map((p) => html`<${PendingCode} key=${p.code} request=${p} onDone=${reload} />`)}
+      ${list.map((p) => html`<${PendingCode} key=${p.code} request=${p} onDone=${reload} people=${people.data ?? null} />`)}
     </ul>
     <h2>Approved</h2>
     <${ErrorNote} error=${approved.error} />

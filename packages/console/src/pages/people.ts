@@ -2,15 +2,20 @@ import { useState } from 'preact/hooks';
 import { SecretOnce, TokenTable, useField } from '../components/tokens';
 import { Empty, ErrorNote, Link, Loading, Page } from '../components/ui';
 import { api, navigate } from '../context';
-import { budgetText, formatTime } from '../format';
+import { budgetText, formatCount, formatTime, formatUsd, utcDay } from '../format';
 import { html } from '../html';
 import { useAction, useAsync } from '../hooks';
 import { pathFor } from '../router';
 import { type ConsoleSession, hasScope } from '../session';
-import type { Budgets, Principal, TokenRecord } from '../types';
+import type { Budgets, Principal, TokenRecord, UsageAnswer, UsageFigures } from '../types';
+import { tokensOf } from '../usage-data';
 
 export const ROLES = ['guest', 'member', 'admin', 'owner'] as const;
 export const OPERATOR_SCOPES = ['read', 'write', 'admin', 'approvals', 'pairing'] as const;
+
+function monthText(t: UsageFigures | undefined): string {
+  return t ? `${formatCount(tokensOf(t), true)} tokens · ${formatUsd(t.costUsd)}` : '—';
+}
 
 function CreatePrincipal(props: { onCreated: (p: Principal) => void }) {
   const [name, onName, setName] = useField();
@@ -88,6 +93,14 @@ export function PeoplePage(props: { session: ConsoleSession }) {
   const canWrite = hasScope(props.session, 'write');
   const people = useAsync(async () => (canRead ? (await api.get<{ principals: Principal[] }>('/principals', { limit: 500 })).principals : []), [canRead]);
   const budgets = useAsync(async () => (canRead ? api.get<Budgets>('/budgets') : null), [canRead]);
+  // This month's use per person (one usage query each; the Usage page charts it per day).
+  const usage = useAsync(async () => {
+    const list = (people.data ?? []).slice(0, 100);
+    const now = new Date();
+    const q = { from: `${utcDay(now).slice(0, 8)}01`, to: utcDay(now) };
+    const answers = await Promise.all(list.map(async (p) => [p.id, (await api.get<UsageAnswer>('/usage', { ...q, principal: p.id })).totals] as const));
+    return new Map(answers);
+  }, [people.data]);
   const tokens = useAsync(
     async () => (canRead ? (await api.get<{ tokens: TokenRecord[] }>('/tokens', { kind: 'operator', limit: 500 })).tokens : []),
     [canRead],
@@ -101,7 +114,7 @@ export function PeoplePage(props: { session: ConsoleSession }) {
     ${people.data && people.data.length === 0 ? html`<${Empty}>No people yet.<//>` : null}
     <div class="table-wrap">
       <table data-testid="people-table">
-        <thead><tr><th>Name</th><th>Role</th><th>Identities</th><th>Budget</th><th>Since</th></tr></thead>
+        <thead><tr><th>Name</th><th>Role</th><th>Identities</th><th>Budget</th><th>This month</th><th>Since</th></tr></thead>
         <tbody>
           ${(people.data ?? []).map(
             (p) => html`<tr key=${p.id} data-testid=${`person-row-${p.id}`}>
@@ -109,6 +122,7 @@ export function PeoplePage(props: { session: ConsoleSession }) {
               <td>${p.role}</td>
               <td class="small">${p.identities.length === 0 ? '—' : p.identities.map((i) => `${i.channelType}:${i.externalId}`).join(', ')}</td>
               <td class="small">${budgetText(budgets.data?.principals[p.id])}</td>
+              <td class="small nowrap" data-testid=${`person-month-${p.id}`}>${monthText(usage.data?.get(p.id))}</td>
               <td class="nowrap">${formatTime(p.createdAt)}</td>
             </tr>`,
           )}

@@ -26,7 +26,7 @@ export function UsagePage(props: { session: ConsoleSession }) {
   const [groupBy, setGroupBy] = useState<GroupBy>('total');
   const [span, setSpan] = useState(30);
   const range = lastDays(new Date(), span);
-  const data = useAsync(async (): Promise<{ groups: Group[]; budgets: Budgets } | null> => {
+  const data = useAsync(async (): Promise<{ groupBy: GroupBy; groups: Group[]; budgets: Budgets } | null> => {
     if (!canRead) return null;
     const budgets = await api.get<Budgets>('/budgets');
     const q = { from: range.from, to: range.to };
@@ -48,11 +48,13 @@ export function UsagePage(props: { session: ConsoleSession }) {
         return { key: k.key, label: k.label, answer, budget: null as number | null, limits: k.budget };
       }),
     );
-    return { groups: groups.map((g) => ({ key: g.key, label: g.label, answer: g.answer, budget: dailyLimit(g.limits, metric) })), budgets };
+    return { groupBy, groups: groups.map((g) => ({ key: g.key, label: g.label, answer: g.answer, budget: dailyLimit(g.limits, metric) })), budgets };
   }, [canRead, groupBy, span, metric, range.to]);
 
   if (!canRead) return html`<${Page} name="usage" title="Usage"><p>This page needs the "read" scope.</p><//>`;
-  const groups = (data.data?.groups ?? []).filter((g) => groupBy === 'total' || g.answer.totals.calls > 0 || g.budget !== null);
+  // While another grouping loads, the last one's rows would carry the new heading: show none.
+  const current = data.data?.groupBy === groupBy ? data.data : null;
+  const groups = (current?.groups ?? []).filter((g) => groupBy === 'total' || g.answer.totals.calls > 0 || g.budget !== null);
   const series = groups.map((g) => ({ label: g.label, values: alignDays(range.days, g.answer.days, metric) }));
   const budgetLines = groups.flatMap((g) => (g.budget === null ? [] : [{ label: g.label, value: g.budget }]));
   const title = `${metric === 'usd' ? 'Cost (USD)' : 'Tokens'} per day${groupBy === 'total' ? '' : ` per ${groupBy}`}, last ${span} days`;
@@ -84,10 +86,10 @@ export function UsagePage(props: { session: ConsoleSession }) {
         </select>
       </label>
     </div>
-    <${Loading} when=${data.loading && !data.data} />
+    <${Loading} when=${data.loading && !current} />
     <${ErrorNote} error=${data.error} />
     ${
-      data.data
+      current
         ? html`<${UsageChart} title=${title} days=${range.days} series=${series} budgets=${budgetLines} metric=${metric} testid="usage-chart" />
             <p class="legend-note">Dashed red lines are daily budgets. Days are UTC.</p>`
         : null
