@@ -100,7 +100,8 @@ function watchPage(page: Page, rec: { refused: string[]; urls: string[]; pageErr
 
 /**
  * Registers `beforeAll` (launch Chromium), `afterEach` (every context opened in the test: fail on
- * any non-loopback request, then close) and `afterAll` (close the browser) in the calling file.
+ * any non-loopback request or uncaught page error, then close) and `afterAll` (close the browser)
+ * in the calling file.
  */
 export function useBrowser(): BrowserEnv {
   let browser: Browser | undefined;
@@ -123,6 +124,10 @@ export function useBrowser(): BrowserEnv {
     const refused = now.flatMap((c) => c.refused);
     await Promise.all(now.map((c) => c.context.close().catch(() => undefined)));
     expect(refused, 'the page asked for a non-loopback URL (a CDN or a leak)').toEqual([]);
+    expect(
+      now.flatMap((c) => c.pageErrors),
+      'the page threw an uncaught error',
+    ).toEqual([]);
   });
   afterAll(async () => {
     await browser?.close();
