@@ -10,8 +10,12 @@ let server: Server;
 let origin: string;
 
 beforeAll(async () => {
-  server = createServer((_req, res) => {
+  server = createServer((req, res) => {
     res.setHeader('content-type', 'text/html');
+    if (req.url === '/throws') {
+      res.end('<!doctype html><script>throw new Error("boom from the page")</script>');
+      return;
+    }
     // A page that asks a CDN for a script and a stylesheet, and an image from a far host.
     res.end(
       '<!doctype html><link rel="stylesheet" href="https://cdn.example.net/x.css">' +
@@ -50,7 +54,7 @@ describe('browser harness', () => {
     expect(isLoopbackUrl('not a url')).toBe(false);
   });
 
-  it('aborts and records every non-loopback request a page makes, and serves loopback', async () => {
+  it('aborts and records every non-loopback request a page makes, serves loopback, and records uncaught errors', async () => {
     // A context of its own (not `b.open`), since `b.open`'s afterEach would fail this test on purpose.
     const context = await b.browser.newContext();
     try {
@@ -59,6 +63,10 @@ describe('browser harness', () => {
       await page.goto(`${origin}/`, { waitUntil: 'load' });
       expect(await page.textContent('#ok')).toBe('local');
       expect([...g.refused].sort()).toEqual(['http://203.0.113.9/pixel.png', 'https://cdn.example.net/x.css', 'https://cdn.example.net/x.js']);
+      // An uncaught error is recorded too (useBrowser fails the test on it).
+      await page.goto(`${origin}/throws`, { waitUntil: 'load' });
+      await expect.poll(() => g.pageErrors.length).toBe(1);
+      expect(g.pageErrors[0]).toContain('boom from the page');
     } finally {
       await context.close();
     }
