@@ -1,6 +1,6 @@
 import type { ModelClient, ModelRequest, ModelResponse } from '@switchboard/agent';
 import { describe, expect, it } from 'vitest';
-import { AUTO_CLASSIFIER_MARKER } from '../../src/index.js';
+import { AUTO_CLASSIFIER_MARKER, type Session, type TurnPolicyContext, TurnAutoMode } from '../../src/index.js';
 import { exec, sendMail } from '../permissions/fixtures.js';
 import { baseSettings, usePolicy } from './fixture.js';
 
@@ -102,5 +102,20 @@ describe('PolicyService: auto mode', () => {
     expect(same.mode).toBe('auto');
     expect(await same.canUseTool(sendMail, { to: 'sub2@example.com' }, turn.toolCtx('toolu_sub_auto'))).toMatchObject({ behavior: 'allow' });
     expect(model.requests).toHaveLength(1);
+  });
+
+  it('starts an early classification only with hooks to wait for, and never for a read-only, file or concurrency-safe tool', () => {
+    const auto = new TurnAutoMode(
+      {} as ConstructorParameters<typeof TurnAutoMode>[0],
+      {} as TurnPolicyContext,
+      { settings: {} } as unknown as Session,
+      undefined,
+    );
+    expect(auto.worthStartingEarly(sendMail, true)).toBe(true);
+    expect(auto.worthStartingEarly(exec, true)).toBe(true);
+    expect(auto.worthStartingEarly(sendMail, false)).toBe(false);
+    // `task` and its like: concurrency-safe tools classify their own calls as reads.
+    expect(auto.worthStartingEarly({ ...sendMail, name: 'task', concurrencySafe: true }, true)).toBe(false);
+    expect(auto.worthStartingEarly({ ...sendMail, readOnly: true }, true)).toBe(false);
   });
 });
