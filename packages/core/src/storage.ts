@@ -329,7 +329,7 @@ export interface SessionFilter {
 
 /**
  * The gateway's storage, as small repositories. Every method that writes several rows does so
- * in one transaction. Implementations: SQLite (packages/store); a Postgres one can follow.
+ * in one transaction. Implementations: SQLite and PostgreSQL (packages/store), one contract suite.
  */
 /** How a sidechain (a subagent's run) stands. */
 export type SidechainState = 'running' | 'completed' | 'failed' | 'aborted' | 'interrupted';
@@ -611,5 +611,19 @@ export interface Storage {
     /** Marks every `running` sidechain `interrupted` (start-up: nothing runs them any more); returns how many. */
     interruptRunning(): Promise<number>;
   };
-  close(): void;
+  /** Channel cursors that survive a restart (the Telegram update offset), one text value per key. */
+  cursors: {
+    get(key: string): Promise<string | null>;
+    /** Stores `value` under `key` (replacing what was there). */
+    set(key: string, value: string): Promise<void>;
+  };
+  /** Which engine stores the data. */
+  readonly engine: 'sqlite' | 'postgres';
+  /**
+   * Whether the database answers now (`/readyz`): one trivial round trip, bounded by the pool's
+   * connection timeout. Never throws.
+   */
+  ping(): Promise<{ ok: true } | { ok: false; error: string }>;
+  /** Releases the database (a PostgreSQL pool ends its connections; awaiting it is optional for SQLite). */
+  close(): void | Promise<void>;
 }

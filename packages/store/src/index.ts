@@ -17,3 +17,13 @@ export {
   tokens,
   turns,
 } from './schema.js';
+export {
+  type PostgresStorage,
+  type PostgresStorageOptions,
+  defaultPgMigrationsDir,
+  describePgError,
+  migratePostgres,
+  openPostgresStorage,
+  postgresStorage,
+} from './pg/postgres-storage.js';
+export { type PgDb, type PgPoolOptions, type Sql, createPgDb, scrubDatabaseUrl } from './pg/db.js';

@@ -408,3 +408,11 @@ export const sidechains = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.sessionId, t.toolUseId] }), index('sidechains_turn_idx').on(t.turnId)],
 );
+
+/** Channel cursors that must survive a restart (the Telegram update offset); replicas share them on PostgreSQL. */
+export const cursors = sqliteTable('cursors', {
+  /** `<channel type>:<account>:<name>`, e.g. `telegram:default:offset`. */
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});

@@ -18,6 +18,7 @@ import { offerSwitchRepo } from './offer-switch-repo.js';
 import { memoryRepo } from './memory-repo.js';
 import { instructionFileRepo, profileRepo } from './profile-repo.js';
 import { sidechainRepo } from './sidechain-repo.js';
+import { cursorRepo } from './cursor-repo.js';
 
 /** Options for {@link openSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -96,6 +97,12 @@ export function openSqliteStorage(opts: SqliteStorageOptions): SqliteStorage {
     profiles: profileRepo(db),
     instructionFiles: instructionFileRepo(db),
     sidechains: sidechainRepo(db),
+    cursors: cursorRepo(db),
+    engine: 'sqlite',
+    async ping() {
+      if (!db.open) return { ok: false, error: 'the database is closed' };
+      return { ok: true };
+    },
     close() {
       if (db.open) db.close();
     },

@@ -27,8 +27,8 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     beforeEach(async () => {
       storage = await makeStorage();
     });
-    afterEach(() => {
-      storage?.close();
+    afterEach(async () => {
+      await storage?.close();
       storage = undefined;
     });
 

@@ -41,3 +41,4 @@ export {
 export * from './scripted-model.js';
 export * from './counting-model.js';
 export { hostileThrownValues } from './hostile-values.js';
+export * from './postgres.js';

@@ -1,0 +1,9 @@
+import type { Storage } from '@switchboard/core';
+import type { PgDb } from './db.js';
+
+import { notBuilt } from './scaffold.js';
+
+// SCAFFOLD: replaced by the PostgreSQL implementation (issue 19).
+export function pgBudgetRepo(_db: PgDb): Storage['budgets'] {
+  return notBuilt('pgBudgetRepo');
+}

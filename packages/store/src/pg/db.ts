@@ -1,0 +1,142 @@
+import pg from 'pg';
+
+// The connection plumbing every PostgreSQL repository uses: one pool, plain parameterised SQL
+// (`$1`, `$2`, …), and transactions that behave like SQLite's `BEGIN IMMEDIATE` (see `tx`).
+
+/** int8 (counts, epoch ms, identities) and numeric (`sum` of int8) as JS numbers: every value the schema stores fits 2^53. */
+const types = {
+  getTypeParser(oid: number, format?: string) {
+    if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** Runs SQL on a pool or inside a transaction. */
+export interface Sql {
+  /** Every row. */
+  rows<R>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /** The first row, or undefined. */
+  row<R>(text: string, params?: readonly unknown[]): Promise<R | undefined>;
+  /** How many rows the statement changed. */
+  run(text: string, params?: readonly unknown[]): Promise<number>;
+}
+
+export interface PgDb extends Sql {
+  readonly pool: pg.Pool;
+  /**
+   * Runs `fn` in one SERIALIZABLE transaction, retried from the start on a serialization failure
+   * or deadlock (so `fn` must have no effect outside the transaction). Every write that reads
+   * before it writes goes through here: together they behave as if run one after another, as
+   * SQLite's `BEGIN IMMEDIATE` transactions do.
+   */
+  tx<T>(fn: (q: Sql) => Promise<T>): Promise<T>;
+}
+
+/** Pool settings (config `storage.pool`, `storage.statementTimeout`). */
+export interface PgPoolOptions {
+  url: string;
+  /** Connections at most (config `storage.pool.max`). */
+  max?: number;
+  /** Milliseconds a statement may run before the server cancels it (config `storage.statementTimeout`). */
+  statementTimeout?: number;
+  /** Milliseconds to wait for a connection (from the pool or the server) before failing. */
+  connectionTimeout?: number;
+  /** Called when an idle connection fails (the server restarted, the network dropped): never thrown. */
+  onError?: (err: Error) => void;
+}
+
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 30;
+
+function bind(q: pg.Pool | pg.PoolClient): Sql {
+  return {
+    async rows<R>(text: string, params: readonly unknown[] = []) {
+      return (await q.query(text, params as unknown[])).rows as R[];
+    },
+    async row<R>(text: string, params: readonly unknown[] = []) {
+      return (await q.query(text, params as unknown[])).rows[0] as R | undefined;
+    },
+    async run(text: string, params: readonly unknown[] = []) {
+      return (await q.query(text, params as unknown[])).rowCount ?? 0;
+    },
+  };
+}
+
+/** Creates the pool (no connection is made until the first query). */
+export function createPgDb(opts: PgPoolOptions): PgDb {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    connectionTimeoutMillis: opts.connectionTimeout ?? 5000,
+    idleTimeoutMillis: 30_000,
+    ...(opts.statementTimeout ? { statement_timeout: opts.statementTimeout } : {}),
+    idle_in_transaction_session_timeout: 60_000,
+    application_name: 'switchboard',
+    types,
+  });
+  // An idle client's error (the server went away) is emitted on the pool: unhandled, it would end the process.
+  pool.on('error', (err) => opts.onError?.(err));
+  const sql = bind(pool);
+  return {
+    pool,
+    ...sql,
+    async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        const client = await pool.connect();
+        let broken = false;
+        try {
+          await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+          const result = await fn(bind(client));
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          try {
+            await client.query('ROLLBACK');
+          } catch {
+            broken = true; // the connection is gone: do not hand it back to the pool
+          }
+          const code = (err as { code?: unknown } | null)?.code;
+          if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
+            await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
+            continue;
+          }
+          throw err;
+        } finally {
+          client.release(broken);
+        }
+      }
+    },
+  };
+}
+
+/** The URL with its password (and any `password=` parameter) replaced by `***`: safe to log. */
+export function scrubDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const k of [...u.searchParams.keys()]) if (/pass|secret|key/i.test(k)) u.searchParams.set(k, '***');
+    return u.toString();
+  } catch {
+    return '<a database URL that does not parse>';
+  }
+}
+
+/** A stable 64-bit key for `pg_advisory_lock`, from a name. */
+export function advisoryKey(name: string): bigint {
+  let h = 0xcbf29ce484222325n;
+  for (const c of Buffer.from(name)) {
+    h ^= BigInt(c);
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return BigInt.asIntN(64, h);
+}
+
+/**
+ * Takes a transaction-scoped advisory lock: insertions into a table read by a monotonic cursor
+ * (`usage.rowid`, `deliveries.id`, `audit.id`) take it so that ids become visible in id order (an
+ * identity value is allocated at insert but visible only at commit; without the lock a reader
+ * could move past an id a slower transaction commits later).
+ */
+export async function lockCursor(q: Sql, table: string): Promise<void> {
+  await q.run('SELECT pg_advisory_xact_lock($1)', [advisoryKey(`switchboard:cursor:${table}`).toString()]);
+}
