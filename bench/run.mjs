@@ -20,6 +20,7 @@ import { measureMetricsScrape, measureScrapeAtScale } from './lib/metrics-scrape
 import { runLongSession } from './lib/long-session.mjs';
 import { LONG_TARGETS, longSessionRows } from './lib/long-session-rows.mjs';
 import { EXEC_TARGETS, execRows, runExecBench } from './lib/exec.mjs';
+import { runStorageBench, storageRows } from './lib/storage-engines.mjs';
 import {
   GATEWAY_CONFIG,
   WORKSPACE_FILE,
@@ -70,7 +71,7 @@ const PLAN = {
   budgetMs: 270_000, // stop issuing turns after this (the run must stay under 5 minutes)
   // The long-session load (bench/lib/long-session.mjs) runs last, on its own gateway, with its own budget.
   longSession: args['skip-long'] ? null : { turns: Q ? 60 : 500, window: Number(args.window), budgetMs: 150_000 },
-  hardLimitMs: 290_000 + (args['skip-long'] ? 0 : 160_000), // then give up, clean up and exit 1
+  hardLimitMs: 335_000 + (args['skip-long'] ? 0 : 160_000), // then give up, clean up and exit 1 (45 s of it for the exec and storage figures)
 };
 if (PLAN.longSession && (!Number.isInteger(PLAN.longSession.window) || PLAN.longSession.window < 1024)) {
   process.stderr.write(`bench: --window must be a whole number of tokens ≥ 1024 (got ${args.window})\n`);
@@ -604,6 +605,15 @@ try {
     results.exec = { error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err) };
     log(`exec FAILED: ${err instanceof Error ? err.stack : err}`);
   }
+
+  // --- storage: one turn's writes on SQLite and on a real PostgreSQL (bench/lib/storage-engines.mjs) ---
+  try {
+    results.storage = await runStorageBench(repo, { turns: Q ? 200 : 2000, log });
+  } catch (err) {
+    exitCode = 1;
+    results.storage = { error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err) };
+    log(`storage FAILED: ${err instanceof Error ? err.stack : err}`);
+  }
 } catch (err) {
   exitCode = 1;
   results.error = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
@@ -736,6 +746,7 @@ function buildTable(r) {
     );
   if (r.longSession?.turnsDone !== undefined) rows.push(...longSessionRows(r.longSession));
   if (r.exec?.checkMicrosMedian !== undefined) rows.push(...execRows(r.exec));
+  if (r.storage?.levels) rows.push(...storageRows(r.storage));
   return rows;
 }
 

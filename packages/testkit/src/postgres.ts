@@ -39,9 +39,7 @@ function binDir(): string {
         .sort((a, b) => Number(b) - Number(a))
     : [];
   if (versions.length === 0) {
-    throw new Error(
-      "no PostgreSQL binaries: install Debian's postgresql (.ci/run does) or set SWITCHBOARD_PG_BIN to a folder holding initdb and postgres",
-    );
+    throw new Error("no PostgreSQL binaries: install Debian's postgresql (.ci/run does) or set SWITCHBOARD_PG_BIN to a folder holding initdb and postgres");
   }
   return join(root, versions[0] as string, 'bin');
 }
@@ -54,7 +52,7 @@ function runAs(): { uid: number; gid: number } | null {
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
     return { uid, gid };
   } catch {
-    throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user: install Debian\'s postgresql (it creates one)');
+    throw new Error("PostgreSQL refuses to run as root and there is no `postgres` user: install Debian's postgresql (it creates one)");
   }
 }
 
@@ -87,11 +85,10 @@ export async function startPostgres(): Promise<PgServer> {
   if (user) chownSync(pwFile, user.uid, user.gid);
   const db = join(dataDir, 'db');
   const spawnOpts = { ...(user ?? {}), env: { ...process.env, LC_ALL: 'C' } };
-  execFileSync(
-    join(bin, 'initdb'),
-    ['-D', db, '-U', 'postgres', `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'],
-    { ...spawnOpts, stdio: 'pipe' },
-  );
+  execFileSync(join(bin, 'initdb'), ['-D', db, '-U', 'postgres', `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync'], {
+    ...spawnOpts,
+    stdio: 'pipe',
+  });
   rmSync(pwFile);
   const port = await freePort();
   let child: ChildProcess | null = null;
@@ -100,7 +97,22 @@ export async function startPostgres(): Promise<PgServer> {
     if (child) return;
     const proc = spawn(
       join(bin, 'postgres'),
-      ['-D', db, '-p', String(port), '-k', dataDir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
+      [
+        '-D',
+        db,
+        '-p',
+        String(port),
+        '-k',
+        dataDir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+      ],
       { ...spawnOpts, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     child = proc;
