@@ -62,6 +62,7 @@ COPY --from=build /app/packages/channel-openai/dist packages/channel-openai/dist
 COPY --from=build /app/packages/console/dist packages/console/dist
 COPY --from=build /app/apps/gateway/dist apps/gateway/dist
 COPY migrations migrations
+COPY migrations-pg migrations-pg
 COPY config config
 # /data holds the database, the credentials file and the agents' workspaces; only `node` writes it.
 RUN mkdir -p /data && chown node:node /data

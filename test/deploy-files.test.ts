@@ -89,7 +89,9 @@ describe('Dockerfile', () => {
       expect(copies, ws).toContain(`${ws}/package.json`);
       if (ws !== 'packages/testkit') expect(copies, ws).toContain(`${ws}/dist`);
     }
-    expect(copies).toContain('migrations');
+    // Both engines' migrations: the image can start on SQLite or on PostgreSQL.
+    expect(all('COPY')).toContain('migrations migrations');
+    expect(all('COPY')).toContain('migrations-pg migrations-pg');
   });
 
   it('builds the console in the build stage and copies only its dist into the runtime image', () => {
