@@ -42,4 +42,18 @@ describe('openPostgresStorage', () => {
     expect(scrubDatabaseUrl(url)).not.toContain(server.password);
     expect(scrubDatabaseUrl(url)).toContain('***');
   });
+
+  it('stores U+0000, which PostgreSQL text cannot hold, as U+FFFD instead of failing the write', async () => {
+    const s = await openPostgresStorage({ url: await server.createDatabase({ template: TEMPLATE }) });
+    try {
+      const p = await s.principals.create({ name: 'nul\u0000name', role: 'member' });
+      expect(p.name).toBe('nul\u0000name');
+      expect((await s.principals.get(p.id))?.name).toBe('nul\uFFFDname');
+      const m = await s.memories.save({ scope: 'private', principalId: p.id, text: 'coffee\u0000beans', tags: ['a\u0000b'], createdBy: p.id });
+      expect((await s.memories.get(m.id))?.text).toBe('coffee\uFFFDbeans');
+      expect((await s.memories.search({ text: 'beans', scopes: [{ scope: 'private', principalId: p.id }], limit: 5 })).map((h) => h.memory.id)).toEqual([m.id]);
+    } finally {
+      await s.close();
+    }
+  });
 });

@@ -48,16 +48,23 @@ export interface PgPoolOptions {
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 30;
 
+/** PostgreSQL `text` cannot hold U+0000 (SQLite can): it is stored as U+FFFD, the replacement character. */
+export function pgText(s: string): string {
+  return s.includes('\u0000') ? s.replaceAll('\u0000', '\uFFFD') : s;
+}
+
+const params = (ps: readonly unknown[]): unknown[] => ps.map((p) => (typeof p === 'string' ? pgText(p) : p));
+
 function bind(q: pg.Pool | pg.PoolClient): Sql {
   return {
-    async rows<R>(text: string, params: readonly unknown[] = []) {
-      return (await q.query(text, params as unknown[])).rows as R[];
+    async rows<R>(text: string, ps: readonly unknown[] = []) {
+      return (await q.query(text, params(ps))).rows as R[];
     },
-    async row<R>(text: string, params: readonly unknown[] = []) {
-      return (await q.query(text, params as unknown[])).rows[0] as R | undefined;
+    async row<R>(text: string, ps: readonly unknown[] = []) {
+      return (await q.query(text, params(ps))).rows[0] as R | undefined;
     },
-    async run(text: string, params: readonly unknown[] = []) {
-      return (await q.query(text, params as unknown[])).rowCount ?? 0;
+    async run(text: string, ps: readonly unknown[] = []) {
+      return (await q.query(text, params(ps))).rowCount ?? 0;
     },
   };
 }
