@@ -194,4 +194,37 @@ describe('PostgreSQL storage under concurrent callers', () => {
       expect((await s.sessions.load(sessionId)).map((e) => e.seq)).toEqual([1, 2, 3]);
     }
   });
+
+  it('32 sessions accepting, beginning and finishing 5 turns each at once all succeed (no retry storm)', async () => {
+    await open();
+    await Promise.all(
+      Array.from({ length: 32 }, async (_, w) => {
+        for (let i = 0; i < 5; i++) {
+          const { turnId } = await queueTurn(s, `w${w}-m${i}`, dmKey(`p${w}`));
+          await s.turns.begin(turnId, [{ turnId, kind: 'user', payload: { text: `q${i}` } }]);
+          await s.turns.finish(turnId, {
+            state: 'completed',
+            entries: [{ turnId, kind: 'assistant', payload: [{ type: 'text', text: `a${i}` }] }],
+            delivery: {
+              turnId,
+              part: 0,
+              kind: 'final',
+              channel: 'websocket',
+              account: 'default',
+              conversationId: `p${w}`,
+              platformMessageId: null,
+              content: { text: `a${i}` },
+            },
+          });
+        }
+      }),
+    );
+    const states = await s.db.rows<{ state: string; n: number }>('SELECT state, count(*) AS n FROM turns GROUP BY state');
+    expect(states).toEqual([{ state: 'completed', n: 160 }]);
+    const seqs = await s.db.rows<{ session_id: string; n: number; top: number }>(
+      'SELECT session_id, count(*) AS n, max(seq) AS top FROM entries GROUP BY session_id',
+    );
+    expect(seqs).toHaveLength(32);
+    for (const r of seqs) expect([r.n, r.top]).toEqual([10, 10]);
+  });
 });

@@ -24,13 +24,19 @@ export interface Sql {
 export interface PgDb extends Sql {
   readonly pool: pg.Pool;
   /**
-   * Runs `fn` in one SERIALIZABLE transaction, retried from the start on a serialization failure
-   * or deadlock (so `fn` must have no effect outside the transaction). Every write that reads
-   * before it writes goes through here: together they behave as if run one after another, as
-   * SQLite's `BEGIN IMMEDIATE` transactions do.
+   * Runs `fn` in one transaction, retried from the start on a serialization failure or deadlock
+   * (so `fn` must have no effect outside the transaction). SERIALIZABLE by default: writes that
+   * read before they write then behave as if run one after another, as SQLite's `BEGIN IMMEDIATE`
+   * transactions do. The turn path's writes pass `read committed`: each of them takes the row lock
+   * that orders it first (the session row, the turn row, a cursor lock) or resolves a conflict by
+   * re-reading, so they need no predicate locks — which, at 32 sessions writing at once, made
+   * SERIALIZABLE abort most of them. Multi-statement reads pass `repeatable read` (one snapshot).
    */
-  tx<T>(fn: (q: Sql) => Promise<T>): Promise<T>;
+  tx<T>(fn: (q: Sql) => Promise<T>, isolation?: Isolation): Promise<T>;
 }
+
+/** A transaction's isolation level (see {@link PgDb.tx}). */
+export type Isolation = 'serializable' | 'repeatable read' | 'read committed';
 
 /** Pool settings (config `storage.pool`, `storage.statementTimeout`). */
 export interface PgPoolOptions {
@@ -46,7 +52,7 @@ export interface PgPoolOptions {
 }
 
 const RETRYABLE = new Set(['40001', '40P01']);
-const MAX_ATTEMPTS = 30;
+const MAX_ATTEMPTS = 50;
 
 /** PostgreSQL `text` cannot hold U+0000 (SQLite can): it is stored as U+FFFD, the replacement character. */
 export function pgText(s: string): string {
@@ -87,12 +93,12 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
   return {
     pool,
     ...sql,
-    async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
+    async tx<T>(fn: (q: Sql) => Promise<T>, isolation: Isolation = 'serializable'): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         const client = await pool.connect();
         let broken = false;
         try {
-          await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+          await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
           const result = await fn(bind(client));
           await client.query('COMMIT');
           return result;
@@ -104,7 +110,8 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
           }
           const code = (err as { code?: unknown } | null)?.code;
           if (typeof code === 'string' && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
-            await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
+            // Jittered, growing back-off: contenders that collided spread out instead of colliding again.
+            await new Promise((r) => setTimeout(r, Math.random() * Math.min(100, 2 ** Math.min(attempt, 7))));
             continue;
           }
           throw err;

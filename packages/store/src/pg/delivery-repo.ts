@@ -35,7 +35,7 @@ export function pgDeliveryOps(): PgDeliveryOps {
 export function pgDeliveryRepo(db: PgDb, ops: PgDeliveryOps = pgDeliveryOps()): Storage['deliveries'] {
   return {
     async record(d) {
-      return db.tx((q) => ops.record(q, d));
+      return db.tx((q) => ops.record(q, d), 'read committed');
     },
     async ofTurn(turnId) {
       return (await db.rows<DeliveryRow>('SELECT * FROM deliveries WHERE turn_id = $1 ORDER BY id', [turnId])).map(toDelivery);

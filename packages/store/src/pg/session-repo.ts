@@ -24,8 +24,9 @@ export function pgSessionOps(): PgSessionOps {
       const existing = await q.row<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE key = $1 AND ended_at IS NULL`, [k]);
       if (existing) return existing;
       const row = newSessionRow(key);
-      // Two transactions resolving one new key: the partial unique index makes the later one wait,
-      // and its ON CONFLICT on a row its snapshot cannot see is a serialization failure, so `tx` re-runs it.
+      // Two transactions resolving one new key: the partial unique index makes the later one wait
+      // for the first's commit. Under read committed it then does nothing and reads the winner below;
+      // under serializable the conflict is a serialization failure and `tx` re-runs it.
       const inserted = await q.row<SessionRow>(
         `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
          ON CONFLICT (key) WHERE ended_at IS NULL DO NOTHING RETURNING ${SESSION_COLUMNS}`,
@@ -53,8 +54,9 @@ export function pgSessionOps(): PgSessionOps {
     async append(q, sessionId, entries) {
       if (entries.length === 0) return [];
       const now = Date.now();
-      // The session row's lock first: appends to one session queue on it, so the seq read below is
-      // the last committed one (a waiter whose snapshot is older fails to serialize and is re-run).
+      // The session row's lock first: appends to one session queue on it, so the seq read below (a
+      // new snapshot under read committed) is the last committed one; under serializable a waiter
+      // whose snapshot is older fails to serialize and is re-run.
       await q.run('UPDATE sessions SET updated_at = $1 WHERE id = $2', [now, sessionId]);
       let seq = (await q.row<{ n: number }>('SELECT coalesce(max(seq), 0) AS n FROM entries WHERE session_id = $1', [sessionId]))?.n ?? 0;
       const rows: EntryRow[] = entries.map((e) => ({
@@ -95,7 +97,7 @@ export function pgSessionRepo(db: PgDb, ops: PgSessionOps): Storage['sessions'] 
 
   return {
     async resolve(key) {
-      return toSession(await db.tx((q) => ops.resolve(q, key)));
+      return toSession(await db.tx((q) => ops.resolve(q, key), 'read committed'));
     },
     async get(id) {
       const row = await byId(db, id);
@@ -111,7 +113,7 @@ export function pgSessionRepo(db: PgDb, ops: PgSessionOps): Storage['sessions'] 
       return rows.map(toSession);
     },
     async append(sessionId, entries) {
-      return db.tx((q) => ops.append(q, sessionId, entries));
+      return db.tx((q) => ops.append(q, sessionId, entries), 'read committed');
     },
     async load(sessionId) {
       return (await load(db, sessionId)).map(toEntry);
@@ -128,7 +130,7 @@ export function pgSessionRepo(db: PgDb, ops: PgSessionOps): Storage['sessions'] 
            ORDER BY seq`,
           [sessionId, through, boundary.turn_id],
         );
-      });
+      }, 'repeatable read');
       return rows.map(toEntry);
     },
     async loadTurn(turnId) {

@@ -44,9 +44,12 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
     for (const call of calls) await usage.record(q, call);
   };
 
+  // Read committed: each write locks the rows that order it (see PgDb.tx and the session ops).
+  const write = <T>(fn: (q: Sql) => Promise<T>): Promise<T> => db.tx(fn, 'read committed');
+
   return {
     async absorb(sessionId, turnIds, entries) {
-      return db.tx(async (q) => {
+      return write(async (q) => {
         const now = Date.now();
         for (const id of turnIds) {
           const n = await q.run(
@@ -59,11 +62,11 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
       });
     },
     async accept(message, route) {
-      return db.tx(async (q): Promise<AcceptResult> => {
+      return write(async (q): Promise<AcceptResult> => {
         const inboxId = randomUUID();
         const { channel, account, dedupeKey } = message;
-        // A concurrent accept of the same key makes this wait; its row is invisible to this
-        // snapshot, so DO NOTHING fails to serialize and `tx` re-runs this, which then sees the duplicate.
+        // A concurrent accept of the same key makes this wait for its commit; DO NOTHING then, and
+        // the read below (a new statement, a new snapshot) sees the duplicate.
         const inserted = await q.run(
           `INSERT INTO inbox (id, channel, account, dedupe_key, payload, received_at) VALUES ($1, $2, $3, $4, $5, $6)
            ON CONFLICT (channel, account, dedupe_key) DO NOTHING`,
@@ -98,7 +101,7 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
       return row ? toTurn(row) : null;
     },
     async begin(turnId, entries, calls = []) {
-      return db.tx(async (q) => {
+      return write(async (q) => {
         const row = await update(q, turnId, 'running', null, null);
         const stored = await sessions.append(q, row.session_id, entries);
         await recordCalls(q, calls);
@@ -106,7 +109,7 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
       });
     },
     async append(turnId, entries, calls = []) {
-      return db.tx(async (q) => {
+      return write(async (q) => {
         const row = await q.row<{ session_id: string }>('SELECT session_id FROM turns WHERE id = $1', [turnId]);
         if (!row) throw new Error(`unknown turn ${turnId}`);
         const stored = await sessions.append(q, row.session_id, entries);
@@ -115,7 +118,7 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
       });
     },
     async finish(turnId, end) {
-      return db.tx(async (q) => {
+      return write(async (q) => {
         let row = await update(q, turnId, end.state, end.reason ?? null, end.error ?? null);
         const stored = await sessions.append(q, row.session_id, end.entries ?? []);
         await recordCalls(q, end.calls ?? []);
@@ -129,7 +132,7 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
       });
     },
     async setState(turnId, state, info) {
-      await db.tx(async (q) => {
+      await write(async (q) => {
         await update(q, turnId, state, info?.reason ?? null, info?.error ?? null);
         if (info?.usage) await setUsage(q, JSON.stringify(info.usage), turnId);
       });

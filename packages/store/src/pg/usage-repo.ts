@@ -55,7 +55,7 @@ const SPEND_OF_ALL = spendSql('$1::text IS NULL AND');
 export function pgUsageRepo(db: PgDb, ops: PgUsageOps = pgUsageOps()): Storage['usage'] {
   return {
     async record(r) {
-      return db.tx((q) => ops.record(q, r));
+      return db.tx((q) => ops.record(q, r), 'read committed');
     },
     async changes(afterSeq, limit = 10_000) {
       if (afterSeq === null) return { rows: [], last: (await db.row<{ seq: number }>('SELECT coalesce(max(rowid), 0) AS seq FROM usage'))?.seq ?? 0 };
