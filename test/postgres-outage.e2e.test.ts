@@ -45,6 +45,7 @@ describe('a PostgreSQL restart under a running gateway', () => {
     expect(down.status).toBe(503);
     expect(down.json).toMatchObject({ ready: false, state: 'down', database: { engine: 'postgres', state: 'down' } });
     expect(typeof down.json.database.error).toBe('string');
+    expect(down.text).not.toContain(server.password);
     // With a token the answer is the same 503 (the token cannot be checked without the database).
     const downWithToken = await api(gw, 'GET', '/readyz', { token: operatorToken });
     expect(downWithToken.status).toBe(503);
