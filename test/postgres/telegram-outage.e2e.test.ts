@@ -21,6 +21,8 @@ describe('telegram on PostgreSQL: a database outage', () => {
   it('keeps the update unconfirmed while the database is down and answers it once it is back', async () => {
     const { tg, model, gw } = env;
     await tg.waitForAnswered('getUpdates');
+    // Start-up is over (interrupted turns resumed) before the database goes away.
+    await gw.waitForLog((l) => l.includes('"event":"listening"'));
     await server!.stop();
     await gw.waitForLog((l) => l.includes('"event":"storage_down"'));
     model.enqueue({ text: 'Answered after the outage.' });
