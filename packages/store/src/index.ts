@@ -27,3 +27,12 @@ export {
   postgresStorage,
 } from './pg/postgres-storage.js';
 export { type PgDb, type PgPoolOptions, type Sql, createPgDb, scrubDatabaseUrl } from './pg/db.js';
+export {
+  type MigrateStorageOptions,
+  type MigrationProgress,
+  type MigrationReport,
+  type TableReport,
+  migrateSqliteToPostgres,
+  PG_MAX_PARAMS,
+} from './migrate-storage.js';
+export { type TablePlan, migrationPlan, StorageMigrationError } from './migrate-plan.js';
