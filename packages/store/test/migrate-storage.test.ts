@@ -35,16 +35,15 @@ afterAll(async () => {
 
 const target = () => server.createDatabase({ template: TEMPLATE });
 /** A fresh, migrated SQLite file, filled by `fill`. */
-function sourceWith(fill: (s: ReturnType<typeof openSqliteStorage>) => void | Promise<void>): Promise<string> {
+async function sourceWith(fill: (s: ReturnType<typeof openSqliteStorage>) => void | Promise<void>): Promise<string> {
   const file = join(dir, `src-${++files}.db`);
   const s = openSqliteStorage({ file });
-  return Promise.resolve(fill(s)).then(
-    () => (s.close(), file),
-    (err: unknown) => {
-      s.close();
-      throw err;
-    },
-  );
+  try {
+    await fill(s);
+  } finally {
+    s.close();
+  }
+  return file;
 }
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
