@@ -76,6 +76,17 @@ export function pgSessionOps(): PgSessionOps {
   };
 }
 
+/** An inbox payload with its `text` emptied, or null when it is not a JSON object (an array or a scalar holds no text). */
+function withoutText(payload: string): string | null {
+  let p: unknown;
+  try {
+    p = JSON.parse(payload);
+  } catch {
+    return null;
+  }
+  return p && typeof p === 'object' && !Array.isArray(p) ? JSON.stringify({ ...p, text: '' }) : null;
+}
+
 /** The sessions repository over a PostgreSQL pool. */
 export function pgSessionRepo(db: PgDb, ops: PgSessionOps): Storage['sessions'] {
   const byId = (q: Sql, id: string) => q.row<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = $1`, [id]);
@@ -151,11 +162,15 @@ export function pgSessionRepo(db: PgDb, ops: PgSessionOps): Storage['sessions'] 
         await q.run('DELETE FROM sidechains WHERE session_id = $1', [sessionId]);
         const deliveries = await q.run('DELETE FROM deliveries WHERE turn_id IN (SELECT id FROM turns WHERE session_id = $1)', [sessionId]);
         // The inbox row and its dedupe key stay, so a redelivered platform message is still recognised.
-        await q.run(
-          `UPDATE inbox SET payload = jsonb_set(payload::jsonb, '{text}', '""')::text
-           WHERE turn_id IN (SELECT id FROM turns WHERE session_id = $1) AND jsonb_typeof(payload::jsonb) = 'object'`,
+        // Blanked here, not with jsonb_set: jsonb refuses a `\u0000` escape, which a message's text may hold.
+        const items = await q.rows<{ id: string; payload: string }>(
+          'SELECT id, payload FROM inbox WHERE turn_id IN (SELECT id FROM turns WHERE session_id = $1)',
           [sessionId],
         );
+        for (const item of items) {
+          const blanked = withoutText(item.payload);
+          if (blanked !== null) await q.run('UPDATE inbox SET payload = $1 WHERE id = $2', [blanked, item.id]);
+        }
         await q.run("UPDATE approvals SET input = 'null' WHERE session_id = $1 AND status != 'pending'", [sessionId]);
         return { entries, deliveries };
       });

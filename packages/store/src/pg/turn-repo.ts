@@ -7,10 +7,23 @@ import type { PgDeliveryOps } from './delivery-repo.js';
 import type { PgSessionOps } from './session-repo.js';
 import type { PgUsageOps } from './usage-repo.js';
 
-type DupRow = { id: string; turn_id: string | null; session_id: string | null; text: unknown };
+type DupRow = { id: string; turn_id: string | null; session_id: string | null; payload: string };
 
-const EXISTING_INBOX = `SELECT i.id, i.turn_id, t.session_id, CASE WHEN jsonb_typeof(i.payload::jsonb) = 'object' THEN i.payload::jsonb ->> 'text' END AS text
+// The text is read here, not with `payload::jsonb`: jsonb refuses a `\u0000` escape, which a message's text may hold.
+const EXISTING_INBOX = `SELECT i.id, i.turn_id, t.session_id, i.payload
   FROM inbox i LEFT JOIN turns t ON t.id = i.turn_id WHERE i.channel = $1 AND i.account = $2 AND i.dedupe_key = $3`;
+
+/** The stored item's `text` (undefined when the payload is not an object with one), as SQLite's `json_extract` reads it. */
+function textOf(payload: string): unknown {
+  try {
+    const p = JSON.parse(payload) as unknown;
+    return p && typeof p === 'object' && !Array.isArray(p) ? (p as { text?: unknown }).text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const duplicate = (dup: DupRow, text: string | undefined): AcceptResult => duplicateOf({ ...dup, text: textOf(dup.payload) }, text);
 
 /** The turns repository (inbox, turn state machine) over a PostgreSQL pool; every write is one `db.tx`. */
 export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliveryOps, usage: PgUsageOps): Storage['turns'] {
@@ -59,7 +72,7 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
         if (inserted === 0) {
           const dup = await q.row<DupRow>(EXISTING_INBOX, [channel, account, dedupeKey]);
           if (!dup) throw new Error('inbox conflict without an existing row');
-          return duplicateOf(dup, message.text);
+          return duplicate(dup, message.text);
         }
         const session = await sessions.resolve(q, route.key);
         const now = Date.now();
@@ -126,7 +139,7 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
     },
     async seen(channel, account, dedupeKey, text) {
       const dup = await db.row<DupRow>(EXISTING_INBOX, [channel, account, dedupeKey]);
-      return dup ? duplicateOf(dup, text) : null;
+      return dup ? duplicate(dup, text) : null;
     },
     async inbox(inboxId) {
       const row = await db.row<InboxRow>('SELECT * FROM inbox WHERE id = $1', [inboxId]);
