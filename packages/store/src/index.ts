@@ -26,7 +26,7 @@ export {
   openPostgresStorage,
   postgresStorage,
 } from './pg/postgres-storage.js';
-export { type PgDb, type PgPoolOptions, type Sql, createPgDb, scrubDatabaseUrl } from './pg/db.js';
+export { type PgDb, type PgPoolOptions, type Sql, asStorageError, createPgDb, isConnectionError, scrubDatabaseUrl } from './pg/db.js';
 export {
   type MigrateStorageOptions,
   type MigrationProgress,

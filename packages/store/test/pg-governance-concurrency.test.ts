@@ -1,4 +1,4 @@
-import type { NewPairingRequest, PairingLimits, PairingOutcome, Storage } from '@switchboard/core';
+import type { NewApproval, NewPairingRequest, PairingLimits, PairingOutcome, Storage } from '@switchboard/core';
 import { type PgServer, startPostgres } from '@switchboard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage, type PostgresStorage } from '../src/index.js';
@@ -26,6 +26,21 @@ async function replicas(): Promise<PostgresStorage[]> {
 
 const closeAll = (stores: Storage[]) => Promise.all(stores.map((s) => s.close()));
 
+/** An approval slot of turn `turnId`. */
+const slot = (turnId: string): NewApproval => ({
+  turnId,
+  toolUseId: 'toolu_1',
+  sessionId: 's1',
+  tool: 'write_file',
+  summary: 'write_file a.md',
+  input: { path: 'a.md' },
+  requesterPrincipalId: 'p1',
+  conversation: { channel: 'websocket', account: 'default', id: 'p1', kind: 'dm' },
+  expiresAt: new Date(Date.now() + 60_000),
+  source: 'rule',
+  alwaysRule: null,
+});
+
 let seq = 0;
 const ask = (identity: string, key: string): NewPairingRequest => ({
   code: `C${String(++seq).padStart(7, '0')}`,
@@ -49,19 +64,7 @@ describe('PostgreSQL governance under concurrency', () => {
     const stores = await replicas();
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        const { approval } = await stores[0]!.approvals.create({
-          turnId: `t${round}`,
-          toolUseId: 'toolu_1',
-          sessionId: 's1',
-          tool: 'write_file',
-          summary: 'write_file a.md',
-          input: { path: 'a.md' },
-          requesterPrincipalId: 'p1',
-          conversation: { channel: 'websocket', account: 'default', id: 'p1', kind: 'dm' },
-          expiresAt: new Date(Date.now() + 60_000),
-          source: 'rule',
-          alwaysRule: null,
-        });
+        const { approval } = await stores[0]!.approvals.create(slot(`t${round}`));
         const won = await Promise.all(stores.map((s, i) => s.approvals.claim(approval.id, i % 2 ? 'allowed' : 'denied', `caller:${i}`)));
         expect(won.filter(Boolean)).toHaveLength(1);
         const winner = won.indexOf(true);
@@ -72,26 +75,45 @@ describe('PostgreSQL governance under concurrency', () => {
     }
   });
 
+  it(`${CALLERS} concurrent creates of one approval slot: one row, every caller gets it, one of them as new`, async () => {
+    const stores = await replicas();
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const created = await Promise.all(stores.map((s, i) => s.approvals.create({ ...slot(`c${round}`), summary: `caller ${i}` })));
+        expect(created.filter((c) => !c.existed)).toHaveLength(1);
+        expect(new Set(created.map((c) => c.approval.id)).size).toBe(1);
+        expect(new Set(created.map((c) => c.approval.summary)).size).toBe(1);
+        expect(await stores[0]!.approvals.list({ turnId: `c${round}` })).toHaveLength(1);
+      }
+    } finally {
+      await closeAll(stores);
+    }
+  });
+
   it(`${CALLERS} concurrent first messages of one identity: one pending request holding every message within the limits`, async () => {
     const stores = await replicas();
     try {
-      const roomy: PairingLimits = { maxPending: 5, maxHeld: 50, maxHeldBytes: 1 << 20, cooldown: 0 };
-      const outcomes = await Promise.all(stores.map((s, i) => s.pairing.requestOrHold(ask('webhook:a', `a${i}`), roomy)));
-      expect(kinds(outcomes)).toEqual({ created: 1, held: CALLERS - 1 });
-      const pending = await stores[0]!.pairing.list({ status: 'pending' });
-      expect(pending).toHaveLength(1);
-      expect(pending[0]).toMatchObject({ identity: 'webhook:a', heldCount: CALLERS });
-      const held = await stores[0]!.pairing.held(pending[0]!.code);
-      expect(held.map((m) => m.dedupeKey).sort()).toEqual(Array.from({ length: CALLERS }, (_, i) => `a${i}`).sort());
+      const roomy: PairingLimits = { maxPending: 2 * ROUNDS, maxHeld: 50, maxHeldBytes: 1 << 20, cooldown: 0 };
+      const tight: PairingLimits = { ...roomy, maxHeld: 3 };
+      for (let round = 0; round < ROUNDS; round++) {
+        const a = `webhook:a${round}`;
+        const outcomes = await Promise.all(stores.map((s, i) => s.pairing.requestOrHold(ask(a, `a${i}`), roomy)));
+        expect(kinds(outcomes)).toEqual({ created: 1, held: CALLERS - 1 });
+        const pending = (await stores[0]!.pairing.list({ status: 'pending' })).filter((p) => p.identity === a);
+        expect(pending).toHaveLength(1);
+        expect(pending[0]).toMatchObject({ heldCount: CALLERS });
+        const held = await stores[0]!.pairing.held(pending[0]!.code);
+        expect(held.map((m) => m.dedupeKey).sort()).toEqual(Array.from({ length: CALLERS }, (_, i) => `a${i}`).sort());
 
-      // Tight limits: the held messages stop at maxHeld, and exactly one caller is the first to overflow.
-      const tight: PairingLimits = { maxPending: 5, maxHeld: 3, maxHeldBytes: 1 << 20, cooldown: 0 };
-      const more = await Promise.all(stores.map((s, i) => s.pairing.requestOrHold(ask('webhook:b', `b${i}`), tight)));
-      expect(kinds(more)).toEqual({ created: 1, held: 2, overflow: CALLERS - 3 });
-      expect(more.filter((o) => o.kind === 'overflow' && o.first)).toHaveLength(1);
-      const b = (await stores[0]!.pairing.list({ status: 'pending' })).filter((p) => p.identity === 'webhook:b');
-      expect(b).toHaveLength(1);
-      expect(b[0]!.heldCount).toBe(3);
+        // Tight limits: the held messages stop at maxHeld, and exactly one caller is the first to overflow.
+        const b = `webhook:b${round}`;
+        const more = await Promise.all(stores.map((s, i) => s.pairing.requestOrHold(ask(b, `b${i}`), tight)));
+        expect(kinds(more)).toEqual({ created: 1, held: 2, overflow: CALLERS - 3 });
+        expect(more.filter((o) => o.kind === 'overflow' && o.first)).toHaveLength(1);
+        const ofB = (await stores[0]!.pairing.list({ status: 'pending' })).filter((p) => p.identity === b);
+        expect(ofB).toHaveLength(1);
+        expect(ofB[0]!.heldCount).toBe(3);
+      }
     } finally {
       await closeAll(stores);
     }
