@@ -115,6 +115,8 @@ describe('switchboard migrate-storage (issue 19, acceptance 3)', () => {
     // The same data dir and config, on PostgreSQL.
     gw = await gw.restart({ config: { storage: { kind: 'postgres' } }, env: { DATABASE_URL: url } });
     env.gw = gw;
+    const ready = await api(gw, 'GET', '/readyz', { token: gw.credentials().operatorToken });
+    expect(ready.json.database).toMatchObject({ engine: 'postgres', state: 'up' });
     const after = await snapshot(gw, ownerId);
     const lastOld = Number(before.audit.at(-1)?.id);
     expect(after.audit.filter((e) => Number(e.id) <= lastOld)).toEqual(before.audit);
