@@ -179,6 +179,20 @@ describe('migrateSqliteToPostgres', () => {
     }
   });
 
+  it('orders text keys byte-wise on both sides, also in a database whose default collation is a language one (ICU en-US)', async () => {
+    const file = await sourceWith((s) => {
+      const insert = s.db.prepare('INSERT INTO principals (id, name, role, created_at) VALUES (?, ?, ?, 1)');
+      for (const id of ['B', 'a', 'A', '_z', 'a-b', 'ab', 'é', 'e', 'Z1', 'z10', 'z9']) insert.run(id, `name ${id}`, 'member');
+    });
+    const name = `sb_icu_${files}`;
+    await withClient(server.url(), (c) => c.query(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`));
+    const url = server.url(name);
+    const order = await withClient(url, async (c) => (await c.query("SELECT x FROM unnest(ARRAY['B', 'a', '_z']) AS x ORDER BY x")).rows.map((r) => r.x));
+    expect(order).not.toEqual(['B', '_z', 'a']); // the database's own order is not byte order, so the copy must not rely on it
+    const report = await migrateSqliteToPostgres({ sqliteFile: file, url });
+    expect(report.tables.find((t) => t.table === 'principals')?.rows).toBe(11);
+  });
+
   it('copies 100k rows in parameter batches below the 65,535-parameter limit, whatever batchRows asks', async () => {
     const perTable = Math.ceil(100_000 / migrationPlan().length);
     const file = await sourceWith((s) => fillEveryTable(s.db, perTable));
