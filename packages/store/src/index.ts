@@ -33,6 +33,5 @@ export {
   type MigrationReport,
   type TableReport,
   migrateSqliteToPostgres,
-  PG_MAX_PARAMS,
 } from './migrate-storage.js';
 export { type TablePlan, migrationPlan, StorageMigrationError } from './migrate-plan.js';

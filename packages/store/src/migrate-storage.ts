@@ -15,8 +15,6 @@ import {
 import { describePgError, openPostgresStorage } from './pg/postgres-storage.js';
 import { openSqliteStorage } from './sqlite-storage.js';
 
-/** PostgreSQL's limit on bind parameters in one statement. */
-export const PG_MAX_PARAMS = 65_535;
 /** A batch is sent once its text values reach this many bytes, however few rows it has (transcripts can be large). */
 const BATCH_BYTES = 8 * 1024 * 1024;
 const VERIFY_FETCH = 2000;
@@ -44,7 +42,7 @@ export interface MigrateStorageOptions {
   sqliteFile: string;
   /** The target database (migrated to the latest schema first; it must hold no row). */
   url: string;
-  /** Rows per INSERT at most (default 1000; lowered to stay under {@link PG_MAX_PARAMS}). */
+  /** Rows per INSERT at most (default 5000; a batch is also sent once its text reaches 8 MB). Each INSERT has one array parameter per column. */
   batchRows?: number;
   /** Milliseconds to wait for the server (default 10 s). */
   connectionTimeout?: number;
@@ -108,21 +106,21 @@ interface Copied {
 async function copyTable(sqlite: Database.Database, client: pg.ClientBase, plan: TablePlan, batchRows: number): Promise<Copied> {
   const select = `SELECT ${plan.rowid ? 'rowid AS "rowid", ' : ''}${plan.columns.map((c) => q(c.name)).join(', ')} FROM ${q(plan.name)} ORDER BY ${orderBy(plan, 'sqlite')}`;
   const cols = checked(plan);
-  const width = cols.length;
-  const perBatch = Math.max(1, Math.min(batchRows, Math.floor(PG_MAX_PARAMS / width)));
-  const head = `INSERT INTO ${q(plan.name)} (${cols.map((c) => q(c.name)).join(', ')}) VALUES `;
-  const deferred = new Set(plan.deferred.map((c) => c.name));
+  // One array parameter per column (unnest): the statement's parameter count is the column count,
+  // however many rows the batch has, and the server parses one short statement per batch.
+  const insert = `INSERT INTO ${q(plan.name)} (${cols.map((c) => q(c.name)).join(', ')}) SELECT * FROM unnest(${cols.map((c, i) => `$${i + 1}::${PG_TYPE[c.kind]}[]`).join(', ')})`;
+  const deferred = cols.map((c) => plan.deferred.some((d) => d.name === c.name));
   const hash = createHash('sha256');
   const later: Cell[][] = [];
-  let params: unknown[] = [];
+  let batch: unknown[][] = cols.map(() => []);
+  let batched = 0;
   let bytes = 0;
   let rows = 0;
   const flush = async () => {
-    if (params.length === 0) return;
-    const n = params.length / width;
-    const tuples = Array.from({ length: n }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`);
-    await client.query(head + tuples.join(', '), params);
-    params = [];
+    if (batched === 0) return;
+    await client.query(insert, batch);
+    batch = cols.map(() => []);
+    batched = 0;
     bytes = 0;
   };
   for (const row of sqlite.prepare(select).safeIntegers(true).iterate() as IterableIterator<Record<string, unknown>>) {
@@ -131,31 +129,35 @@ async function copyTable(sqlite: Database.Database, client: pg.ClientBase, plan:
     for (const col of plan.columns) cells.push(sourceCell(plan, col, row));
     for (const d of plan.derived) cells.push(d.compute(row));
     hash.update(canonicalRow(cells.map((v, i) => canonicalCell(v, cols[i]!.kind, 'sqlite'))));
-    const sent = cells.map((v, i) => (deferred.has(cols[i]!.name) ? null : typeof v === 'bigint' ? v.toString() : v));
     if (plan.deferred.some((c) => row[c.name] !== null)) {
       later.push([...plan.key.map((k) => sourceCell(plan, k, row)), ...plan.deferred.map((c) => sourceCell(plan, c, row))]);
     }
-    params.push(...sent);
-    for (const v of sent) if (typeof v === 'string') bytes += v.length;
+    cells.forEach((v, i) => {
+      batch[i]!.push(deferred[i] ? null : typeof v === 'bigint' ? v.toString() : v);
+      if (typeof v === 'string') bytes += v.length;
+    });
+    batched++;
     rows++;
-    if (params.length >= perBatch * width || bytes >= BATCH_BYTES) await flush();
+    if (batched >= batchRows || bytes >= BATCH_BYTES) await flush();
   }
   await flush();
   return { rows, checksum: hash.digest('hex'), later };
 }
 
-/** Sets the columns that closed a foreign-key cycle, in parameter batches. */
-async function setDeferred(client: pg.ClientBase, plan: TablePlan, later: Cell[][]): Promise<void> {
+/** Sets the columns that closed a foreign-key cycle, in batches (one array parameter per column, like the inserts). */
+async function setDeferred(client: pg.ClientBase, plan: TablePlan, later: Cell[][], batchRows: number): Promise<void> {
   const cols = [...plan.key, ...plan.deferred];
-  const perBatch = Math.floor(PG_MAX_PARAMS / cols.length);
   const set = plan.deferred.map((c, i) => `${q(c.name)} = v.c${i}`).join(', ');
   const match = plan.key.map((k, i) => `t.${q(k.name)} = v.k${i}`).join(' AND ');
   const names = [...plan.key.map((_, i) => `k${i}`), ...plan.deferred.map((_, i) => `c${i}`)].join(', ');
-  for (let at = 0; at < later.length; at += perBatch) {
-    const batch = later.slice(at, at + perBatch);
-    const tuples = batch.map((_, r) => `(${cols.map((c, i) => `$${r * cols.length + i + 1}::${PG_TYPE[c.kind]}`).join(', ')})`);
-    const params = batch.flat().map((v) => (typeof v === 'bigint' ? v.toString() : v));
-    await client.query(`UPDATE ${q(plan.name)} AS t SET ${set} FROM (VALUES ${tuples.join(', ')}) AS v(${names}) WHERE ${match}`, params);
+  const arrays = cols.map((c, i) => `$${i + 1}::${PG_TYPE[c.kind]}[]`).join(', ');
+  const update = `UPDATE ${q(plan.name)} AS t SET ${set} FROM unnest(${arrays}) AS v(${names}) WHERE ${match}`;
+  for (let at = 0; at < later.length; at += Math.max(1, batchRows)) {
+    const batch = later.slice(at, at + Math.max(1, batchRows));
+    await client.query(
+      update,
+      cols.map((_, i) => batch.map((r) => (typeof r[i] === 'bigint' ? r[i].toString() : r[i]))),
+    );
   }
 }
 
@@ -271,11 +273,11 @@ async function copyAll(sqlite: Database.Database, client: pg.ClientBase, plans: 
     await requireEmpty(client, plans);
     const copied = new Map<string, Copied>();
     for (const [i, p] of plans.entries()) {
-      const c = await copyTable(sqlite, client, p, opts.batchRows ?? 1000);
+      const c = await copyTable(sqlite, client, p, Math.max(1, opts.batchRows ?? 5000));
       copied.set(p.name, c);
       progress('copy', p.name, c.rows, i);
     }
-    for (const p of plans) if (p.deferred.length > 0) await setDeferred(client, p, copied.get(p.name)!.later);
+    for (const p of plans) if (p.deferred.length > 0) await setDeferred(client, p, copied.get(p.name)!.later, opts.batchRows ?? 5000);
     const tables: TableReport[] = [];
     for (const [i, p] of plans.entries()) {
       const source = copied.get(p.name)!;
