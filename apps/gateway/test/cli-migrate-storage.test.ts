@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSqliteStorage } from '@switchboard/store';
 import { type PgServer, startPostgres } from '@switchboard/testkit';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateStorageCommand } from '../src/cli-migrate-storage.js';
+import { migrateStorageCommand, storageUrlOf } from '../src/cli-migrate-storage.js';
+import { ConfigError } from '../src/config.js';
 import { acquireInstanceLock } from '../src/instance-lock.js';
 
 // The command's decisions (flags, target URL, lock, messages) against a real PostgreSQL server;
@@ -104,5 +106,30 @@ describe('switchboard migrate-storage', () => {
     const out = await run({ from: 'sqlite', to: 'postgres', url: server.url() }, config);
     expect(out.code).toBe(1);
     expect(out.stderr).toMatch(/no SQLite database at .*nothing-here\/switchboard.db/);
+  });
+
+  it('reads storage.url from any config shape: a string, or a ConfigError naming the key (never another error)', () => {
+    const file = join(root, 'hostile.json5');
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.record({ storage: fc.oneof(fc.jsonValue(), fc.record({ url: fc.jsonValue() }), fc.constant({ ['__proto__']: { url: 'x' } })) }),
+        ),
+        (config) => {
+          writeFileSync(file, JSON.stringify(config));
+          try {
+            expect(typeof storageUrlOf(file, { V: 'v' })).toBe('string');
+          } catch (err) {
+            expect(err).toBeInstanceOf(ConfigError);
+            expect((err as Error).message).toMatch(/storage\.url|\$\{|environment variable/);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+    writeFileSync(file, JSON.stringify({ storage: { url: 'postgres://u:${PW}@h/db' } }));
+    expect(storageUrlOf(file, { PW: 'pw' })).toBe('postgres://u:pw@h/db');
+    expect(() => storageUrlOf(file, {})).toThrow(/storage\.url: environment variable PW is not set/);
   });
 });
