@@ -34,6 +34,7 @@ export function storageUrlOf(file: string, env: NodeJS.ProcessEnv): string {
 
 /** `text` with the URL's password (as written and decoded) replaced, and the URL itself scrubbed: every message goes through here. */
 function scrub(text: string, url: string): string {
+  if (url === '') return text;
   let out = text.split(url).join(scrubDatabaseUrl(url));
   for (const secret of databaseSecrets(url)) out = out.split(secret).join('***');
   return out;

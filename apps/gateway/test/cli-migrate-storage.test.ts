@@ -100,6 +100,15 @@ describe('switchboard migrate-storage', () => {
     expect(out.progress.join('\n')).toContain(':***@');
   });
 
+  it('an unreadable config is exit 78 naming the file', async () => {
+    const missing = join(root, 'no-such-config.json5');
+    for (const env of [{}, { DATABASE_URL: 'postgres://u:pw-secret@h/db' }]) {
+      const out = await run({ from: 'sqlite', to: 'postgres' }, missing, env);
+      expect(out.code).toBe(78);
+      expect(out.stderr).toBe(`switchboard: cannot read the config file ${missing}: ENOENT\n(config file: ${missing})\n`);
+    }
+  });
+
   it('a missing database file is exit 1 naming it', async () => {
     const config = join(root, 'empty.json5');
     writeFileSync(config, JSON.stringify({ gateway: { dataDir: join(root, 'nothing-here') } }));
