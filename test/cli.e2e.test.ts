@@ -66,6 +66,7 @@ describe('the bin shim and help', () => {
       ['principals'],
       ['backup'],
       ['pairing'],
+      ['migrate-storage'],
     ]) {
       const r = await runCli([...cmd, '--help']);
       expect(r.code, `${cmd.join(' ')} --help: ${r.stderr}`).toBe(0);

@@ -30,6 +30,13 @@ export const HELP: Readonly<Record<string, string>> = {
   backup: `usage: switchboard backup <file> [--force] [--config <file>]
   An online copy of the SQLite database (consistent while the gateway runs). The directory must
   exist; an existing file is kept unless --force.`,
+  'migrate-storage': `usage: switchboard migrate-storage --from sqlite --to postgres [--url <postgres url>] [--config <file>]
+  Copies a stopped gateway's SQLite database (<gateway.dataDir>/switchboard.db) into an empty
+  PostgreSQL database: --url, else the config's storage.url, else DATABASE_URL. One transaction;
+  each table's row count and sha256 checksum must match before it commits. Refused while a gateway
+  runs on the data dir, and into a database that has any row. Prints each table's count and
+  checksum; then set storage.kind to "postgres" and start the gateway (docs/operations.md).
+  Exit: 2 usage, 78 config, 75 a gateway runs, 1 refused or failed (nothing written).`,
   pairing: `usage: switchboard pairing list [--status s] [--channel type:account] | approve <code> [--role r] | reject <code>
       [--token <operator token>] [--config <file>]
   Talks to the running gateway (approving answers the held messages).`,
@@ -46,5 +53,6 @@ export const USAGE = `usage: switchboard <command> [options]   (switchboard <com
   switchboard token revoke <token id> [--cascade]
   switchboard principals list | create <name> [--role r] | set-role <name> <role> | delete <name>
   switchboard backup <file> [--force]   (online copy of the SQLite database)
+  switchboard migrate-storage --from sqlite --to postgres [--url <postgres url>]
   switchboard pairing list [--status s] [--channel type:account] | approve <code> [--role r] | reject <code>
 Every command takes --config <file> (default: SWITCHBOARD_CONFIG, else config/switchboard.json5).`;

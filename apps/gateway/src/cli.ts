@@ -6,6 +6,7 @@ import type { Storage } from '@switchboard/core';
 import { openSqliteStorage } from '@switchboard/store';
 import { pairingCommand, principalsCommand, type CliOutcome } from './cli-admin.js';
 import { HELP, USAGE } from './cli-help.js';
+import { migrateStorageCommand } from './cli-migrate-storage.js';
 import { dataDirOf } from './cli-remote.js';
 import { statusCommand } from './cli-status.js';
 import { principalChange, tokenCreate, tokenList, tokenRevoke, type AdminContext } from './cli-tokens.js';
@@ -227,6 +228,9 @@ function parseCommandLine() {
       cascade: { type: 'boolean' },
       active: { type: 'boolean' },
       force: { type: 'boolean' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      url: { type: 'string' },
     },
   });
 }
@@ -256,6 +260,10 @@ async function main(): Promise<void> {
   if (cmd === 'token' && sub === 'revoke' && parsed.positionals.length <= 3)
     return finish(await tokenRevoke(adminContext(v), parsed.positionals[2], v.cascade === true));
   if (cmd === 'principals') return principals(parsed.positionals.slice(1), v);
+  if (cmd === 'migrate-storage' && parsed.positionals.length === 1) {
+    const progress = (line: string) => void process.stderr.write(`${line}\n`);
+    return finish(await migrateStorageCommand({ from: v.from, to: v.to, url: v.url }, configPath(v.config), process.env, process.cwd(), progress));
+  }
   if (cmd === 'backup' && sub && parsed.positionals.length === 2) return backup(sub, v);
   if (cmd === 'pairing') {
     return finish(

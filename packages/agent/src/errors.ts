@@ -33,6 +33,7 @@ const CATALOGUE = {
   },
   Startup: { code: 'SWB_E_STARTUP', retryable: false, message: 'The gateway could not start with this config.' },
   InstanceLocked: { code: 'SWB_E_INSTANCE_LOCKED', retryable: false, message: 'Another Switchboard gateway is already running on this data dir.' },
+  StorageMigration: { code: 'SWB_E_STORAGE_MIGRATION', retryable: false, message: 'The storage migration was refused or did not verify; nothing was written.' },
   // Permissions
   RuleSyntax: { code: 'SWB_E_RULE_SYNTAX', retryable: false, message: 'A permission rule is malformed.' },
   HookConfig: { code: 'SWB_E_HOOK_CONFIG', retryable: false, message: 'A hook definition is unusable.' },

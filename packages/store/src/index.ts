@@ -27,3 +27,11 @@ export {
   postgresStorage,
 } from './pg/postgres-storage.js';
 export { type PgDb, type PgPoolOptions, type Sql, asStorageError, createPgDb, isConnectionError, scrubDatabaseUrl } from './pg/db.js';
+export {
+  type MigrateStorageOptions,
+  type MigrationProgress,
+  type MigrationReport,
+  type TableReport,
+  migrateSqliteToPostgres,
+} from './migrate-storage.js';
+export { type TablePlan, migrationPlan, StorageMigrationError } from './migrate-plan.js';
