@@ -43,10 +43,7 @@ describe('approvals race', () => {
       expect(fake.requests.length - start).toBe(2);
     }
     expect(clientWins + operatorWins).toBe(50);
-    const rows = await storeRows<{ status: string; n: number }>(
-      gw,
-      `select status, count(*) n from approvals where tool_use_id like 'toolu_race_%' group by status`,
-    );
+    const rows = await storeRows<{ status: string; n: number }>(gw, `select status, count(*) n from approvals where tool_use_id like 'toolu_race_%' group by status`);
     expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual({
       ...(clientWins ? { allowed: clientWins } : {}),
       ...(operatorWins ? { denied: operatorWins } : {}),
