@@ -54,7 +54,13 @@ async function rig(faults: { gets: number; sets: number }) {
   const env = new FakeChannelEnv();
   const tg = await startFakeTelegram();
   const lines: string[] = [];
-  const log = pino({ level: 'debug' }, new Writable({ write: (c, _e, done) => void (lines.push(String(c)), done()) }));
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const log = pino({ level: 'debug' }, sink);
   const channel = new TelegramChannel('main', config(tg), { dataDir: '/nonexistent-swb-data-dir', log });
   const ctx = env.contextFor(channel);
   cleanup.push(async () => {
