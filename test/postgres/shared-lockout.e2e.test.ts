@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { type GatewayProcess, type PgServer, startGateway, startPostgres, stopAllGateways } from '@switchboard/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../telegram-helpers.js';
 
 // Two gateways (replicas) on one PostgreSQL database: wrong tokens sent to either count towards
 // one failed-auth lockout of the address, which both then enforce (issue 19: the counters live in
@@ -69,6 +70,27 @@ describe('failed-auth lockout shared by replicas on PostgreSQL', () => {
         { key: '127.0.0.5', locked: true },
         { key: '127.0.0.6', locked: false },
       ]);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe('the shared counters are swept', () => {
+  it('a failure window that is over is deleted on the pairing sweep interval; the table does not keep it', async () => {
+    const own = await server.createDatabase();
+    const gw = await startGateway({
+      storage: { kind: 'postgres', url: own },
+      config: { auth: { maxFailures: 3, window: '500ms', lockout: '5m' }, pairing: { sweepInterval: '300ms' } },
+    });
+    expect((await from(gw, '127.0.0.7', '/api/v1/sessions', wrong(9))).status).toBe(401);
+    const client = new pg.Client({ connectionString: own });
+    await client.connect();
+    try {
+      const count = async () => Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM auth_failures')).rows[0]?.n);
+      expect(await count()).toBe(1);
+      // The row goes once the window is over and the gateway's sweep has run.
+      await eventually(async () => ((await count()) === 0 ? true : undefined), 15_000);
     } finally {
       await client.end();
     }
