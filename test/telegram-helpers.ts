@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import { storeRows } from './store-rows.js';
 import {
   api,
   CANARY_TELEGRAM_TOKEN,
@@ -111,4 +112,13 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * The `telegram:<account>:offset` cursor row in the gateway's store (SQLite or PostgreSQL), or
+ * null when none was stored. Read-only, so it works while the gateway runs.
+ */
+export async function storedOffset(gw: GatewayProcess, account = 'main'): Promise<string | null> {
+  const rows = await storeRows<{ value: string }>(gw, 'SELECT value FROM cursors WHERE key = ?', [`telegram:${account}:offset`]);
+  return rows[0]?.value ?? null;
 }

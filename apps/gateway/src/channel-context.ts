@@ -24,7 +24,7 @@ import {
 } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { AuthLimiter } from './auth-limiter.js';
+import type { FailedAuthGate } from './auth-limiter.js';
 import type { PolicyService } from '@switchboard/core';
 import type { TokenExpiry } from './token-expiry.js';
 import { verifySecret } from './tokens.js';
@@ -44,7 +44,7 @@ export interface ChannelContextDeps {
   queueMode(session: Session, channelId: string): 'followup' | 'steer';
   modelName: string;
   /** Failed-auth rate limiting, shared with the control API. */
-  limiter: AuthLimiter;
+  limiter: FailedAuthGate;
   /** The client key of a request (trusted proxies honoured, IPv6 by /64). */
   clientAddress(req: IncomingMessage): string;
   /** Access changes the control API announces. */
@@ -74,7 +74,7 @@ const OPEN_TURN_STATES: ReadonlySet<string> = new Set(['running', 'awaiting_appr
 export function channelContext(deps: ChannelContextDeps, ch: Channel, app: FastifyInstance): ChannelContext {
   const people = channelPeople(deps, ch);
   return {
-    inbox: channelInbox(deps),
+    inbox: channelInbox(deps, ch),
     ledger: new DeliveryLedger(deps.storage.deliveries, { channel: ch.type, account: ch.account }, deps.engine.finishes),
     people,
     approvals: channelApprovals(deps),
@@ -85,7 +85,8 @@ export function channelContext(deps: ChannelContextDeps, ch: Channel, app: Fasti
   };
 }
 
-function channelInbox(deps: ChannelContextDeps): ChannelInbox {
+function channelInbox(deps: ChannelContextDeps, ch: Channel): ChannelInbox {
+  const { cursors } = deps.storage;
   return {
     accept: deps.accept,
     maxAttempts: deps.inboxMaxAttempts,
@@ -107,6 +108,10 @@ function channelInbox(deps: ChannelContextDeps): ChannelInbox {
     },
     accepting: deps.accepting,
     agents: deps.agents,
+    cursors: {
+      get: (name) => cursors.get(`${ch.id}:${name}`),
+      set: (name, value) => cursors.set(`${ch.id}:${name}`, value),
+    },
   };
 }
 
@@ -120,7 +125,7 @@ function clientAuth(deps: ChannelContextDeps, web: ConsoleAuth | undefined): Cha
     },
     verify: async (secret, address) => {
       // The attempt counts as a failure from before the lookup until it is known to be right.
-      const attempt = address === undefined ? null : deps.limiter.begin(address);
+      const attempt = address === undefined ? null : await deps.limiter.begin(address);
       if (attempt?.locked) return { lockedOut: true, retryAfterSec: attempt.retryAfterSec };
       let ok = false;
       try {
@@ -129,7 +134,7 @@ function clientAuth(deps: ChannelContextDeps, web: ConsoleAuth | undefined): Cha
         if (t?.expiresAt && ok) deps.tokenExpiry.arm(t.id, t.expiresAt);
         return t?.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
       } finally {
-        attempt?.settle(ok);
+        await attempt?.settle(ok);
       }
     },
     addressOf: deps.clientAddress,
