@@ -56,6 +56,13 @@ const DERIVED: Readonly<Record<string, Readonly<Record<string, DerivedColumn['co
   memories: { search: (row) => searchDocument(String(row.text), String(row.tags)) },
 };
 
+/**
+ * Tables only the PostgreSQL engine has: state replicas share while they run (rate-limit buckets,
+ * failed-auth windows, leases, fan-out staging), short-lived and meaningless to a stopped SQLite
+ * gateway. Never copied; any other table on one side only stops the plan.
+ */
+export const PG_ONLY_TABLES: ReadonlySet<string> = new Set(['rate_buckets', 'auth_failures']);
+
 const kindOf = (sqlType: string, where: string): ColumnKind => {
   if (sqlType === 'integer') return 'integer';
   if (sqlType === 'real') return 'real';
@@ -82,7 +89,7 @@ function tablesOf<T>(mod: Record<string, unknown>, isTable: (v: unknown) => v is
 export function migrationPlan(): TablePlan[] {
   const lite = tablesOf(sqliteSchema, (v): v is SQLiteTable => is(v, SQLiteTable));
   const pg = tablesOf(pgSchema, (v): v is PgTable => is(v, PgTable));
-  const onlyOne = [...lite.keys()].filter((t) => !pg.has(t)).concat([...pg.keys()].filter((t) => !lite.has(t)));
+  const onlyOne = [...lite.keys()].filter((t) => !pg.has(t)).concat([...pg.keys()].filter((t) => !lite.has(t) && !PG_ONLY_TABLES.has(t)));
   if (onlyOne.length > 0) throw new StorageMigrationError(`the SQLite and PostgreSQL schemas differ: table ${onlyOne.join(', ')} exists on one engine only`);
 
   const plans = new Map<string, TablePlan & { deps: Map<string, string[]> }>();
