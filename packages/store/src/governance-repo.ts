@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { isAskSource, type Approval, type AuditEntry, type Storage, type StoredRule } from '@switchboard/core';
+import { isAskSource, type Approval, type AuditEntry, type NewApproval, type Storage, type StoredRule } from '@switchboard/core';
 
 /** An `approvals` row. */
 export interface ApprovalRow {
@@ -103,6 +103,32 @@ export const toAudit = (r: AuditRow): AuditEntry => ({
   detail: JSON.parse(r.detail) as unknown,
 });
 
+/** The row of a new, pending approval (both engines). */
+export function newApprovalRow(a: NewApproval): ApprovalRow {
+  return {
+    id: randomUUID(),
+    turn_id: a.turnId,
+    tool_use_id: a.toolUseId,
+    session_id: a.sessionId,
+    tool: a.tool,
+    summary: a.summary,
+    input: JSON.stringify(a.input ?? null),
+    requester_principal_id: a.requesterPrincipalId,
+    conversation: JSON.stringify(a.conversation),
+    status: 'pending',
+    decided_by: null,
+    decided_at: null,
+    always: 0,
+    reason: null,
+    created_at: Date.now(),
+    expires_at: a.expiresAt.getTime(),
+    source: a.source,
+    always_rule: a.alwaysRule,
+    choices: a.choices ? JSON.stringify(a.choices) : null,
+    choice: null,
+  };
+}
+
 /** Approvals (atomic claim), stored permission rules and the audit log over one SQLite handle. */
 export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rules' | 'audit'> {
   const insertApproval = db.prepare<[ApprovalRow]>(
@@ -156,29 +182,7 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
   return {
     approvals: {
       async create(a) {
-        const now = Date.now();
-        const { row, existed } = createApproval.immediate({
-          id: randomUUID(),
-          turn_id: a.turnId,
-          tool_use_id: a.toolUseId,
-          session_id: a.sessionId,
-          tool: a.tool,
-          summary: a.summary,
-          input: JSON.stringify(a.input ?? null),
-          requester_principal_id: a.requesterPrincipalId,
-          conversation: JSON.stringify(a.conversation),
-          status: 'pending',
-          decided_by: null,
-          decided_at: null,
-          always: 0,
-          reason: null,
-          created_at: now,
-          expires_at: a.expiresAt.getTime(),
-          source: a.source,
-          always_rule: a.alwaysRule,
-          choices: a.choices ? JSON.stringify(a.choices) : null,
-          choice: null,
-        });
+        const { row, existed } = createApproval.immediate(newApprovalRow(a));
         return { approval: toApproval(row), existed };
       },
       async get(id) {

@@ -54,6 +54,20 @@ const SCOPE_FILTER = `((m.scope = 'private' AND m.principal_id IN (SELECT value 
 /** A requested result count (or offset) made a whole number in [0, MAX_RESULTS]; `fallback` when it is not a finite number. */
 export const bound = (n: number | undefined, fallback: number) => Math.max(0, Math.min(MAX_RESULTS, Math.floor(Number.isFinite(n) ? (n as number) : fallback)));
 
+/** The row of a new memory (both engines). */
+export function newMemoryRow(m: NewMemory): MemoryRow {
+  return {
+    id: `mem_${randomBytes(6).toString('hex')}`,
+    scope: m.scope,
+    principal_id: m.scope === 'private' ? m.principalId : null,
+    agent_id: m.scope === 'team' ? m.agentId : null,
+    text: m.text,
+    tags: JSON.stringify([...m.tags]),
+    created_by: m.createdBy,
+    created_at: Date.now(),
+  };
+}
+
 /** The memories repository over one SQLite handle: rows in `memories`, full-text search through `memories_fts` (FTS5, bm25). */
 export function memoryRepo(db: Database): MemoryRepo {
   const insert = db.prepare<[MemoryRow]>(
@@ -74,16 +88,7 @@ export function memoryRepo(db: Database): MemoryRepo {
 
   return {
     async save(m: NewMemory) {
-      const row: MemoryRow = {
-        id: `mem_${randomBytes(6).toString('hex')}`,
-        scope: m.scope,
-        principal_id: m.scope === 'private' ? m.principalId : null,
-        agent_id: m.scope === 'team' ? m.agentId : null,
-        text: m.text,
-        tags: JSON.stringify([...m.tags]),
-        created_by: m.createdBy,
-        created_at: Date.now(),
-      };
+      const row = newMemoryRow(m);
       insert.run(row);
       return toMemory(row);
     },

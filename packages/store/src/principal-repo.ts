@@ -103,6 +103,23 @@ export function principalRepo(db: Database): Storage['principals'] {
   };
 }
 
+/** The row of a new token (both engines): only the secret's hash is kept. */
+export function newTokenRow(t: Parameters<Storage['tokens']['create']>[0]): TokenRow {
+  return {
+    id: randomUUID(),
+    secret_hash: t.secretHash,
+    kind: t.kind,
+    name: t.name,
+    principal_id: t.principalId,
+    scopes: JSON.stringify(t.scopes),
+    created_at: Date.now(),
+    revoked_at: null,
+    expires_at: t.expiresAt ? t.expiresAt.getTime() : null,
+    last_used_at: null,
+    created_by: t.createdBy ?? null,
+  };
+}
+
 /** The API token repository over one SQLite handle. */
 export function tokenRepo(db: Database): Storage['tokens'] {
   const insert = db.prepare<[string, string, string, string, string | null, string, number, number | null, string | null]>(
@@ -118,19 +135,7 @@ export function tokenRepo(db: Database): Storage['tokens'] {
 
   return {
     async create(t) {
-      const row: TokenRow = {
-        id: randomUUID(),
-        secret_hash: t.secretHash,
-        kind: t.kind,
-        name: t.name,
-        principal_id: t.principalId,
-        scopes: JSON.stringify(t.scopes),
-        created_at: Date.now(),
-        revoked_at: null,
-        expires_at: t.expiresAt ? t.expiresAt.getTime() : null,
-        last_used_at: null,
-        created_by: t.createdBy ?? null,
-      };
+      const row = newTokenRow(t);
       insert.run(row.id, row.secret_hash, row.kind, row.name, row.principal_id, row.scopes, row.created_at, row.expires_at, row.created_by);
       return toToken(row);
     },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '@switchboard/core';
-import { type ApprovalRow, type AuditRow, type RuleRow, toApproval, toAudit, toRule } from '../governance-repo.js';
+import { type ApprovalRow, type AuditRow, newApprovalRow, type RuleRow, toApproval, toAudit, toRule } from '../governance-repo.js';
 import type { PgDb } from './db.js';
 
 /** SQLite reads a negative LIMIT as "no limit" and a negative OFFSET as none; PostgreSQL refuses both. */
@@ -12,28 +12,7 @@ export function pgGovernanceRepos(db: PgDb): Pick<Storage, 'approvals' | 'rules'
   return {
     approvals: {
       async create(a) {
-        const row: ApprovalRow = {
-          id: randomUUID(),
-          turn_id: a.turnId,
-          tool_use_id: a.toolUseId,
-          session_id: a.sessionId,
-          tool: a.tool,
-          summary: a.summary,
-          input: JSON.stringify(a.input ?? null),
-          requester_principal_id: a.requesterPrincipalId,
-          conversation: JSON.stringify(a.conversation),
-          status: 'pending',
-          decided_by: null,
-          decided_at: null,
-          always: 0,
-          reason: null,
-          created_at: Date.now(),
-          expires_at: a.expiresAt.getTime(),
-          source: a.source,
-          always_rule: a.alwaysRule,
-          choices: a.choices ? JSON.stringify(a.choices) : null,
-          choice: null,
-        };
+        const row = newApprovalRow(a);
         // Outside a transaction: a concurrent create of the same slot waits on the unique index, then
         // inserts nothing, and the SELECT after it (a new snapshot) reads the row the other one committed.
         const inserted = await db.row<ApprovalRow>(

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { MemoryHit, MemoryRepo, MemoryScopeRef, NewMemory } from '@switchboard/core';
 import { searchDocument, tsQuery } from '../memory-fts.js';
-import { bound, MAX_RESULTS, type MemoryRow, toMemory } from '../memory-repo.js';
+import { bound, MAX_RESULTS, type MemoryRow, newMemoryRow, toMemory } from '../memory-repo.js';
 import type { PgDb } from './db.js';
 
 /** The scope filter's two parameters: the private principals and the team agents. */
@@ -29,16 +28,7 @@ const COLUMNS = 'm.id, m.scope, m.principal_id, m.agent_id, m.text, m.tags, m.cr
 export function pgMemoryRepo(db: PgDb): MemoryRepo {
   return {
     async save(m: NewMemory) {
-      const row: MemoryRow = {
-        id: `mem_${randomBytes(6).toString('hex')}`,
-        scope: m.scope,
-        principal_id: m.scope === 'private' ? m.principalId : null,
-        agent_id: m.scope === 'team' ? m.agentId : null,
-        text: m.text,
-        tags: JSON.stringify([...m.tags]),
-        created_by: m.createdBy,
-        created_at: Date.now(),
-      };
+      const row = newMemoryRow(m);
       await db.run(
         `INSERT INTO memories (id, scope, principal_id, agent_id, text, tags, created_by, created_at, search)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '@switchboard/core';
+import { newTokenRow } from '../principal-repo.js';
 import { type IdentityRow, type PrincipalRow, type TokenRow, toIdentity, toPrincipal, toToken } from '../rows.js';
 import type { PgDb } from './db.js';
 
@@ -91,19 +92,7 @@ export function pgPrincipalRepo(db: PgDb): Storage['principals'] {
 export function pgTokenRepo(db: PgDb): Storage['tokens'] {
   return {
     async create(t) {
-      const row: TokenRow = {
-        id: randomUUID(),
-        secret_hash: t.secretHash,
-        kind: t.kind,
-        name: t.name,
-        principal_id: t.principalId,
-        scopes: JSON.stringify(t.scopes),
-        created_at: Date.now(),
-        revoked_at: null,
-        expires_at: t.expiresAt ? t.expiresAt.getTime() : null,
-        last_used_at: null,
-        created_by: t.createdBy ?? null,
-      };
+      const row = newTokenRow(t);
       await db.run(
         `INSERT INTO tokens (id, secret_hash, kind, name, principal_id, scopes, created_at, expires_at, created_by)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
