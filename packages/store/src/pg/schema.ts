@@ -444,3 +444,13 @@ export const cursors = pgTable('cursors', {
   value: text('value').notNull(),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 });
+
+/** Leases (issue 20): who runs a session's turns, polls an account, … — with a fencing number that grows on every change of hands. */
+export const leases = pgTable('leases', {
+  name: text('name').primaryKey(),
+  owner: text('owner').notNull(),
+  fence: bigint('fence', { mode: 'number' }).notNull(),
+  /** Server time (epoch ms); lapsed when not after now. */
+  expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  acquiredAt: bigint('acquired_at', { mode: 'number' }).notNull(),
+});
