@@ -27,3 +27,4 @@ export {
   postgresStorage,
 } from './pg/postgres-storage.js';
 export { type PgDb, type PgPoolOptions, type Sql, asStorageError, createPgDb, isConnectionError, scrubDatabaseUrl } from './pg/db.js';
+export { type Lease, type LeaseRow, LeaseLostError, acquireLease, fenced, listLeases, releaseLease, renewLease } from './pg/leases.js';
