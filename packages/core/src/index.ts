@@ -54,6 +54,7 @@ export {
   type AuditEntry,
   type Entry,
   type EntryKind,
+  type Fence,
   type Identity,
   type InboxItem,
   type NewApproval,
@@ -71,6 +72,7 @@ export {
   SCOPES,
   type Session,
   type SessionFilter,
+  type SessionLeaseStore,
   type SessionSettings,
   type Sidechain,
   type SidechainState,
@@ -145,6 +147,7 @@ export {
   resultPage,
   storedResult,
 } from './context/read-result.js';
+export { isLeaseLost, type ReplicaLaneSettings, SessionLanes } from './session-lanes.js';
 export {
   type AgentRuntime,
   countUsage,

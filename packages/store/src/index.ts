@@ -27,3 +27,4 @@ export {
   postgresStorage,
 } from './pg/postgres-storage.js';
 export { type PgDb, type PgPoolOptions, type Sql, createPgDb, scrubDatabaseUrl } from './pg/db.js';
+export { pgSessionLeases, sessionLeaseName } from './pg/session-leases.js';
