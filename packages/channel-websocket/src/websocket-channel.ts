@@ -233,6 +233,17 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
             this.send(conn, { type: 'error', code: 'shutting_down', message: err.message });
             return;
           }
+          if (isSwbError(err, SwbErrorCode.StorageUnavailable)) {
+            // Nothing of the frame was stored: the client sends it again (same clientId) shortly.
+            const clientId = frameClientId(data);
+            this.send(conn, {
+              type: 'error',
+              code: 'storage_unavailable',
+              message: 'The gateway cannot reach its database right now; send this frame again shortly.',
+              ...(clientId !== undefined ? { clientId } : {}),
+            });
+            return;
+          }
           log.error({ err }, 'websocket frame handling failed');
           this.send(conn, { type: 'error', code: 'internal', message: 'The gateway could not handle this frame.' });
         });
@@ -617,4 +628,15 @@ export function finalFrame(rec: DeliveryRecord): ServerFrame {
     text: c.text,
     cursor: rec.id,
   };
+}
+
+/** The `clientId` of a raw client frame, when it is JSON with a short string one (for an error that answers it). */
+function frameClientId(data: RawData): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(String(data));
+    const id = parsed && typeof parsed === 'object' ? (parsed as { clientId?: unknown }).clientId : undefined;
+    return typeof id === 'string' && id.length <= 256 ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -26,5 +26,5 @@ export {
   openPostgresStorage,
   postgresStorage,
 } from './pg/postgres-storage.js';
-export { type PgDb, type PgPoolOptions, type Sql, createPgDb, scrubDatabaseUrl } from './pg/db.js';
+export { type PgDb, type PgPoolOptions, type Sql, asStorageError, createPgDb, isConnectionError, scrubDatabaseUrl } from './pg/db.js';
 export { pgSessionLeases, sessionLeaseName } from './pg/session-leases.js';
