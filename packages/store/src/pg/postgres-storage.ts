@@ -15,6 +15,7 @@ import { pgPrincipalRepo, pgTokenRepo } from './principal-repo.js';
 import { pgInstructionFileRepo, pgProfileRepo } from './profile-repo.js';
 import { pgSessionOps, pgSessionRepo } from './session-repo.js';
 import { pgSessionLeases } from './session-leases.js';
+import { pgSharedCounters } from './shared-counters.js';
 import { pgSidechainRepo } from './sidechain-repo.js';
 import { pgTurnRepo } from './turn-repo.js';
 import { pgUsageOps, pgUsageRepo } from './usage-repo.js';
@@ -86,6 +87,7 @@ export function postgresStorage(db: PgDb): PostgresStorage {
     sidechains: pgSidechainRepo(db),
     cursors: pgCursorRepo(db),
     sessionLeases: pgSessionLeases(db),
+    counters: pgSharedCounters(db),
     async ping() {
       try {
         await db.row('SELECT 1');
