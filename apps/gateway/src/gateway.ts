@@ -7,6 +7,7 @@ import { LiveConfig, type ReloadOutcome } from './live-config.js';
 import { buildAgents, prepareWorkspaces } from './wiring/agents.js';
 import { openChannels, startChannels } from './wiring/channels.js';
 import { buildDomain } from './wiring/domain.js';
+import { resolveReplicaId } from './config-replicas.js';
 import { buildHttp } from './wiring/http.js';
 import { buildModels } from './wiring/models.js';
 import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/lifecycle.js';
@@ -53,6 +54,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const instance = openDataDir(cfg.gateway);
   // The policy reads the config through this holder and the boundary is handed new settings on its change, so SIGHUP reaches them.
   const live = new LiveConfig(cfg);
+  const replicaId = resolveReplicaId(cfg.gateway.replicaId);
   const { storage, databaseFile } = await openStorage(cfg, log, scrubber(configSecrets(cfg)));
   let engine: TurnEngine | undefined;
   const health = new StorageHealth(storage, {
@@ -96,6 +98,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     accepting: flag.accepting,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
+    replicaId,
   });
   engine = domain.engine;
   const http = await buildHttp({
