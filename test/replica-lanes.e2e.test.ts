@@ -123,6 +123,42 @@ describe('replicas: session lanes and inbox dedupe (acceptance 1)', () => {
     ]);
     expect(rows).toEqual([{ n: 1 }]);
   });
+  it('messages of one Slack DM delivered to all three replicas at once run one at a time in one lane: each answered once, turns never interleaved', async () => {
+    const texts = Array.from({ length: 6 }, (_, i) => `lane message ${i}`);
+    const since = replicas.mark();
+    await Promise.all(texts.map((text, i) => slack.deliverEvent(slackUrls(replicas.at(i % 3)).events, slack.events.im({ text }))));
+    for (const text of texts) await waitForMessage(slack, slack.identity.imChannelId, `echo: ${text}`);
+    for (const text of texts) {
+      expect(modelCallsFor(text)).toBe(1);
+      expect(messagesWith(slack, `echo: ${text}`)).toHaveLength(1);
+    }
+    const turns = await storeRows<{ id: string; session_id: string }>(
+      replicas.at(0),
+      `SELECT t.id, t.session_id FROM turns t JOIN inbox i ON i.turn_id = t.id WHERE i.channel = 'slack' AND i.payload LIKE ?`,
+      ['%lane message %'],
+    );
+    expect(turns).toHaveLength(texts.length);
+    expect(new Set(turns.map((t) => t.session_id)).size).toBe(1);
+    // The answer is posted before its turn's end is stored: wait for each end.
+    for (const t of turns) await replicas.waitForLog((l) => l.includes('"turn finished"') && l.includes(t.id), { since });
+    const states = await storeRows<{ state: string }>(
+      replicas.at(0),
+      `SELECT state FROM turns WHERE id IN (${turns.map(() => '?').join(', ')})`,
+      turns.map((t) => t.id),
+    );
+    expect(states.map((t) => t.state)).toEqual(turns.map(() => 'completed'));
+    // One lane: each turn's entries are contiguous in the session's transcript (user, then its answer).
+    const entries = await storeRows<{ turn_id: string; kind: string }>(replicas.at(0), `SELECT turn_id, kind FROM entries WHERE session_id = ? ORDER BY seq`, [
+      turns[0]!.session_id,
+    ]);
+    const ours = new Set(turns.map((t) => t.id));
+    const order = entries.filter((e) => ours.has(e.turn_id));
+    expect(order).toHaveLength(texts.length * 2);
+    for (let i = 0; i < order.length; i += 2) {
+      expect([order[i]!.kind, order[i + 1]!.kind]).toEqual(['user', 'assistant']);
+      expect(order[i + 1]!.turn_id).toBe(order[i]!.turn_id);
+    }
+  });
 });
 
 describe('replicas: failover of a running turn (acceptance 2, WebSocket)', () => {
