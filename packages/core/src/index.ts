@@ -14,6 +14,7 @@ export type {
   ChannelHealth,
   ChannelHttp,
   ChannelInbox,
+  ExclusiveReceiver,
   ChannelLedger,
   ChannelModule,
   ChannelPeople,

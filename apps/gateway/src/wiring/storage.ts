@@ -44,7 +44,8 @@ export async function openStorage(cfg: Readonly<Config>, log: Logger, scrub: (te
       statementTimeout: storage.statementTimeout,
       connectionTimeout: storage.connectionTimeout,
       // An idle connection's failure (the server restarted): the pool drops it; the health check reports the outage.
-      onError: (err) => dbLog.warn({ event: 'storage_connection_lost', error: scrub(describePgError(err)) }, 'a pooled database connection failed; it is dropped'),
+      onError: (err) =>
+        dbLog.warn({ event: 'storage_connection_lost', error: scrub(describePgError(err)) }, 'a pooled database connection failed; it is dropped'),
     });
     log.info({ event: 'storage_open', engine: 'postgres', url: where, poolMax: storage.pool.max }, 'storage: PostgreSQL');
     return { storage: opened };
