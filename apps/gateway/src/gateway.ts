@@ -100,6 +100,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     accepting: flag.accepting,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
+    replicaId: replicas.id,
   });
   engine = domain.engine;
   const http = await buildHttp({

@@ -3,7 +3,7 @@ import { type Channel, isSwbError, type Storage, SwbErrorCode } from '@switchboa
 import type { DatabaseHealth } from './wiring/storage-health.js';
 import type { LeaseView } from './wiring/replicas.js';
 import type { FastifyInstance } from 'fastify';
-import type { AuthLimiter } from './auth-limiter.js';
+import type { FailedAuthGate } from './auth-limiter.js';
 import { sendLockedOut, verifyUnderLimiter } from './limited-verify.js';
 import { bearer } from './tokens.js';
 import { readSessionCookie } from './console/cookies.js';
@@ -12,7 +12,7 @@ import type { ConsoleAuth } from './console/request-auth.js';
 export interface ReadyzDeps {
   channels: readonly Channel[];
   storage: Storage;
-  limiter: AuthLimiter;
+  limiter: FailedAuthGate;
   clientAddress(req: IncomingMessage): string;
   /** `token`: channel details need a `read` operator token; `public`: anyone sees them (`gateway.readyzDetails`). */
   details: 'token' | 'public';

@@ -55,6 +55,7 @@ export {
   type AuditEntry,
   type Entry,
   type EntryKind,
+  type Fence,
   type Identity,
   type InboxItem,
   type NewApproval,
@@ -72,6 +73,7 @@ export {
   SCOPES,
   type Session,
   type SessionFilter,
+  type SessionLeaseStore,
   type SessionSettings,
   type Sidechain,
   type SidechainState,
@@ -88,6 +90,7 @@ export {
   type TurnUsage,
   type TurnWrite,
 } from './storage.js';
+export type { BucketLimit, BucketTake, FailureBegin, FailureLimits, SharedCounters } from './shared-counters.js';
 export * from './budgets/index.js';
 export { type NewUsageRecord, type UsageFilter, type UsageRecord, type UsageReport, type UsageTotals, usageCost } from './usage.js';
 export { AsyncQueue } from './async-queue.js';
@@ -146,6 +149,7 @@ export {
   resultPage,
   storedResult,
 } from './context/read-result.js';
+export { isLeaseLost, type ReplicaLaneSettings, SessionLanes } from './session-lanes.js';
 export {
   type AgentRuntime,
   countUsage,
@@ -354,6 +358,8 @@ export {
   pairingCode,
   RateLimiter,
   type RoomPolicy,
+  type SenderBuckets,
+  SharedRateLimiter,
 } from './boundary/policy.js';
 export { BoundaryService, type BoundaryServiceOptions, type FieldView, type GateCounters } from './boundary/service.js';
 export {

@@ -194,6 +194,8 @@ export function harness(opts: {
   timezone?: string;
   /** Told of every turn's end (metrics). */
   onTurnEnd?: EngineOptions['onTurnEnd'];
+  /** Session lanes between replicas (the storage must have session leases: PostgreSQL). */
+  replica?: EngineOptions['replica'];
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
@@ -241,6 +243,7 @@ export function harness(opts: {
       cancelled.push(turnId);
     },
     ...(opts.onTurnEnd ? { onTurnEnd: opts.onTurnEnd } : {}),
+    ...(opts.replica ? { replica: opts.replica } : {}),
   };
   engine = new TurnEngine(options);
   const route = (principalId = 'p1'): Route => ({

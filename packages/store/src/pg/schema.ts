@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, customType, doublePrecision, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, customType, doublePrecision, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
@@ -207,7 +207,7 @@ export const approvals = pgTable(
 
 /** Permission rules saved by operators or by "always allow". */
 export const rules = pgTable('rules', {
-  rowid: rowid(),
+    rowid: rowid(),
   id: text('id').primaryKey(),
   scopeKind: text('scope_kind').notNull(),
   scopeId: text('scope_id'),
@@ -374,12 +374,11 @@ export const memories = pgTable(
     createdBy: text('created_by'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     search: text('search').notNull(),
-    tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`to_tsvector('simple'::regconfig, search)`),
+    tsv: tsvector('tsv')
+      .notNull()
+      .generatedAlwaysAs(sql`to_tsvector('simple'::regconfig, search)`),
   },
-  (t) => [
-    uniqueIndex('memories_id_uq').on(t.id),
-    index('memories_principal_idx').on(t.principalId),
-    index('memories_agent_idx').on(t.agentId),
+  (t) => [uniqueIndex('memories_id_uq').on(t.id), index('memories_principal_idx').on(t.principalId), index('memories_agent_idx').on(t.agentId),
     index('memories_tsv_idx').using('gin', t.tsv),
   ],
 );
@@ -454,3 +453,50 @@ export const leases = pgTable('leases', {
   expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
   acquiredAt: bigint('acquired_at', { mode: 'number' }).notNull(),
 });
+
+/**
+ * The boundary's per-sender token buckets, shared by replicas (only PostgreSQL keeps them; SQLite
+ * gateways keep them in memory). A row whose bucket is full again (`full_at` passed) carries
+ * nothing and is swept.
+ */
+export const rateBuckets = pgTable(
+  'rate_buckets',
+  {
+    /** `<channel id>|<sender identity>`. */
+    key: text('key').primaryKey(),
+    /** Tokens left at `at` (negative: debt from forced takes). */
+    tokens: doublePrecision('tokens').notNull(),
+    /** Epoch ms of the last take. */
+    at: bigint('at', { mode: 'number' }).notNull(),
+    /** Whether the sender was told about this empty spell. */
+    warned: boolean('warned').notNull(),
+    /** What the last take answered: `ok`, `limited` or `limited_warn` (read back by RETURNING). */
+    outcome: text('outcome').notNull(),
+    /** Epoch ms when the bucket is full again. */
+    fullAt: bigint('full_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('rate_buckets_full_idx').on(t.fullAt)],
+);
+
+/**
+ * Failed-auth windows per client address, shared by replicas (only PostgreSQL keeps them). A row
+ * whose window and lockout are over (`expires_at` passed) carries nothing and is swept.
+ */
+export const authFailures = pgTable(
+  'auth_failures',
+  {
+    /** The client address key (IPv4, IPv6 /64). */
+    key: text('key').primaryKey(),
+    /** Epoch ms of the failures within the window, oldest first. */
+    failures: bigint('failures', { mode: 'number' }).array().notNull(),
+    /** Epoch ms of the attempts admitted and not settled yet (they count as failures meanwhile). */
+    pending: bigint('pending', { mode: 'number' }).array().notNull(),
+    /** Epoch ms the lockout ends (0: none). */
+    lockedUntil: bigint('locked_until', { mode: 'number' }).notNull(),
+    /** What the last statement decided (`admitted`, `locked`, `busy`, `settled`, `lockout`; read back by RETURNING). */
+    outcome: text('outcome').notNull(),
+    /** Epoch ms after which the row carries nothing (every failure, attempt and lockout over). */
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('auth_failures_expires_idx').on(t.expiresAt)],
+);
