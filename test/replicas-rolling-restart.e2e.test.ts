@@ -121,7 +121,6 @@ async function converse(who: { name: string; token: string }, min: number, done:
     }
   }
   await ws.close();
-  // Frames still arriving for earlier ids would show a second answer: collect what is queued.
   return { sent, seen, reconnects };
 }
 
@@ -169,6 +168,9 @@ describe('rolling restart of three replicas while people chat (issue 20, accepta
     ];
     expect(exits).toEqual([0, 0, 0]);
     expect(pollers.every((p) => p.startsWith('replica-'))).toBe(true);
+    // The restarts hit the chats: every socket was closed under its person at least once, and the poll moved.
+    for (const r of [ada, bo, cy]) expect(r.reconnects).toBeGreaterThanOrEqual(1);
+    expect(new Set(pollers).size).toBeGreaterThanOrEqual(2);
 
     // Every WebSocket message: answered, by one turn (a re-send after a reconnect names the same turn).
     for (const r of [ada, bo, cy]) {
