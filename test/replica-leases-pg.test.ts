@@ -4,8 +4,8 @@ import { acquireLease, createPgDb, listLeases, migratePostgres, type PgDb, relea
 import { type PgServer, startPostgres } from '@switchboard/testkit';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LeaseOps, ReplicaLeases } from '../src/replica-leases.js';
-import { viewOf } from '../src/wiring/replicas.js';
+import { type LeaseOps, ReplicaLeases } from '../apps/gateway/src/replica-leases.js';
+import { viewOf } from '../apps/gateway/src/wiring/replicas.js';
 
 // Receiver leases on a real PostgreSQL: one replica receives per account, a graceful hand-off
 // passes it on at once, a replica cut off from the database stops receiving before another may
