@@ -46,13 +46,14 @@ function ops(): LeaseOps & { cut: boolean } {
   return o;
 }
 
-function replica(id: string, o = ops()): ReplicaLeases {
+function replica(id: string, o = ops(), more: { ttlMs?: number; onReleased?: (name: string) => void } = {}): ReplicaLeases {
   return new ReplicaLeases({
     ops: o,
     replicaId: id,
-    ttlMs: TTL,
+    ttlMs: more.ttlMs ?? TTL,
     log: pino({ level: 'silent' }),
     receivers: [{ channelId: 'telegram:main', receiver: recorder(id) }],
+    ...(more.onReleased ? { onReleased: more.onReleased } : {}),
   });
 }
 
@@ -108,6 +109,28 @@ describe('receiver leases', () => {
     expect(timeline).toEqual(['c:resume', 'c:pause', 'd:resume']);
     await c.close();
     await d.close();
+  });
+
+  it('a release wakes a standby at once: with a 10-minute lease it does not wait for its next renewal', async () => {
+    timeline.length = 0;
+    let standby: ReplicaLeases | null = null;
+    const released: string[] = [];
+    const f = replica('f', ops(), {
+      ttlMs: 600_000,
+      onReleased: (name) => {
+        released.push(name);
+        standby?.nudge();
+      },
+    });
+    await f.start();
+    standby = replica('g', ops(), { ttlMs: 600_000 });
+    await standby.start();
+    await f.handOff();
+    await waitFor('g:resume');
+    expect(released).toEqual(['receiver:telegram:main']);
+    expect(timeline).toEqual(['f:resume', 'f:pause', 'g:resume']);
+    await f.close();
+    await standby.close();
   });
 
   it('a lease taken from under its holder (it stalled past its expiry) stops that holder at its next renewal', async () => {
