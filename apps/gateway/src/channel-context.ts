@@ -61,6 +61,8 @@ export interface ChannelContextDeps {
   files?: FileShelf;
   /** The console's sessions (`console.enabled`): the web chat signs in on the `default` WebSocket account with their cookie. */
   console?: ConsoleAuth;
+  /** `leased` when replicas share the database: exclusive receivers start only under their lease (wiring/receivers.ts). */
+  receiving?: 'direct' | 'leased';
 }
 
 /** Turn states in which a pending approval can still be answered usefully. */
@@ -112,6 +114,7 @@ function channelInbox(deps: ChannelContextDeps, ch: Channel): ChannelInbox {
       get: (name) => cursors.get(`${ch.id}:${name}`),
       set: (name, value) => cursors.set(`${ch.id}:${name}`, value),
     },
+    ...(deps.receiving === 'leased' ? { receiving: 'leased' as const } : {}),
   };
 }
 

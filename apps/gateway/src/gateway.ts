@@ -12,6 +12,7 @@ import { buildModels } from './wiring/models.js';
 import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/lifecycle.js';
 import { listen, publishCredentials, writeEndpointFile } from './wiring/publish.js';
 import { openDataDir, openStorage } from './wiring/storage.js';
+import { buildReplicas } from './wiring/replicas.js';
 import { StorageHealth } from './wiring/storage-health.js';
 import { buildRegistry, connectMcp } from './wiring/tools.js';
 import { type ExecHost, prepareExec } from './wiring/exec.js';
@@ -54,6 +55,9 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   // The policy reads the config through this holder and the boundary is handed new settings on its change, so SIGHUP reaches them.
   const live = new LiveConfig(cfg);
   const { storage, databaseFile } = await openStorage(cfg, log, scrubber(configSecrets(cfg)));
+  const replicas = buildReplicas(cfg, storage, log);
+  // Replicas share one database: every line names the replica that wrote it.
+  if (replicas.receiving === 'leased') log = log.child({ replica: replicas.id });
   let engine: TurnEngine | undefined;
   const health = new StorageHealth(storage, {
     intervalMs: cfg.storage.healthInterval,
@@ -96,6 +100,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     accepting: flag.accepting,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
+    replicaId: replicas.id,
   });
   engine = domain.engine;
   const http = await buildHttp({
@@ -109,11 +114,12 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     domain,
     exec: exec.status,
     database: () => health.snapshot(),
+    replicas,
     stopping: flag.stopping,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
   });
-  await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting });
+  await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting, receiving: replicas.receiving });
 
   const endpoint = await listen(http.app, cfg.gateway, instance);
   http.console?.listening(endpoint.url);
@@ -126,6 +132,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const endpointFile = writeEndpointFile(cfg.gateway.dataDir, endpoint);
   await resume(domain, storage, log, endpoint);
   health.start();
+  await replicas.start(channels);
 
   const close = shutdownSequence({
     flag,
@@ -137,6 +144,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     channels,
     storage,
     health,
+    replicas,
     endpointFile,
     instance,
     ...(metricsServer ? { metricsServer } : {}),

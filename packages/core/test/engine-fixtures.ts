@@ -194,6 +194,8 @@ export function harness(opts: {
   timezone?: string;
   /** Told of every turn's end (metrics). */
   onTurnEnd?: EngineOptions['onTurnEnd'];
+  /** Session lanes between replicas (the storage must have session leases: PostgreSQL). */
+  replica?: EngineOptions['replica'];
   /** Told when a turn was cut off by a storage outage. */
   onStorageOutage?: EngineOptions['onStorageOutage'];
 }): Harness {
@@ -243,6 +245,7 @@ export function harness(opts: {
       cancelled.push(turnId);
     },
     ...(opts.onTurnEnd ? { onTurnEnd: opts.onTurnEnd } : {}),
+    ...(opts.replica ? { replica: opts.replica } : {}),
     ...(opts.onStorageOutage ? { onStorageOutage: opts.onStorageOutage } : {}),
   };
   engine = new TurnEngine(options);

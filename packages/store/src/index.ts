@@ -35,3 +35,6 @@ export {
   migrateSqliteToPostgres,
 } from './migrate-storage.js';
 export { type TablePlan, migrationPlan, StorageMigrationError } from './migrate-plan.js';
+export { type Lease, type LeaseRow, LeaseLostError, acquireLease, fenced, listLeases, releaseLease, renewLease } from './pg/leases.js';
+export { pgSessionLeases, sessionLeaseName } from './pg/session-leases.js';
+export { type BusEvent, PgBus, publish } from './pg/notify.js';

@@ -11,6 +11,7 @@ import type { Endpoint } from './publish.js';
 import type { McpConnection } from './tools.js';
 import type { MetricsServer } from '../metrics/metrics-http.js';
 import type { StorageHealth } from './storage-health.js';
+import type { ReplicaPlane } from './replicas.js';
 
 /** Whether the gateway is shutting down: set once by `close`, read by the HTTP hook, the router and the channels. */
 export class StopFlag {
@@ -37,7 +38,8 @@ export async function resume(domain: Domain, storage: Storage, log: Logger, endp
   domain.boundary.start();
   await domain.broker.cancelEnded();
   // A subagent never resumes (its parent's `task` call is told it was interrupted): its sidechain says so.
-  const cut = await storage.sidechains.interruptRunning();
+  // Replicas (PostgreSQL): other replicas' subagents still run; a lane that resumes a turn cuts off its own.
+  const cut = storage.engine === 'postgres' ? 0 : await storage.sidechains.interruptRunning();
   if (cut > 0) log.info({ sidechains: cut }, 'subagents cut off by the restart marked interrupted');
   const resumed = await domain.engine.resumeAll();
   log.info({ event: 'listening', url: endpoint.url, host: endpoint.host, port: endpoint.port, resumedTurns: resumed }, 'gateway listening');
@@ -57,6 +59,8 @@ export interface ShutdownParts {
   storage: Storage;
   /** The database health check, stopped before the database closes. */
   health: StorageHealth;
+  /** This replica's leases: receivers handed off first, the presence released before the database closes. */
+  replicas: ReplicaPlane;
   endpointFile: string;
   instance: InstanceLock;
   /** The metrics port (`metrics.port`), if it has one. */
@@ -64,9 +68,9 @@ export interface ShutdownParts {
 }
 
 /**
- * The gateway's `close`: stop accepting, let running turns finish for the grace period, suspend
+ * The gateway's `close`: hand this replica's receivers over (release their leases), stop accepting, let running turns finish for the grace period, suspend
  * the rest, then close broker, token timers, grants, boundary and MCP, stop the channels, close
- * HTTP (and the metrics port) and the database, remove the endpoint file and release the data-dir lock, in that order.
+ * HTTP (and the metrics port), release the replica's presence, close the database, remove the endpoint file and release the data-dir lock, in that order.
  * Idempotent: every call returns the same promise.
  */
 export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
@@ -75,6 +79,8 @@ export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
   let closing: Promise<void> | null = null;
   return () =>
     (closing ??= (async () => {
+      // Receivers first, while this replica still accepts: what they were storing is stored, and another replica polls at once.
+      await parts.replicas.handOff();
       flag.stop();
       const before = engine.active;
       const drained = await engine.drain(parts.shutdownGraceMs);
@@ -91,6 +97,7 @@ export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
       await parts.http.app.close();
       await parts.metricsServer?.close();
       await parts.health.stop();
+      await parts.replicas.close();
       await parts.storage.close();
       rmSync(parts.endpointFile, { force: true });
       parts.instance.release();

@@ -445,6 +445,16 @@ export const cursors = pgTable('cursors', {
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 });
 
+/** Leases (issue 20): who runs a session's turns, polls an account, … — with a fencing number that grows on every change of hands. */
+export const leases = pgTable('leases', {
+  name: text('name').primaryKey(),
+  owner: text('owner').notNull(),
+  fence: bigint('fence', { mode: 'number' }).notNull(),
+  /** Server time (epoch ms); lapsed when not after now. */
+  expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  acquiredAt: bigint('acquired_at', { mode: 'number' }).notNull(),
+});
+
 /**
  * The boundary's per-sender token buckets, shared by replicas (only PostgreSQL keeps them; SQLite
  * gateways keep them in memory). A row whose bucket is full again (`full_at` passed) carries
