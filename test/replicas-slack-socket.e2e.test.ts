@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messagesWith, slackConfig, socketAccount, waitForMessage } from './slack-helpers.js';
 
 // Slack Socket Mode across replicas (issue 20): one replica holds the app's socket under
-// receiver:slack:team; SIGTERM hands it to another replica (the lease is released, not left to
-// lapse), and there is never more than one live socket.
+// receiver:slack:team; SIGTERM hands it to another replica at once (the lease is released and the
+// standby woken, not left to lapse), and there is never more than one live socket.
 let pg: PgServer;
 let model: FakeAnthropic;
 let slack: FakeSlack;
@@ -30,7 +30,9 @@ beforeAll(async () => {
     count: 2,
     pg: await pg.createDatabase(),
     modelUrl: model.url,
-    config: { replicas: { leaseTtl: '2s' }, ...slackConfig(socketAccount(slack)) },
+    // A lease lapses only after 10 minutes and is renewed every 200 s: a standby takes a released
+    // lease at once only because the releasing replica wakes it (NOTIFY), which is what this file checks.
+    config: { replicas: { leaseTtl: '10m' }, ...slackConfig(socketAccount(slack)) },
   });
 });
 

@@ -24,6 +24,8 @@ export interface ReplicaLeasesOptions {
   ttlMs: number;
   log: Logger;
   receivers: readonly LeasedReceiver[];
+  /** Told after a lease was released (SIGTERM), so the other replicas can be woken to take it at once. */
+  onReleased?(name: string): void;
 }
 
 interface Slot {
@@ -52,6 +54,8 @@ export class ReplicaLeases {
   private readonly slots: Slot[];
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | null = null;
+  /** A wake-up came while a tick ran: run another one right after it. */
+  private again = false;
   private stopped = false;
 
   constructor(private readonly options: ReplicaLeasesOptions) {
@@ -77,6 +81,17 @@ export class ReplicaLeases {
     this.schedule();
   }
 
+  /** Runs a tick now (another replica released a lease): a standby takes it without waiting for its next renewal. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.run();
+  }
+
   /** Pauses every receiver and releases its lease (graceful hand-off); the presence stays until {@link close}. */
   async handOff(): Promise<void> {
     this.stopped = true;
@@ -93,16 +108,18 @@ export class ReplicaLeases {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(
-      () => {
-        this.ticking = this.tick().finally(() => {
-          this.ticking = null;
-          this.schedule();
-        });
-      },
-      Math.max(1, Math.floor(this.options.ttlMs / 3)),
-    );
+    this.timer = setTimeout(() => this.run(), Math.max(1, Math.floor(this.options.ttlMs / 3)));
     this.timer.unref();
+  }
+
+  private run(): void {
+    this.ticking = this.tick().finally(() => {
+      this.ticking = null;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.run();
+      } else this.schedule();
+    });
   }
 
   private async tick(): Promise<void> {
@@ -171,11 +188,9 @@ export class ReplicaLeases {
       );
       return false;
     });
-    if (released)
-      this.options.log.info(
-        { event: 'lease_released', lease: lease.name, fence: lease.fence, replica: this.options.replicaId },
-        `lease ${lease.name} released`,
-      );
+    if (!released) return;
+    this.options.log.info({ event: 'lease_released', lease: lease.name, fence: lease.fence, replica: this.options.replicaId }, `lease ${lease.name} released`);
+    this.options.onReleased?.(lease.name);
   }
 }
 

@@ -29,3 +29,4 @@ export {
 export { type PgDb, type PgPoolOptions, type Sql, asStorageError, createPgDb, isConnectionError, scrubDatabaseUrl } from './pg/db.js';
 export { type Lease, type LeaseRow, LeaseLostError, acquireLease, fenced, listLeases, releaseLease, renewLease } from './pg/leases.js';
 export { pgSessionLeases, sessionLeaseName } from './pg/session-leases.js';
+export { type BusEvent, PgBus, publish } from './pg/notify.js';

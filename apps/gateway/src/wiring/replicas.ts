@@ -1,5 +1,5 @@
 import type { Storage } from '@switchboard/core';
-import { acquireLease, type Lease, type LeaseRow, listLeases, type PostgresStorage, releaseLease, renewLease } from '@switchboard/store';
+import { acquireLease, type Lease, type LeaseRow, listLeases, PgBus, type PostgresStorage, publish, releaseLease, renewLease } from '@switchboard/store';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { resolveReplicaId } from '../config-replicas.js';
@@ -50,6 +50,9 @@ export interface ReplicaPlane {
   close(): Promise<void>;
 }
 
+/** The LISTEN channel on which a replica says it released a lease (payload: the lease name, never content). */
+export const LEASE_CHANNEL = 'switchboard_leases';
+
 const toView = (l: Lease): LeaseView => ({ name: l.name, fence: l.fence, expiresAt: new Date(l.expiresAt).toISOString() });
 
 /** The replica plane for `storage.kind`: real leases on PostgreSQL, a gateway alone on SQLite. */
@@ -68,7 +71,19 @@ export function buildReplicas(cfg: Readonly<Config>, storage: Storage, log: Logg
     };
   }
   const db = (storage as PostgresStorage).db;
+  const rlog = log.child({ component: 'replicas' });
   let leases: ReplicaLeases | null = null;
+  // Wake-ups only: a standby that misses one takes the lease at its next renewal anyway.
+  const bus = new PgBus({
+    url: cfg.storage.url,
+    channel: LEASE_CHANNEL,
+    onError: (err) =>
+      rlog.warn({ event: 'lease_wakeups_down', error: err instanceof Error ? err.message : String(err) }, 'lease wake-ups lost their connection; reconnecting'),
+  });
+  bus.on('event', (e: { topic: string; from: string }) => {
+    if (e.topic === 'lease_released' && e.from !== id) leases?.nudge();
+  });
+  bus.on('resync', () => leases?.nudge());
   return {
     id,
     receiving: 'leased',
@@ -87,13 +102,32 @@ export function buildReplicas(cfg: Readonly<Config>, storage: Storage, log: Logg
         },
         replicaId: id,
         ttlMs: cfg.replicas.leaseTtl,
-        log: log.child({ component: 'replicas' }),
+        log: rlog,
         receivers,
+        onReleased: (name) => {
+          publish(db, LEASE_CHANNEL, { topic: 'lease_released', from: id, name }).catch((err: unknown) =>
+            rlog.warn(
+              { event: 'lease_wakeup_failed', lease: name, error: err instanceof Error ? err.message : String(err) },
+              'could not wake the other replicas',
+            ),
+          );
+        },
       });
+      await bus
+        .start()
+        .catch((err: unknown) =>
+          rlog.warn(
+            { event: 'lease_wakeups_down', error: err instanceof Error ? err.message : String(err) },
+            'lease wake-ups are off: standbys take released leases at their next renewal',
+          ),
+        );
       await leases.start();
     },
     handOff: async () => leases?.handOff(),
-    close: async () => leases?.close(),
+    close: async () => {
+      await leases?.close();
+      await bus.close();
+    },
   };
 }
 

@@ -4,8 +4,8 @@ import { acquireLease, createPgDb, listLeases, migratePostgres, type PgDb, relea
 import { type PgServer, startPostgres } from '@switchboard/testkit';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LeaseOps, ReplicaLeases } from '../src/replica-leases.js';
-import { viewOf } from '../src/wiring/replicas.js';
+import { type LeaseOps, ReplicaLeases } from '../apps/gateway/src/replica-leases.js';
+import { viewOf } from '../apps/gateway/src/wiring/replicas.js';
 
 // Receiver leases on a real PostgreSQL: one replica receives per account, a graceful hand-off
 // passes it on at once, a replica cut off from the database stops receiving before another may
@@ -46,13 +46,14 @@ function ops(): LeaseOps & { cut: boolean } {
   return o;
 }
 
-function replica(id: string, o = ops()): ReplicaLeases {
+function replica(id: string, o = ops(), more: { ttlMs?: number; onReleased?: (name: string) => void } = {}): ReplicaLeases {
   return new ReplicaLeases({
     ops: o,
     replicaId: id,
-    ttlMs: TTL,
+    ttlMs: more.ttlMs ?? TTL,
     log: pino({ level: 'silent' }),
     receivers: [{ channelId: 'telegram:main', receiver: recorder(id) }],
+    ...(more.onReleased ? { onReleased: more.onReleased } : {}),
   });
 }
 
@@ -108,6 +109,43 @@ describe('receiver leases', () => {
     expect(timeline).toEqual(['c:resume', 'c:pause', 'd:resume']);
     await c.close();
     await d.close();
+  });
+
+  it('a release wakes a standby at once: with a 10-minute lease it does not wait for its next renewal', async () => {
+    timeline.length = 0;
+    let standby: ReplicaLeases | null = null;
+    const released: string[] = [];
+    const f = replica('f', ops(), {
+      ttlMs: 600_000,
+      onReleased: (name) => {
+        released.push(name);
+        standby?.nudge();
+      },
+    });
+    await f.start();
+    standby = replica('g', ops(), { ttlMs: 600_000 });
+    await standby.start();
+    await f.handOff();
+    await waitFor('g:resume');
+    expect(released).toEqual(['receiver:telegram:main']);
+    expect(timeline).toEqual(['f:resume', 'f:pause', 'g:resume']);
+    await f.close();
+    await standby.close();
+  });
+
+  it('a forged wake-up grants nothing: a standby woken while the lease is held stays a standby', async () => {
+    timeline.length = 0;
+    const h = replica('h');
+    await h.start();
+    const s = replica('s');
+    await s.start();
+    for (let i = 0; i < 5; i++) s.nudge();
+    // The nudged ticks ran (their acquire answered null) once the next renewal of s has happened too.
+    await s.handOff();
+    expect(timeline).toEqual(['h:resume', 's:pause']);
+    expect(h.held().map((l) => l.name)).toEqual(['replica:h', 'receiver:telegram:main']);
+    await s.close();
+    await h.close();
   });
 
   it('a lease taken from under its holder (it stalled past its expiry) stops that holder at its next renewal', async () => {
