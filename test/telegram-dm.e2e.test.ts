@@ -1,7 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ALICE, BOT_USERNAME, control, isFinal, params, texts, TOKEN, useTelegramEnv } from './telegram-helpers.js';
+import { ALICE, BOT_USERNAME, control, isFinal, params, storedOffset, texts, TOKEN, useTelegramEnv } from './telegram-helpers.js';
 
 const env = useTelegramEnv({ dmPolicy: 'allowlist', allowFrom: [String(ALICE.user.id)] });
 
@@ -53,12 +53,12 @@ describe('telegram: direct messages', () => {
 
   it('persists the update offset and shuts down promptly on SIGTERM despite an open long poll', async () => {
     const { tg, gw } = env;
-    const file = join(gw.dataDir, 'telegram-main.offset');
     const lastUpdate = Math.max(
       ...tg.calls.filter((c) => c.method === 'getUpdates').flatMap((c) => ((c.response?.result ?? []) as Array<{ update_id: number }>).map((u) => u.update_id)),
     );
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ offset: lastUpdate + 1 });
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // The offset is a cursor row in the database (DESIGN §5); no offset file is written any more.
+    expect(storedOffset(gw)).toBe(String(lastUpdate + 1));
+    expect(existsSync(join(gw.dataDir, 'telegram-main.offset'))).toBe(false);
     const open = await tg.waitForEvent((e) => e.type === 'poll-started' && /timeout=30/.test(e.detail ?? ''));
     const started = Date.now();
     const info = await gw.stop();

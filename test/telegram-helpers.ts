@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll } from 'vitest';
 import {
   api,
@@ -110,5 +112,19 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/**
+ * The `telegram:<account>:offset` cursor row in a (SQLite) gateway's database, or null when none
+ * was stored. Read-only, so it works while the gateway runs.
+ */
+export function storedOffset(gw: GatewayProcess, account = 'main'): string | null {
+  const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare<[string], { value: string }>('SELECT value FROM cursors WHERE key = ?').get(`telegram:${account}:offset`);
+    return row?.value ?? null;
+  } finally {
+    db.close();
   }
 }

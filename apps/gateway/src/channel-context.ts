@@ -74,7 +74,7 @@ const OPEN_TURN_STATES: ReadonlySet<string> = new Set(['running', 'awaiting_appr
 export function channelContext(deps: ChannelContextDeps, ch: Channel, app: FastifyInstance): ChannelContext {
   const people = channelPeople(deps, ch);
   return {
-    inbox: channelInbox(deps),
+    inbox: channelInbox(deps, ch),
     ledger: new DeliveryLedger(deps.storage.deliveries, { channel: ch.type, account: ch.account }, deps.engine.finishes),
     people,
     approvals: channelApprovals(deps),
@@ -85,7 +85,8 @@ export function channelContext(deps: ChannelContextDeps, ch: Channel, app: Fasti
   };
 }
 
-function channelInbox(deps: ChannelContextDeps): ChannelInbox {
+function channelInbox(deps: ChannelContextDeps, ch: Channel): ChannelInbox {
+  const { cursors } = deps.storage;
   return {
     accept: deps.accept,
     maxAttempts: deps.inboxMaxAttempts,
@@ -107,6 +108,10 @@ function channelInbox(deps: ChannelContextDeps): ChannelInbox {
     },
     accepting: deps.accepting,
     agents: deps.agents,
+    cursors: {
+      get: (name) => cursors.get(`${ch.id}:${name}`),
+      set: (name, value) => cursors.set(`${ch.id}:${name}`, value),
+    },
   };
 }
 

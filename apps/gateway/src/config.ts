@@ -19,6 +19,7 @@ import { CHANNEL_MODULES, channelsSchema } from './config-channels.js';
 import { budgetsSchema } from './config-budgets.js';
 import { inboundFilesSchema } from './config-inbound-files.js';
 import { metricsSchema } from './config-metrics.js';
+import { databaseSecrets, storageSchema } from './config-storage.js';
 import { consoleSchema } from './config-console.js';
 import { capabilitiesSchema } from './config-capabilities.js';
 import { contextSchema } from './config-context.js';
@@ -122,6 +123,8 @@ export const configSchema = z.strictObject({
     })
     .refine((g) => g.headersTimeout <= g.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than gateway.requestTimeout' })
     .prefault({}),
+  /** Where the state lives (config-storage.ts): the embedded SQLite file, or a PostgreSQL server. */
+  storage: storageSchema,
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).default({ level: 'info' }),
   model: z
     .strictObject({
@@ -373,8 +376,16 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, baseDir: strin
   const model = (expanded.model ??= {});
   if (!model.apiKey && env.ANTHROPIC_API_KEY) model.apiKey = env.ANTHROPIC_API_KEY;
   if (!model.baseUrl && env.ANTHROPIC_BASE_URL) model.baseUrl = env.ANTHROPIC_BASE_URL;
+  const storage = expanded.storage;
+  if (storage && typeof storage === 'object' && !Array.isArray(storage) && env.DATABASE_URL) {
+    const st = storage as Record<string, unknown>;
+    if (st.kind === 'postgres' && (st.url === undefined || st.url === '')) st.url = env.DATABASE_URL;
+  }
   const secrets: string[] = [];
   collectSecrets(expanded, secrets);
+  if (storage && typeof storage === 'object' && typeof (storage as { url?: unknown }).url === 'string') {
+    secrets.push(...databaseSecrets((storage as { url: string }).url));
+  }
   const parsed = configSchema.safeParse(expanded);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {
@@ -446,5 +457,6 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv, cwd: string): R
 export function configSecrets(cfg: Config): string[] {
   const out: string[] = [];
   collectSecrets(cfg, out);
+  out.push(...databaseSecrets(cfg.storage.url));
   return out;
 }

@@ -12,6 +12,7 @@ import { buildModels } from './wiring/models.js';
 import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/lifecycle.js';
 import { listen, publishCredentials, writeEndpointFile } from './wiring/publish.js';
 import { openDataDir, openStorage } from './wiring/storage.js';
+import { StorageHealth } from './wiring/storage-health.js';
 import { buildRegistry, connectMcp } from './wiring/tools.js';
 import { type ExecHost, prepareExec } from './wiring/exec.js';
 import { configSecrets } from './config.js';
@@ -52,7 +53,14 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const instance = openDataDir(cfg.gateway);
   // The policy reads the config through this holder and the boundary is handed new settings on its change, so SIGHUP reaches them.
   const live = new LiveConfig(cfg);
-  const { storage, databaseFile } = openStorage(cfg.gateway.dataDir);
+  const { storage, databaseFile } = await openStorage(cfg, log, scrubber(configSecrets(cfg)));
+  let engine: TurnEngine | undefined;
+  const health = new StorageHealth(storage, {
+    intervalMs: cfg.storage.healthInterval,
+    log: log.child({ component: 'storage' }),
+    scrub: scrubber(configSecrets(cfg)),
+    onRecovered: async () => engine?.resumeInterrupted() ?? 0,
+  });
   const mcp = await connectMcp(cfg, log);
   const channels = await openChannels(cfg, log);
   const exec = opts.exec
@@ -68,7 +76,6 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const agents = buildAgents(cfg, registry, workspaces.directories, log, skills);
   const models = buildModels(cfg, log);
   const flag = new StopFlag();
-  let engine: TurnEngine | undefined;
   const metrics = cfg.metrics.enabled ? await openMetrics({ storage, channels: channels.list, activeTurns: () => engine?.active ?? 0 }) : undefined;
   const feed = cfg.console.enabled ? new LiveFeed() : undefined;
   const domain = await buildDomain({
@@ -77,6 +84,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     log,
     storage,
     databaseFile,
+    onStorageOutage: () => health.outage(),
     configFile: opts.configFile,
     hookPath: opts.hookPath,
     registry,
@@ -100,6 +108,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     channels,
     domain,
     exec: exec.status,
+    database: () => health.snapshot(),
     stopping: flag.stopping,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
@@ -116,6 +125,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   if (workspaces.firstStart) await workspaces.migrate();
   const endpointFile = writeEndpointFile(cfg.gateway.dataDir, endpoint);
   await resume(domain, storage, log, endpoint);
+  health.start();
 
   const close = shutdownSequence({
     flag,
@@ -126,6 +136,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     mcp,
     channels,
     storage,
+    health,
     endpointFile,
     instance,
     ...(metricsServer ? { metricsServer } : {}),

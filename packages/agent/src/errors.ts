@@ -26,6 +26,11 @@ const CATALOGUE = {
   UnknownAgent: { code: 'SWB_E_UNKNOWN_AGENT', retryable: false, message: 'The message addresses an agent this gateway does not have.' },
   InboxTooLarge: { code: 'SWB_E_INBOX_TOO_LARGE', retryable: false, message: 'The inbound item is larger than limits.inboxMaxBytes; it is not stored.' },
   Config: { code: 'SWB_E_CONFIG', retryable: false, message: 'The config is invalid.' },
+  StorageUnavailable: {
+    code: 'SWB_E_STORAGE_UNAVAILABLE',
+    retryable: true,
+    message: 'The database is unreachable right now; send the message again shortly.',
+  },
   Startup: { code: 'SWB_E_STARTUP', retryable: false, message: 'The gateway could not start with this config.' },
   InstanceLocked: { code: 'SWB_E_INSTANCE_LOCKED', retryable: false, message: 'Another Switchboard gateway is already running on this data dir.' },
   // Permissions

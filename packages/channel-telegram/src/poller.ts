@@ -12,7 +12,6 @@ export interface PollerOptions {
   api: Api;
   token: string;
   log: Logger;
-  store: OffsetStore;
   pollTimeoutMs: number;
   pollStallTimeoutMs: number;
   /** The Bot API host, named in failure logs. */
@@ -59,16 +58,19 @@ export class Poller {
   private readonly overdueMs: number;
 
   constructor(private readonly options: PollerOptions) {
-    this.offset = options.store.load();
     // Between a normal long poll's end and the watchdog's abort, the poll counts as overdue (down).
     this.overdueMs = options.pollTimeoutMs + Math.max(200, (options.pollStallTimeoutMs - options.pollTimeoutMs) / 2);
   }
 
-  /** Starts the loop (once). `before` runs first, e.g. getMe and deleteWebhook. */
-  start(before: () => Promise<void>): void {
-    this.loop ??= this.run(before).catch((err: unknown) =>
-      this.options.log.error({ error: describeError(err, this.options.token) }, 'telegram poller crashed'),
-    );
+  /**
+   * Starts the loop (once). `before` runs first, e.g. getMe and deleteWebhook; then the stored
+   * offset is loaded from `store` (both retried with backoff until they succeed).
+   */
+  start(store: OffsetStore, before: () => Promise<void>): void {
+    this.loop ??= this.run(store, async () => {
+      await before();
+      this.offset = await store.load();
+    }).catch((err: unknown) => this.options.log.error({ error: describeError(err, this.options.token) }, 'telegram poller crashed'));
   }
 
   /** Aborts the open poll and waits for the loop to end; idempotent. */
@@ -107,7 +109,7 @@ export class Poller {
     return { state: 'up', detail: `polling; last getUpdates completed ${secs(now - this.lastCompletedAt)} ago${dead}` };
   }
 
-  private async run(before: () => Promise<void>): Promise<void> {
+  private async run(store: OffsetStore, before: () => Promise<void>): Promise<void> {
     let failures = 0;
     for (;;) {
       if (this.stopped) return;
@@ -189,7 +191,7 @@ export class Poller {
       failures = 0;
       short = false;
       for (const u of updates) {
-        if (!(await this.deliver(u))) return;
+        if (!(await this.deliver(u, store))) return;
       }
     }
   }
@@ -226,7 +228,7 @@ export class Poller {
    * Hands one update over until it is handled, its attempts run out (dead letter) or the poller
    * stops; then moves the offset.
    */
-  private async deliver(u: Update): Promise<boolean> {
+  private async deliver(u: Update, store: OffsetStore): Promise<boolean> {
     const max = Math.max(1, this.options.maxAttempts());
     let deferred = false;
     for (let attempt = 1; ; attempt++) {
@@ -266,7 +268,8 @@ export class Poller {
     }
     this.offset = u.update_id + 1;
     try {
-      this.options.store.save(this.offset);
+      // Awaited: the next getUpdates (which confirms the update to Telegram) starts only after the save.
+      await store.save(this.offset);
     } catch (err) {
       this.options.log.error({ error: describeError(err, this.options.token) }, 'telegram: could not persist the update offset');
     }

@@ -22,7 +22,7 @@ import { updateFacts } from './dead-letter.js';
 import { describeError, isPermanentAuthError } from './errors.js';
 import { sendDocument, withTelegramFiles } from './files.js';
 import { conversationOf, isMentioned, mediaBytes, parseCommand, toInbound, type BotIdentity } from './inbound.js';
-import { OffsetStore } from './offset-store.js';
+import { legacyOffsetFile, OffsetStore } from './offset-store.js';
 import type { TelegramAccountConfig } from './account.js';
 import { ALLOWED_UPDATES, MAX_MESSAGE_CHARS, webhookPath } from './options.js';
 import { Poller } from './poller.js';
@@ -66,6 +66,8 @@ export class TelegramChannel implements Channel {
   private readonly tokenSource: string;
   /** The gateway's secret scrubber, for tool status lines. */
   private readonly scrub: ((text: string) => string) | undefined;
+  /** Where releases before issue 19 kept the offset file (imported once, see OffsetStore). */
+  private readonly dataDir: string;
 
   constructor(
     readonly account: string,
@@ -73,6 +75,7 @@ export class TelegramChannel implements Channel {
     deps: ChannelFactoryDeps,
   ) {
     this.id = `telegram:${account}`;
+    this.dataDir = deps.dataDir;
     this.required = cfg.required;
     this.log = deps.log.child({ channel: this.id });
     this.scrub = deps.scrub;
@@ -88,7 +91,6 @@ export class TelegramChannel implements Channel {
         api: this.apis.pollApi,
         token: cfg.token,
         log: this.log,
-        store: new OffsetStore(deps.dataDir, account),
         pollTimeoutMs: cfg.pollTimeout,
         pollStallTimeoutMs: Math.max(cfg.pollStallTimeout, cfg.pollTimeout + 1000),
         host: this.apis.host,
@@ -106,7 +108,7 @@ export class TelegramChannel implements Channel {
     this.ctx = ctx;
     this.log = ctx.log;
     if (this.poller) {
-      this.poller.start(async () => {
+      this.poller.start(new OffsetStore(ctx.inbox.cursors, legacyOffsetFile(this.dataDir, this.account), this.log), async () => {
         await this.init();
         await this.apis.api.deleteWebhook({ drop_pending_updates: false });
       });

@@ -1,4 +1,5 @@
 import type {
+  AcceptResult,
   AccessChange,
   Channel,
   ChannelClientAuth,
@@ -375,7 +376,9 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
 
   private async onMessage(conn: Conn, clientId: string, text: string): Promise<void> {
     const auth = conn.auth!;
-    const res = await this.ctx!.inbox.accept({
+    let res: AcceptResult;
+    try {
+      res = await this.ctx!.inbox.accept({
       dedupeKey: `${auth.principalId}:${clientId}`,
       channel: 'websocket',
       account: this.account,
@@ -387,7 +390,13 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
       platformId: clientId,
       receivedAt: new Date(),
       principalId: auth.principalId,
-    });
+      });
+    } catch (err) {
+      if (!isSwbError(err, SwbErrorCode.StorageUnavailable)) throw err;
+      // Nothing was stored: the client sends the same frame (same clientId) again once the gateway is ready.
+      this.send(conn, { type: 'error', code: 'storage_unavailable', message: 'The gateway cannot store messages right now (its database is unreachable); send this message again shortly.', clientId });
+      return;
+    }
     if (res.duplicate && res.sameText === false) {
       // The id names an earlier, different message: answering with that one's reply would be wrong.
       this.send(conn, {

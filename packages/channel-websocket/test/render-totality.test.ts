@@ -68,7 +68,7 @@ function fakeContext(opts: { failRecord?: boolean } = {}) {
     abortTurn: unused,
   };
   const ctx: ChannelContext = {
-    inbox: { accept: unused, maxAttempts: 5, deadLetter: unused, accepting: () => true },
+    inbox: { accept: unused, maxAttempts: 5, deadLetter: unused, accepting: () => true, cursors: { get: unused, set: unused } },
     ledger: new DeliveryLedger(store, { channel: 'websocket', account: 'default' }),
     people,
     approvals: { pending: async () => [], decide: unused },

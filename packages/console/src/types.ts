@@ -14,7 +14,8 @@ export interface ChannelInfo {
 export interface Readyz {
   ready: boolean;
   state: string;
-  database?: string;
+  /** The database: its engine and whether it answers (the error when it does not). */
+  database?: { engine: string; state: string; error?: string };
   channels?: Record<string, Record<string, unknown>>;
   deadLetters?: { count: number; latest?: { channel: string; failedAt: string; error: string } };
   tools?: { exec?: { available: boolean; sandbox: string; reason?: string } };

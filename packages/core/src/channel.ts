@@ -179,6 +179,25 @@ export interface ChannelInbox {
   accepting(): boolean;
   /** The agent ids a message may address ({@link InboundMessage.agentId}), the default first. Absent: only the default agent. */
   readonly agents?: readonly string[];
+  /**
+   * This account's durable cursors (a poll offset): stored in the gateway's database, so they
+   * survive a restart and replicas on one database share them. Write a cursor only after every
+   * item before it was accepted.
+   */
+  readonly cursors: ChannelCursors;
+}
+
+/**
+ * Named cursors of one channel account, one text value per name (the gateway keys them
+ * `<channel id>:<name>`, so one account never sees another's).
+ *
+ * - Guarantees: `set` resolves once the value is stored; `get` answers the last stored value, or
+ *   null when none was stored.
+ * - Errors: both reject on a storage error (the value is then unchanged or unknown: retry).
+ */
+export interface ChannelCursors {
+  get(name: string): Promise<string | null>;
+  set(name: string, value: string): Promise<void>;
 }
 
 /**

@@ -67,7 +67,7 @@ export class AttemptCounter {
  * never dead-lettered.
  */
 export function countsAsAttempt(err: unknown): boolean {
-  return !isSwbError(err, SwbErrorCode.ShuttingDown);
+  return !isSwbError(err, SwbErrorCode.ShuttingDown) && !isSwbError(err, SwbErrorCode.StorageUnavailable);
 }
 
 /** A one-line preview of inbound text for a dead letter's summary (never the whole payload). */

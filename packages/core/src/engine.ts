@@ -16,6 +16,7 @@ import {
   type Usage,
 } from '@switchboard/agent';
 import type { Logger } from 'pino';
+import { isSwbError, SwbErrorCode } from './errors.js';
 import { AsyncQueue } from './async-queue.js';
 import type { AcceptResult, Channel, InboundMessage, TurnEvent } from './channel.js';
 import type { SessionKey } from './session-key.js';
@@ -60,6 +61,8 @@ export interface AgentRuntime {
 }
 
 export interface EngineOptions {
+  /** Told when a turn or lane was cut off by a storage outage (`SWB_E_STORAGE_UNAVAILABLE`): call {@link TurnEngine.resumeInterrupted} once the database answers. */
+  onStorageOutage?: () => void;
   /** Images people send reach the model as image blocks (the model accepts images); default false: their path only. */
   imageBlocks?: boolean;
   storage: Storage;
@@ -338,6 +341,26 @@ export class TurnEngine {
     return res;
   }
 
+  /**
+   * After a storage outage (the database answers again): resumes the unfinished turns of every
+   * session no lane of this process holds — the turns an outage cut off (still `running` or
+   * `queued` in the store) and the messages queued behind them. Returns how many turns it found.
+   */
+  async resumeInterrupted(): Promise<number> {
+    if (this.stopping) return 0;
+    const turns = (await this.options.storage.turns.unfinished()).filter((t) => !this.lanes.has(t.sessionId) && !this.running.has(t.sessionId));
+    for (const t of turns) {
+      if (t.state === 'queued') continue;
+      // The cache may miss (or hold) a write whose commit the outage left unknown: read the store again.
+      this.transcripts.drop(t.sessionId);
+      const list = this.resumable.get(t.sessionId) ?? [];
+      list.push(t);
+      this.resumable.set(t.sessionId, list);
+    }
+    for (const s of new Set(turns.map((t) => t.sessionId))) this.kick(s);
+    return turns.length;
+  }
+
   /** Resumes every unfinished turn found at start-up, in order, per session. */
   async resumeAll(): Promise<number> {
     const turns = await this.options.storage.turns.unfinished();
@@ -444,7 +467,10 @@ export class TurnEngine {
           if (!lane.again) break;
         }
       } catch (err) {
-        this.options.log.error({ err, sessionId }, 'session lane failed');
+        if (isSwbError(err, SwbErrorCode.StorageUnavailable)) {
+          this.options.log.warn({ err, sessionId }, 'session lane stopped by a storage outage; its turns resume when the database is back');
+          this.options.onStorageOutage?.();
+        } else this.options.log.error({ err, sessionId }, 'session lane failed');
       } finally {
         this.lanes.delete(sessionId);
         this.resumable.delete(sessionId);
@@ -469,6 +495,13 @@ export class TurnEngine {
       const result = await this.runLoop(active, policy, start);
       await this.endLoop(active, policy, result);
     } catch (err) {
+      if (isSwbError(err, SwbErrorCode.StorageUnavailable)) {
+        // Not the turn's failure: it stays unfinished in the store and runs again from what was
+        // stored once the database answers (resumeInterrupted); its sender sees no final until then.
+        active.log.warn({ err }, 'turn cut off by a storage outage; it resumes when the database is back');
+        this.transcripts.drop(turn.sessionId);
+        throw err;
+      }
       active.log.error({ err }, 'turn failed');
       await this.finish(active, { state: 'failed', reason: 'internal', error: INTERNAL_ERROR }).catch(async (e: unknown) => {
         // What the turn had not stored yet may be what failed: record the end on its own.

@@ -8,6 +8,7 @@ export type {
   ConsoleUpgradeCheck,
   ChannelCommands,
   ChannelContext,
+  ChannelCursors,
   ChannelFactory,
   ChannelFactoryDeps,
   ChannelHealth,

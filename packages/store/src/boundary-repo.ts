@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { InboundMessage, NewPairingRequest, PairingLimits, PairingOutcome, PairingRequest, PolicyOverride, Storage } from '@switchboard/core';
 
-interface PairingRow {
+/** A `pairing_requests` row with its held messages counted (see {@link WITH_HELD}). */
+export interface PairingRow {
   code: string;
   channel: string;
   account: string;
@@ -18,7 +19,8 @@ interface PairingRow {
   held_bytes: number;
 }
 
-interface OverrideRow {
+/** A `policy_overrides` row. */
+export interface OverrideRow {
   channel_id: string;
   field: string;
   value: string;
@@ -26,9 +28,11 @@ interface OverrideRow {
   updated_at: number;
 }
 
-const reviveMessage = (m: InboundMessage & { receivedAt: string | Date }): InboundMessage => ({ ...m, receivedAt: new Date(m.receivedAt) });
+/** A held message read back from JSON (its date revived). */
+export const reviveMessage = (m: InboundMessage & { receivedAt: string | Date }): InboundMessage => ({ ...m, receivedAt: new Date(m.receivedAt) });
 
-const toPairing = (r: PairingRow): PairingRequest => ({
+/** A stored pairing row as the core type. */
+export const toPairing = (r: PairingRow): PairingRequest => ({
   code: r.code,
   channel: r.channel,
   account: r.account,
@@ -44,7 +48,8 @@ const toPairing = (r: PairingRow): PairingRequest => ({
   expiresAt: new Date(r.expires_at),
 });
 
-const toOverride = (r: OverrideRow): PolicyOverride => ({
+/** A stored policy override row as the core type. */
+export const toOverride = (r: OverrideRow): PolicyOverride => ({
   channelId: r.channel_id,
   field: r.field,
   value: JSON.parse(r.value) as unknown,
@@ -52,7 +57,8 @@ const toOverride = (r: OverrideRow): PolicyOverride => ({
   updatedAt: new Date(r.updated_at),
 });
 
-const WITH_HELD = `SELECT p.*,
+/** Pairing requests (`p`) with their held messages' count and bytes: the same SQL on both engines. */
+export const WITH_HELD = `SELECT p.*,
     (SELECT count(*) FROM pairing_held h WHERE h.code = p.code) AS held_count,
     (SELECT coalesce(sum(h.bytes), 0) FROM pairing_held h WHERE h.code = p.code) AS held_bytes
   FROM pairing_requests p`;

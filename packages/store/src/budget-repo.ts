@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { BudgetOverride, BudgetScope, BudgetSpec, Storage } from '@switchboard/core';
 
-interface OverrideRow {
+/** A `budget_overrides` row. */
+export interface BudgetOverrideRow {
   scope: string;
   scope_id: string;
   spec: string;
@@ -12,7 +13,7 @@ interface OverrideRow {
 const SCOPES: ReadonlySet<string> = new Set<BudgetScope>(['gateway', 'agent', 'role', 'principal']);
 
 /** A stored row as an override; a row with an unknown scope or an unreadable spec is skipped (null). */
-function toOverride(r: OverrideRow): BudgetOverride | null {
+export function toBudgetOverride(r: BudgetOverrideRow): BudgetOverride | null {
   if (!SCOPES.has(r.scope)) return null;
   let spec: unknown;
   try {
@@ -26,15 +27,15 @@ function toOverride(r: OverrideRow): BudgetOverride | null {
 
 /** Operators' budget overrides over one SQLite handle. */
 export function budgetRepo(db: Database): Storage['budgets'] {
-  const list = db.prepare<[], OverrideRow>('SELECT scope, scope_id, spec, updated_by, updated_at FROM budget_overrides ORDER BY scope, scope_id');
-  const upsert = db.prepare<[OverrideRow]>(
+  const list = db.prepare<[], BudgetOverrideRow>('SELECT scope, scope_id, spec, updated_by, updated_at FROM budget_overrides ORDER BY scope, scope_id');
+  const upsert = db.prepare<[BudgetOverrideRow]>(
     `INSERT INTO budget_overrides (scope, scope_id, spec, updated_by, updated_at) VALUES (@scope, @scope_id, @spec, @updated_by, @updated_at)
      ON CONFLICT (scope, scope_id) DO UPDATE SET spec = excluded.spec, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
   );
   const remove = db.prepare<[string, string]>('DELETE FROM budget_overrides WHERE scope = ? AND scope_id = ?');
   return {
     async list() {
-      return list.all().flatMap((r) => toOverride(r) ?? []);
+      return list.all().flatMap((r) => toBudgetOverride(r) ?? []);
     },
     async set(scope, id, spec, by) {
       if (spec === null) remove.run(scope, id);

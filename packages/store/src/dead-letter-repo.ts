@@ -4,7 +4,7 @@ import type { DeadLetter, DeadLetterInput, Storage } from '@switchboard/core';
 import type { InboxRow } from './rows.js';
 
 /** An `inbox` row that was given up on. */
-interface DeadRow extends Omit<InboxRow, 'turn_id'> {
+export interface DeadRow extends Omit<InboxRow, 'turn_id'> {
   failed_at: number;
   error: string | null;
   attempts: number | null;
@@ -18,7 +18,8 @@ interface DeadPayload {
   sender?: string;
 }
 
-function toDeadLetter(r: DeadRow): DeadLetter {
+/** A dead-letter row as a {@link DeadLetter}. */
+export function toDeadLetter(r: DeadRow): DeadLetter {
   let p: Partial<DeadPayload> = {};
   try {
     const parsed = JSON.parse(r.payload) as unknown;
@@ -41,6 +42,17 @@ function toDeadLetter(r: DeadRow): DeadLetter {
   };
 }
 
+/** The inbox `payload` of a dead letter (JSON): the summary and who sent it. */
+export function deadPayload(d: DeadLetterInput): string {
+  const payload: DeadPayload = {
+    deadLetter: true,
+    summary: d.summary,
+    ...(d.conversation !== undefined ? { conversation: d.conversation } : {}),
+    ...(d.sender !== undefined ? { sender: d.sender } : {}),
+  };
+  return JSON.stringify(payload);
+}
+
 /** Dead letters: failed inbox rows (`failed_at` set). */
 export function deadLetterRepo(db: Database): Storage['deadLetters'] {
   const insert = db.prepare<[string, string, string, string, string, number, number, string, number]>(
@@ -58,15 +70,9 @@ export function deadLetterRepo(db: Database): Storage['deadLetters'] {
   const count = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM inbox WHERE failed_at IS NOT NULL');
   const record = db.transaction((d: DeadLetterInput): { id: string; existed: boolean } => {
     const id = randomUUID();
-    const payload: DeadPayload = {
-      deadLetter: true,
-      summary: d.summary,
-      ...(d.conversation !== undefined ? { conversation: d.conversation } : {}),
-      ...(d.sender !== undefined ? { sender: d.sender } : {}),
-    };
     const now = Date.now();
     const error = d.error.slice(0, 2000);
-    if (insert.run(id, d.channel, d.account, d.dedupeKey, JSON.stringify(payload), d.receivedAt.getTime(), now, error, d.attempts).changes === 1)
+    if (insert.run(id, d.channel, d.account, d.dedupeKey, deadPayload(d), d.receivedAt.getTime(), now, error, d.attempts).changes === 1)
       return { id, existed: false };
     const marked = markExisting.get(now, error, d.attempts, d.channel, d.account, d.dedupeKey);
     return { id: marked?.id ?? existing.get(d.channel, d.account, d.dedupeKey)?.id ?? id, existed: true };

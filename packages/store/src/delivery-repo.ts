@@ -2,7 +2,23 @@ import type { Database } from 'better-sqlite3';
 import type { LedgerWrite, NewDelivery, Storage } from '@switchboard/core';
 import { type DeliveryRow, toDelivery } from './rows.js';
 
-type NewDeliveryRow = Omit<DeliveryRow, 'id'>;
+/** A `deliveries` row before the database gives it an id. */
+export type NewDeliveryRow = Omit<DeliveryRow, 'id'>;
+
+/** The row to insert for a delivery (created now, content as JSON). */
+export function newDeliveryRow(d: NewDelivery): NewDeliveryRow {
+  return {
+    turn_id: d.turnId,
+    part: d.part,
+    kind: d.kind,
+    channel: d.channel,
+    account: d.account,
+    conversation_id: d.conversationId,
+    platform_message_id: d.platformMessageId,
+    content: JSON.stringify(d.content),
+    created_at: Date.now(),
+  };
+}
 
 /** The ledger's synchronous writes, for use inside another repository's transaction (a turn's finish). */
 export interface DeliveryOps {
@@ -21,17 +37,7 @@ export function deliveryOps(db: Database): DeliveryOps {
   const existing = db.prepare<[string, number, string], DeliveryRow>('SELECT * FROM deliveries WHERE turn_id = ? AND part = ? AND kind = ?');
   return {
     record(d) {
-      const inserted = insert.get({
-        turn_id: d.turnId,
-        part: d.part,
-        kind: d.kind,
-        channel: d.channel,
-        account: d.account,
-        conversation_id: d.conversationId,
-        platform_message_id: d.platformMessageId,
-        content: JSON.stringify(d.content),
-        created_at: Date.now(),
-      });
+      const inserted = insert.get(newDeliveryRow(d));
       if (inserted) return { record: toDelivery(inserted), existed: false };
       // Only a remove() racing in between could make this read miss.
       const row = existing.get(d.turnId, d.part, d.kind);

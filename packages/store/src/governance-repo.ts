@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { isAskSource, type Approval, type AuditEntry, type Storage, type StoredRule } from '@switchboard/core';
 
-interface ApprovalRow {
+/** An `approvals` row. */
+export interface ApprovalRow {
   id: string;
   turn_id: string;
   tool_use_id: string;
@@ -25,7 +26,8 @@ interface ApprovalRow {
   choice: string | null;
 }
 
-interface RuleRow {
+/** A `rules` row. */
+export interface RuleRow {
   id: string;
   scope_kind: string;
   scope_id: string | null;
@@ -35,7 +37,8 @@ interface RuleRow {
   created_at: number;
 }
 
-interface AuditRow {
+/** An `audit` row. */
+export interface AuditRow {
   id: number;
   at: number;
   actor: string;
@@ -44,7 +47,8 @@ interface AuditRow {
   detail: string;
 }
 
-const toApproval = (r: ApprovalRow): Approval => ({
+/** A stored approval row as the core type. */
+export const toApproval = (r: ApprovalRow): Approval => ({
   id: r.id,
   turnId: r.turn_id,
   toolUseId: r.tool_use_id,
@@ -78,7 +82,8 @@ function choicesOf(raw: string | null): string[] | null {
   }
 }
 
-const toRule = (r: RuleRow): StoredRule => ({
+/** A stored rule row as the core type. */
+export const toRule = (r: RuleRow): StoredRule => ({
   id: r.id,
   scopeKind: r.scope_kind as StoredRule['scopeKind'],
   scopeId: r.scope_id,
@@ -88,7 +93,8 @@ const toRule = (r: RuleRow): StoredRule => ({
   createdAt: new Date(r.created_at),
 });
 
-const toAudit = (r: AuditRow): AuditEntry => ({
+/** A stored audit row as the core type. */
+export const toAudit = (r: AuditRow): AuditEntry => ({
   id: r.id,
   at: new Date(r.at),
   actor: r.actor,

@@ -26,4 +26,4 @@ export {
   openPostgresStorage,
   postgresStorage,
 } from './pg/postgres-storage.js';
-export { type PgDb, type PgPoolOptions, type Sql, createPgDb, scrubDatabaseUrl } from './pg/db.js';
+export { type PgDb, type PgPoolOptions, type Sql, asStorageError, createPgDb, isConnectionError, scrubDatabaseUrl } from './pg/db.js';

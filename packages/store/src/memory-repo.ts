@@ -3,7 +3,8 @@ import type { Database } from 'better-sqlite3';
 import type { Memory, MemoryHit, MemoryRepo, MemoryScopeRef, NewMemory } from '@switchboard/core';
 import { ftsQuery } from './memory-fts.js';
 
-interface MemoryRow {
+/** A `memories` row (the columns both engines share). */
+export interface MemoryRow {
   id: string;
   scope: string;
   principal_id: string | null;
@@ -15,7 +16,7 @@ interface MemoryRow {
 }
 
 /** The most results one search or list returns. */
-const MAX_RESULTS = 50;
+export const MAX_RESULTS = 50;
 
 function parseTags(json: string): string[] {
   try {
@@ -26,7 +27,8 @@ function parseTags(json: string): string[] {
   }
 }
 
-function toMemory(r: MemoryRow): Memory {
+/** A stored memory row as the core type. */
+export function toMemory(r: MemoryRow): Memory {
   return {
     id: r.id,
     scope: r.scope === 'team' ? 'team' : 'private',
@@ -49,7 +51,8 @@ function scopeParams(scopes: readonly MemoryScopeRef[]): { privates: string; tea
 const SCOPE_FILTER = `((m.scope = 'private' AND m.principal_id IN (SELECT value FROM json_each(@privates)))
   OR (m.scope = 'team' AND m.agent_id IN (SELECT value FROM json_each(@teams))))`;
 
-const bound = (n: number | undefined, fallback: number) => Math.max(0, Math.min(MAX_RESULTS, Math.floor(Number.isFinite(n) ? (n as number) : fallback)));
+/** A requested result count (or offset) made a whole number in [0, MAX_RESULTS]; `fallback` when it is not a finite number. */
+export const bound = (n: number | undefined, fallback: number) => Math.max(0, Math.min(MAX_RESULTS, Math.floor(Number.isFinite(n) ? (n as number) : fallback)));
 
 /** The memories repository over one SQLite handle: rows in `memories`, full-text search through `memories_fts` (FTS5, bm25). */
 export function memoryRepo(db: Database): MemoryRepo {

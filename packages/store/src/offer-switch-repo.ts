@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { OfferSwitch, Storage } from '@switchboard/core';
 
-interface OfferRow {
+/** An `offer_switches` row. */
+export interface OfferRow {
   tool: string;
   scope_kind: string;
   scope_id: string;
@@ -12,7 +13,7 @@ interface OfferRow {
 const SCOPE_KINDS: ReadonlySet<string> = new Set<OfferSwitch['scopeKind']>(['gateway', 'agent', 'channel', 'conversation', 'role', 'principal', 'session']);
 
 /** A stored row as a switch; a row with an unknown scope kind is skipped (null). The gateway's `''` id reads as null. */
-function toSwitch(r: OfferRow): OfferSwitch | null {
+export function toSwitch(r: OfferRow): OfferSwitch | null {
   if (!SCOPE_KINDS.has(r.scope_kind)) return null;
   const scopeKind = r.scope_kind as OfferSwitch['scopeKind'];
   return { tool: r.tool, scopeKind, scopeId: scopeKind === 'gateway' ? null : r.scope_id, createdBy: r.created_by, createdAt: new Date(r.created_at) };

@@ -1,14 +1,15 @@
 import type { Database } from 'better-sqlite3';
 import { PROFILE_FIELDS, type Profile, type Storage } from '@switchboard/core';
 
-interface ProfileRow {
+/** A `principal_profiles` row (without its key). */
+export interface ProfileRow {
   fields: string;
   updated_by: string;
   updated_at: number;
 }
 
 /** The profile fields of a stored JSON object: only known string fields survive (anything else in the row is dropped). */
-function profileOf(json: string): Profile {
+export function profileOf(json: string): Profile {
   let raw: unknown;
   try {
     raw = JSON.parse(json);

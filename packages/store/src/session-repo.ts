@@ -14,6 +14,42 @@ export interface SessionOps {
   append(sessionId: string, entries: readonly NewEntry[]): Entry[];
 }
 
+/** A new live session row for a key (a new id, created now, empty settings). */
+export function newSessionRow(key: SessionKey): SessionRow {
+  const now = Date.now();
+  return {
+    id: randomUUID(),
+    key: sessionKeyString(key),
+    agent_id: key.agent,
+    channel: key.channel,
+    account: key.account,
+    scope: key.scope,
+    principal_id: key.scope === 'dm' ? key.principalId : null,
+    conversation: key.scope === 'room' ? key.conversation : null,
+    thread: key.scope === 'room' ? (key.thread ?? null) : (key.label ?? null),
+    created_at: now,
+    updated_at: now,
+    ended_at: null,
+    settings: '{}',
+  };
+}
+
+/** A compaction boundary's `throughSeq` (the last seq it summarises), or null when the payload has none. */
+export function boundaryThrough(payload: string): number | null {
+  const through = (JSON.parse(payload) as { throughSeq?: unknown } | null)?.throughSeq;
+  return typeof through === 'number' && Number.isFinite(through) ? through : null;
+}
+
+/** The settings JSON after a patch: `null` deletes a key, `undefined` leaves it. */
+export function mergeSettings(settings: string, patch: Record<string, unknown>): string {
+  const next: Record<string, unknown> = { ...(JSON.parse(settings) as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete next[k];
+    else if (v !== undefined) next[k] = v;
+  }
+  return JSON.stringify(next);
+}
+
 /** Builds the in-transaction session operations over one SQLite handle. */
 export function sessionOps(db: Database): SessionOps {
   const live = db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE key = ? AND ended_at IS NULL');
@@ -34,22 +70,7 @@ export function sessionOps(db: Database): SessionOps {
       const k = sessionKeyString(key);
       const existing = live.get(k);
       if (existing) return existing;
-      const now = Date.now();
-      const row: SessionRow = {
-        id: randomUUID(),
-        key: k,
-        agent_id: key.agent,
-        channel: key.channel,
-        account: key.account,
-        scope: key.scope,
-        principal_id: key.scope === 'dm' ? key.principalId : null,
-        conversation: key.scope === 'room' ? key.conversation : null,
-        thread: key.scope === 'room' ? (key.thread ?? null) : (key.label ?? null),
-        created_at: now,
-        updated_at: now,
-        ended_at: null,
-        settings: '{}',
-      };
+      const row = newSessionRow(key);
       insert.run(row);
       return row;
     },
@@ -90,8 +111,8 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
   const loadView = db.transaction((sessionId: string) => {
     const boundary = lastBoundary.get(sessionId);
     if (!boundary) return load.all(sessionId);
-    const through = (JSON.parse(boundary.payload) as { throughSeq?: unknown } | null)?.throughSeq;
-    if (typeof through !== 'number' || !Number.isFinite(through)) return load.all(sessionId);
+    const through = boundaryThrough(boundary.payload);
+    if (through === null) return load.all(sessionId);
     return fromBoundary.all({ sessionId, through, turnId: boundary.turn_id });
   });
   const end = db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE key = ? AND ended_at IS NULL');
@@ -99,12 +120,7 @@ export function sessionRepo(db: Database, ops: SessionOps): Storage['sessions'] 
   const updateSettings = db.transaction((sessionId: string, patch: Record<string, unknown>) => {
     const row = byId.get(sessionId);
     if (!row) throw new Error(`unknown session: ${sessionId}`);
-    const next: Record<string, unknown> = { ...(JSON.parse(row.settings) as Record<string, unknown>) };
-    for (const [k, v] of Object.entries(patch)) {
-      if (v === null) delete next[k];
-      else if (v !== undefined) next[k] = v;
-    }
-    return setSettings.get(JSON.stringify(next), Date.now(), sessionId)!;
+    return setSettings.get(mergeSettings(row.settings, patch), Date.now(), sessionId)!;
   });
 
   const endById = db.prepare<[number, string]>('UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL');

@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { Sidechain, SidechainState, Storage } from '@switchboard/core';
 
-interface SidechainRow {
+/** A `sidechains` row. */
+export interface SidechainRow {
   session_id: string;
   tool_use_id: string;
   turn_id: string;
@@ -16,7 +17,7 @@ interface SidechainRow {
 const STATES: readonly SidechainState[] = ['running', 'completed', 'failed', 'aborted', 'interrupted'];
 
 /** A stored row as a {@link Sidechain}; an unparseable message list reads as empty, an unknown state as `failed`. */
-function sidechainOf(row: SidechainRow): Sidechain {
+export function sidechainOf(row: SidechainRow): Sidechain {
   let messages: unknown = [];
   try {
     messages = JSON.parse(row.messages);

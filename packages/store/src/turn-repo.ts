@@ -6,13 +6,14 @@ import type { UsageOps } from './usage-repo.js';
 import { type InboxRow, type TurnRow, toInboxItem, toTurn } from './rows.js';
 import type { SessionOps } from './session-repo.js';
 
-const UNFINISHED = `('queued', 'running', 'awaiting_approval', 'suspended')`;
+/** The states of a turn that has not ended (SQL list). */
+export const UNFINISHED = `('queued', 'running', 'awaiting_approval', 'suspended')`;
 
 /**
  * A duplicate's answer. `sameText` compares the stored text with `text` (when given); a purged
  * item's text is empty and unknown, so it is not compared.
  */
-function duplicateOf(dup: { id: string; turn_id: string | null; session_id: string | null; text: unknown }, text: string | undefined): AcceptResult {
+export function duplicateOf(dup: { id: string; turn_id: string | null; session_id: string | null; text: unknown }, text: string | undefined): AcceptResult {
   const stored = typeof dup.text === 'string' && dup.text !== '' ? dup.text : null;
   return {
     duplicate: true,
@@ -21,6 +22,29 @@ function duplicateOf(dup: { id: string; turn_id: string | null; session_id: stri
     sessionId: dup.session_id,
     ...(text !== undefined && stored !== null ? { sameText: stored === text } : {}),
   };
+}
+
+/** The turns summary from per-state counts and the finished turns' usage cells (both engines fold the same rows). */
+export function turnSummary(
+  states: readonly { state: string; n: number }[],
+  usages: readonly { usage: string }[],
+): Awaited<ReturnType<Storage['turns']['summary']>> {
+  const byState: Record<string, number> = {};
+  for (const r of states) byState[r.state] = r.n;
+  const usage = { turns: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
+  for (const r of usages) {
+    let u: Partial<Record<keyof typeof usage, unknown>>;
+    try {
+      u = JSON.parse(r.usage) as typeof u;
+    } catch {
+      continue; // a damaged usage cell does not hide the others
+    }
+    usage.turns++;
+    for (const k of ['inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens'] as const) {
+      if (typeof u[k] === 'number') usage[k] += u[k];
+    }
+  }
+  return { byState, usage };
 }
 
 /** The turns repository (inbox, turn state machine) over one SQLite handle. */
@@ -173,22 +197,7 @@ export function turnRepo(db: Database, sessions: SessionOps, deliveries: Deliver
     },
     async summary(since) {
       const t = since.getTime();
-      const byState: Record<string, number> = {};
-      for (const r of statesSince.all(t)) byState[r.state] = r.n;
-      const usage = { turns: 0, inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0 };
-      for (const r of usageSince.all(t)) {
-        let u: Partial<Record<keyof typeof usage, unknown>>;
-        try {
-          u = JSON.parse(r.usage) as typeof u;
-        } catch {
-          continue; // a damaged usage cell does not hide the others
-        }
-        usage.turns++;
-        for (const k of ['inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens'] as const) {
-          if (typeof u[k] === 'number') usage[k] += u[k];
-        }
-      }
-      return { byState, usage };
+      return turnSummary(statesSince.all(t), usageSince.all(t));
     },
   };
 }

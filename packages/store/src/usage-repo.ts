@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { NewUsageRecord, Storage, UsageRecord, UsageTotals } from '@switchboard/core';
 
-interface UsageRow {
+/** A `usage` row (both engines). */
+export interface UsageRow {
   id: string;
   created_at: number;
   turn_id: string;
@@ -19,7 +20,8 @@ interface UsageRow {
   cost_usd: number;
 }
 
-interface SumRow {
+/** One day of {@link usageReport}'s input. */
+export interface SumRow {
   day: string;
   input: number;
   output: number;
@@ -45,7 +47,8 @@ interface SpendParams {
   through: number | null;
 }
 
-interface ChangeRow {
+/** A row of `usage.changes`, as the query selects it. */
+export interface ChangeRow {
   seq: number;
   created_at: number;
   principal_id: string | null;
@@ -54,7 +57,8 @@ interface ChangeRow {
   cost_usd: number;
 }
 
-interface SpendRow {
+/** The `usage.spend` query's one row. */
+export interface SpendRow {
   day_tokens: number;
   day_usd: number;
   month_tokens: number;
@@ -62,12 +66,13 @@ interface SpendRow {
 }
 
 /** Tokens as budgets count them. */
-const TOKENS = 'input_tokens + output_tokens + cache_read_input_tokens + cache_creation_input_tokens';
+export const TOKENS = 'input_tokens + output_tokens + cache_read_input_tokens + cache_creation_input_tokens';
 
 const zero = (): UsageTotals => ({ inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, calls: 0 });
 
 // Rounded to a billionth of a dollar: sums of float costs must not show drift in the last digits.
-const roundUsd = (usd: number): number => Math.round(usd * 1e9) / 1e9;
+/** A dollar sum rounded to a billionth. */
+export const roundUsd = (usd: number): number => Math.round(usd * 1e9) / 1e9;
 
 const totalsOf = (r: SumRow): UsageTotals => ({
   inputTokens: r.input,
@@ -77,6 +82,71 @@ const totalsOf = (r: SumRow): UsageTotals => ({
   costUsd: roundUsd(r.cost),
   calls: r.calls,
 });
+
+/** The row to insert for a model call (a new id, now, the context size). */
+export function usageRowOf(r: NewUsageRecord): UsageRow {
+  return {
+    id: randomUUID(),
+    created_at: Date.now(),
+    turn_id: r.turnId,
+    session_id: r.sessionId,
+    principal_id: r.principalId,
+    agent_id: r.agentId,
+    channel: r.channel,
+    model: r.model,
+    input_tokens: r.inputTokens,
+    output_tokens: r.outputTokens,
+    cache_read_input_tokens: r.cacheReadInputTokens,
+    cache_creation_input_tokens: r.cacheCreationInputTokens,
+    context_tokens: r.inputTokens + r.cacheReadInputTokens + r.cacheCreationInputTokens,
+    cost_usd: r.costUsd,
+  };
+}
+
+/** The stored record of an inserted row. */
+export function usageRecordOf(r: NewUsageRecord, row: UsageRow): UsageRecord {
+  return { ...r, id: row.id, createdAt: new Date(row.created_at), contextTokens: row.context_tokens };
+}
+
+type Usage = Storage['usage'];
+
+/** The answer of `usage.changes` from the rows read after `afterSeq`. */
+export function usageChanges(rows: readonly ChangeRow[], afterSeq: number): Awaited<ReturnType<Usage['changes']>> {
+  const out = rows.map((r) => ({
+    seq: r.seq,
+    createdAt: new Date(r.created_at),
+    principalId: r.principal_id,
+    agentId: r.agent_id,
+    tokens: r.tokens,
+    usd: r.cost_usd,
+  }));
+  return { rows: out, last: out.at(-1)?.seq ?? afterSeq };
+}
+
+/** The answer of `usage.spend` from its query's row. */
+export function usageSpend(row: SpendRow | undefined): Awaited<ReturnType<Usage['spend']>> {
+  return {
+    day: { tokens: row?.day_tokens ?? 0, usd: roundUsd(row?.day_usd ?? 0) },
+    month: { tokens: row?.month_tokens ?? 0, usd: roundUsd(row?.month_usd ?? 0) },
+  };
+}
+
+/** The answer of `usage.report` from its per-day sums. */
+export function usageReport(rows: readonly SumRow[]): Awaited<ReturnType<Usage['report']>> {
+  const days = rows.map((r) => ({ day: r.day, ...totalsOf(r) }));
+  const totals = zero();
+  let cost = 0;
+  for (const r of rows) {
+    totals.inputTokens += r.input;
+    totals.outputTokens += r.output;
+    totals.cacheReadInputTokens += r.cache_read;
+    totals.cacheCreationInputTokens += r.cache_write;
+    totals.calls += r.calls;
+    cost += r.cost;
+  }
+  totals.costUsd = roundUsd(cost);
+  return { totals, days };
+}
 
 /** The usage table's synchronous insert, for use inside a turn's transactions (its flushes and its end). */
 export interface UsageOps {
@@ -93,24 +163,9 @@ export function usageOps(db: Database): UsageOps {
   );
   return {
     record(r) {
-      const row: UsageRow = {
-        id: randomUUID(),
-        created_at: Date.now(),
-        turn_id: r.turnId,
-        session_id: r.sessionId,
-        principal_id: r.principalId,
-        agent_id: r.agentId,
-        channel: r.channel,
-        model: r.model,
-        input_tokens: r.inputTokens,
-        output_tokens: r.outputTokens,
-        cache_read_input_tokens: r.cacheReadInputTokens,
-        cache_creation_input_tokens: r.cacheCreationInputTokens,
-        context_tokens: r.inputTokens + r.cacheReadInputTokens + r.cacheCreationInputTokens,
-        cost_usd: r.costUsd,
-      };
+      const row = usageRowOf(r);
       insert.run(row);
-      return { ...r, id: row.id, createdAt: new Date(row.created_at), contextTokens: row.context_tokens };
+      return usageRecordOf(r, row);
     },
   };
 }
@@ -150,15 +205,7 @@ export function usageRepo(db: Database, ops: UsageOps = usageOps(db)): Storage['
     },
     async changes(afterSeq, limit = 10_000) {
       if (afterSeq === null) return { rows: [], last: lastSeq.get()?.seq ?? 0 };
-      const rows = changes.all(afterSeq, limit).map((r) => ({
-        seq: r.seq,
-        createdAt: new Date(r.created_at),
-        principalId: r.principal_id,
-        agentId: r.agent_id,
-        tokens: r.tokens,
-        usd: r.cost_usd,
-      }));
-      return { rows, last: rows.at(-1)?.seq ?? afterSeq };
+      return usageChanges(changes.all(afterSeq, limit), afterSeq);
     },
     async spend(filter, since, throughSeq) {
       const stmt = filter.principalId !== undefined ? spendOfPrincipal : filter.agentId !== undefined ? spendOfAgent : spendOfAll;
@@ -168,10 +215,7 @@ export function usageRepo(db: Database, ops: UsageOps = usageOps(db)): Storage['
         month: since.month.getTime(),
         through: throughSeq ?? null,
       });
-      return {
-        day: { tokens: row?.day_tokens ?? 0, usd: roundUsd(row?.day_usd ?? 0) },
-        month: { tokens: row?.month_tokens ?? 0, usd: roundUsd(row?.month_usd ?? 0) },
-      };
+      return usageSpend(row);
     },
     async report(filter = {}) {
       const rows = perDay.all({
@@ -182,19 +226,7 @@ export function usageRepo(db: Database, ops: UsageOps = usageOps(db)): Storage['
         from: filter.from ? filter.from.getTime() : null,
         before: filter.before ? filter.before.getTime() : null,
       });
-      const days = rows.map((r) => ({ day: r.day, ...totalsOf(r) }));
-      const totals = zero();
-      let cost = 0;
-      for (const r of rows) {
-        totals.inputTokens += r.input;
-        totals.outputTokens += r.output;
-        totals.cacheReadInputTokens += r.cache_read;
-        totals.cacheCreationInputTokens += r.cache_write;
-        totals.calls += r.calls;
-        cost += r.cost;
-      }
-      totals.costUsd = roundUsd(cost);
-      return { totals, days };
+      return usageReport(rows);
     },
   };
 }

@@ -4,22 +4,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStorage } from '../src/index.js';
+import { engines, openTarget, type StorageTarget } from './engines.js';
 
 const root = mkdtempSync(join(tmpdir(), 'swb-race-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const storeDist = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
 /** A separate process that opens the database, waits for "go" on stdin, claims, and prints the result. */
-function claimer(file: string, id: string, status: string): { go: () => void; result: Promise<boolean> } {
+function claimer(target: StorageTarget, id: string, status: string): { go: () => void; result: Promise<boolean> } {
+  const open =
+    target.kind === 'sqlite'
+      ? `store.openSqliteStorage({ file: ${JSON.stringify(target.file)} })`
+      : `await store.openPostgresStorage({ url: ${JSON.stringify(target.url)}, max: 2 })`;
   const script = `
-    const { openSqliteStorage } = await import(${JSON.stringify(storeDist)});
-    const s = openSqliteStorage({ file: ${JSON.stringify(file)} });
+    const store = await import(${JSON.stringify(storeDist)});
+    const s = ${open};
     process.stdout.write('ready\\n');
     process.stdin.once('data', async () => {
       const won = await s.approvals.claim(${JSON.stringify(id)}, ${JSON.stringify(status)}, 'process:' + process.pid);
       process.stdout.write(JSON.stringify({ won }) + '\\n');
-      s.close();
+      await s.close();
       process.exit(0);
     });`;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -38,10 +42,10 @@ function claimer(file: string, id: string, status: string): { go: () => void; re
   return { go: () => void ready.then(() => child.stdin.write('go\n')), result };
 }
 
-describe('approval claims across processes', () => {
+describe.each(engines())('approval claims across processes (%s)', (name, engine) => {
   it('exactly one of two processes wins the same approval, every time', async () => {
-    const file = join(root, 'race.db');
-    const s = openSqliteStorage({ file });
+    const target = await engine.target(join(root, `race-${name}.db`));
+    const s = await openTarget(target);
     for (let i = 0; i < 5; i++) {
       const { approval } = await s.approvals.create({
         turnId: `turn-${i}`,
@@ -56,8 +60,8 @@ describe('approval claims across processes', () => {
         source: 'mode',
         alwaysRule: null,
       });
-      const a = claimer(file, approval.id, 'allowed');
-      const b = claimer(file, approval.id, 'denied');
+      const a = claimer(target, approval.id, 'allowed');
+      const b = claimer(target, approval.id, 'denied');
       a.go();
       b.go();
       const results = await Promise.all([a.result, b.result]);
@@ -65,6 +69,6 @@ describe('approval claims across processes', () => {
       const decided = await s.approvals.get(approval.id);
       expect(decided!.status).toBe(results[0] ? 'allowed' : 'denied');
     }
-    s.close();
+    await s.close();
   });
 });

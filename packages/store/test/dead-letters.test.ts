@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { openSqliteStorage } from '../src/index.js';
 import { dmKey, inbound } from './contract/fixtures.js';
+import { engines } from './engines.js';
 
 const letter = (dedupeKey: string, over: Record<string, unknown> = {}) => ({
   channel: 'websocket',
@@ -15,9 +15,9 @@ const letter = (dedupeKey: string, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-describe('dead letters (sqlite)', () => {
+describe.each(engines())('dead letters (%s)', (_name, engine) => {
   it('records, lists newest first, counts; a redelivered item is recognised as seen', async () => {
-    const s = openSqliteStorage({ file: ':memory:' });
+    const s = await engine.open();
     try {
       const a = await s.deadLetters.record(letter('u1'));
       expect(a.existed).toBe(false);
@@ -39,12 +39,12 @@ describe('dead letters (sqlite)', () => {
       expect(await s.deadLetters.count()).toBe(2);
       expect(await s.turns.seen('websocket', 'default', 'u1')).toMatchObject({ duplicate: true, turnId: null });
     } finally {
-      s.close();
+      await s.close();
     }
   });
 
   it('never marks an item that already has a turn as failed', async () => {
-    const s = openSqliteStorage({ file: ':memory:' });
+    const s = await engine.open();
     try {
       const p = await s.principals.create({ name: 'Ada', role: 'member' });
       const r = await s.turns.accept(inbound('u3'), { key: dmKey(p.id), clientId: null });
@@ -52,7 +52,7 @@ describe('dead letters (sqlite)', () => {
       expect(d).toEqual({ id: r.inboxId, existed: true });
       expect(await s.deadLetters.count()).toBe(0);
     } finally {
-      s.close();
+      await s.close();
     }
   });
 });

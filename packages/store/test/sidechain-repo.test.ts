@@ -1,15 +1,16 @@
+import type { Storage } from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStorage, type SqliteStorage } from '../src/index.js';
 import { queueTurn } from './contract/fixtures.js';
+import { engines, rawExec } from './engines.js';
 
-let s: SqliteStorage;
-afterEach(() => s.close());
+let s: Storage;
+afterEach(async () => s.close());
 
 const prompt = [{ role: 'user', content: [{ type: 'text', text: 'the task' }] }];
 
-describe('sidechains (subagent transcripts)', () => {
+describe.each(engines())('sidechains (subagent transcripts, %s)', (_name, engine) => {
   it('are started once, saved, listed by session and read back by tool_use id', async () => {
-    s = openSqliteStorage({ file: ':memory:' });
+    s = await engine.open();
     const { sessionId, turnId } = await queueTurn(s, 'm1');
     expect(await s.sidechains.start({ sessionId, toolUseId: 'toolu_1', turnId, type: 'general', description: 'd', messages: prompt })).toBe(true);
     // A second start for the same tool_use keeps the first.
@@ -25,7 +26,7 @@ describe('sidechains (subagent transcripts)', () => {
   });
 
   it('running ones become interrupted at start-up; a purge deletes them with the session content', async () => {
-    s = openSqliteStorage({ file: ':memory:' });
+    s = await engine.open();
     const { sessionId, turnId } = await queueTurn(s, 'm1');
     await s.sidechains.start({ sessionId, toolUseId: 'toolu_run', turnId, type: 'general', description: 'd', messages: prompt });
     await s.sidechains.start({ sessionId, toolUseId: 'toolu_done', turnId, type: 'general', description: 'd', messages: prompt });
@@ -40,12 +41,12 @@ describe('sidechains (subagent transcripts)', () => {
   });
 
   it('a damaged row reads as an empty, failed sidechain instead of throwing', async () => {
-    s = openSqliteStorage({ file: ':memory:' });
+    s = await engine.open();
     const { sessionId, turnId } = await queueTurn(s, 'm1');
     await s.sidechains.start({ sessionId, toolUseId: 'toolu_bad', turnId, type: 'general', description: 'd', messages: prompt });
-    s.db.prepare("UPDATE sidechains SET messages = '{not json', state = 'weird'").run();
+    await rawExec(s, "UPDATE sidechains SET messages = '{not json', state = 'weird'");
     expect(await s.sidechains.get(sessionId, 'toolu_bad')).toMatchObject({ messages: [], state: 'failed' });
-    s.db.prepare('UPDATE sidechains SET messages = \'{"a":1}\'').run();
+    await rawExec(s, 'UPDATE sidechains SET messages = \'{"a":1}\'');
     expect((await s.sidechains.get(sessionId, 'toolu_bad'))?.messages).toEqual([]);
   });
 });

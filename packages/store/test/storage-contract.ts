@@ -2,6 +2,7 @@ import type { Storage } from '@switchboard/core';
 import { afterEach, beforeEach, describe } from 'vitest';
 import { adminContract } from './contract/admin-contract.js';
 import { budgetContract } from './contract/budget-contract.js';
+import { cursorContract } from './contract/cursor-contract.js';
 import { deliveryContract } from './contract/delivery-contract.js';
 import { governanceContract } from './contract/governance-contract.js';
 import { identityContract } from './contract/identity-contract.js';
@@ -44,5 +45,6 @@ export function runStorageContract(name: string, makeStorage: () => Promise<Stor
     describe('offer-switches (tools offered at a scope)', () => offerSwitchContract(store));
     describe('memories (scoped, full-text search)', () => memoryContract(store));
     describe('profiles and approved instruction files', () => profileContract(store));
+    describe('channel cursors', () => cursorContract(store));
   });
 }

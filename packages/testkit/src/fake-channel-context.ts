@@ -36,6 +36,10 @@ export function fakeChannelContext(env: FakeChannelEnv, owner: FakeContextOwner)
       maxAttempts: env.inboxMaxAttempts,
       deadLetter: (item) => env.recordDeadLetter(item),
       accepting: () => env.accepting(),
+      cursors: {
+        get: (name) => env.storage.cursors.get(`${owner.type}:${owner.account}:${name}`),
+        set: (name, value) => env.storage.cursors.set(`${owner.type}:${owner.account}:${name}`, value),
+      },
     },
     ledger: new DeliveryLedger(deliveries, { channel: owner.type, account: owner.account }),
     people,

@@ -1,4 +1,4 @@
-import type { Scope, TokenRecord } from '@switchboard/core';
+import { isSwbError, type Scope, SwbErrorCode, type TokenRecord } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { authRoutes } from '../console/auth-routes.js';
@@ -77,6 +77,12 @@ export async function controlApi(app: FastifyInstance, deps: ControlApiDeps): Pr
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown; code?: string }, req, reply) => {
     if (err.validation) return sendError(reply, 400, 'bad_request', err.message);
+    if (isSwbError(err, SwbErrorCode.StorageUnavailable)) {
+      // The database is away for now (a restart, the network): the request can be sent again unchanged.
+      req.log.warn({ err }, 'control API request failed: the database is unreachable');
+      reply.header('retry-after', '5');
+      return sendError(reply, 503, 'storage_unavailable', 'The database is unreachable right now; try again shortly.');
+    }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
     if (status === 500) req.log.error({ err }, 'control API error');
     // Fastify's own codes (FST_ERR_CTP_INVALID_JSON_BODY, …) are internals: clients get the HTTP meaning.

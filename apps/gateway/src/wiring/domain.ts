@@ -49,7 +49,10 @@ export interface DomainInputs {
   live: LiveConfig;
   log: Logger;
   storage: Storage;
-  databaseFile: string;
+  /** The SQLite file (absent on PostgreSQL). */
+  databaseFile?: string | undefined;
+  /** Told when a turn was cut off by a storage outage (the health check then resumes it once the database answers). */
+  onStorageOutage?: () => void;
   /** The config file (the policy protects it from the file tools). */
   configFile: string | undefined;
   /** The `PATH` command hooks get (the CLI's). */
@@ -230,6 +233,7 @@ function buildEngine(
   return new TurnEngine({
     ...loop,
     storage: inputs.storage,
+    ...(inputs.onStorageOutage ? { onStorageOutage: inputs.onStorageOutage } : {}),
     log: log.child({ component: 'engine' }),
     imageBlocks: cfg.files.imageBlocks,
     modelSpec: inputs.models.lookup,

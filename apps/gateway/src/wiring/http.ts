@@ -14,6 +14,7 @@ import { registerReadyz } from '../readyz.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { registerMetricsRoute } from '../metrics/metrics-http.js';
 import type { ExecStatus } from './exec.js';
+import type { DatabaseHealth } from './storage-health.js';
 import { TokenExpiry } from '../token-expiry.js';
 import { ConsoleSessions } from '../console/console-sessions.js';
 import { consoleSite } from '../console/static-site.js';
@@ -58,6 +59,8 @@ export interface HttpInputs {
   domain: Domain;
   /** Whether `exec` is offered and why not (shown by `/readyz` with a `read` token). */
   exec: ExecStatus;
+  /** The database's state (the storage health check), for `/readyz`. */
+  database(): DatabaseHealth;
   /** True once the gateway is shutting down: every request then gets 503 `shutting_down`. */
   stopping(): boolean;
   /** Served at `/metrics` on this port (behind a `read` token) when `metrics.port` is unset. */
@@ -101,6 +104,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     clientAddress,
     details: cfg.gateway.readyzDetails,
     tools: { exec: inputs.exec },
+    database: inputs.database,
     ...(consoleAuth ? { console: consoleAuth } : {}),
   });
   if (inputs.metrics && cfg.metrics.port === undefined) registerMetricsRoute(app, inputs.metrics, { storage, limiter, clientAddress });

@@ -10,6 +10,7 @@ import type { HttpPlane } from './http.js';
 import type { Endpoint } from './publish.js';
 import type { McpConnection } from './tools.js';
 import type { MetricsServer } from '../metrics/metrics-http.js';
+import type { StorageHealth } from './storage-health.js';
 
 /** Whether the gateway is shutting down: set once by `close`, read by the HTTP hook, the router and the channels. */
 export class StopFlag {
@@ -54,6 +55,8 @@ export interface ShutdownParts {
   mcp: McpConnection;
   channels: OpenedChannels;
   storage: Storage;
+  /** The database health check, stopped before the database closes. */
+  health: StorageHealth;
   endpointFile: string;
   instance: InstanceLock;
   /** The metrics port (`metrics.port`), if it has one. */
@@ -87,7 +90,8 @@ export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
         await channel.stop('shutdown').catch((err: unknown) => log.error({ err, channel: channel.id }, 'channel stop failed'));
       await parts.http.app.close();
       await parts.metricsServer?.close();
-      parts.storage.close();
+      await parts.health.stop();
+      await parts.storage.close();
       rmSync(parts.endpointFile, { force: true });
       parts.instance.release();
     })());

@@ -114,7 +114,7 @@ export function OverviewPage(props: { session: ConsoleSession }) {
       r
         ? html`<p class="ready" data-testid="readyz" data-state=${r.state}>
             Gateway <${Badge} state=${r.state} />
-            ${r.database ? html` · database ${r.database}` : null}
+            ${r.database ? html` · database (${r.database.engine}) ${r.database.state}${r.database.error ? `: ${r.database.error}` : ''}` : null}
             ${r.deadLetters ? html` · dead letters ${formatCount(r.deadLetters.count)}${r.deadLetters.latest ? ` (latest ${formatTime(r.deadLetters.latest.failedAt)}: ${r.deadLetters.latest.error})` : ''}` : null}
             ${r.tools?.exec ? html` · exec ${r.tools.exec.available ? `available (${r.tools.exec.sandbox})` : `unavailable: ${r.tools.exec.reason ?? r.tools.exec.sandbox}`}` : null}
           </p>`

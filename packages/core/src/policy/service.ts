@@ -318,7 +318,7 @@ export class PolicyService {
     const turnFields = { sessionId: session.id, turnId: turn.id, agentId: session.agentId };
     const safety = {
       ...(this.options.protectedFiles.configFile ? { configFile: this.options.protectedFiles.configFile } : {}),
-      databaseFile: this.options.protectedFiles.databaseFile,
+      ...(this.options.protectedFiles.databaseFile ? { databaseFile: this.options.protectedFiles.databaseFile } : {}),
     };
     const modeContext: ModeContext = { session, role, principalId, channelId, conversation: message.conversation };
     // Plan mode set for this session only (the broader scopes allow more): the model may present its plan for approval.

@@ -90,7 +90,7 @@ export interface PolicyServiceOptions {
   /** How long a session grant lasts (`permissions.sessionGrantTtl`). */
   sessionGrantTtlMs: number;
   /** Files no tool may touch without asking: the gateway's config file (if any) and database. */
-  protectedFiles: { configFile?: string | undefined; databaseFile: string };
+  protectedFiles: { configFile?: string | undefined; databaseFile?: string | undefined };
   /** Expands a `group:*` rule into per-tool rules (the capability registry); other rules pass through. */
   expandRule?(rule: string): string[];
   /** The roles a tool is offered to by default (the capability registry's `offeredTo`); unset: every tool to every role. */

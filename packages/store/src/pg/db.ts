@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { SwbError, SwbErrorCode } from '@switchboard/core';
 
 // The connection plumbing every PostgreSQL repository uses: one pool, plain parameterised SQL
 // (`$1`, `$2`, …), and transactions that behave like SQLite's `BEGIN IMMEDIATE` (see `tx`).
@@ -48,16 +49,53 @@ export interface PgPoolOptions {
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 30;
 
+// Errors of the connection rather than of the statement: the server went away, refuses
+// connections for now, or none could be had in time. Class 08 is "connection exception"; 57P01-3
+// are admin/crash shutdown and "cannot connect now" (starting up, recovering).
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT']);
+const CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end)/;
+
+/**
+ * Whether `err` (or an error in its `cause` chain, or one of an AggregateError's) says the database
+ * could not be reached, as opposed to a statement's own failure.
+ */
+export function isConnectionError(err: unknown, depth = 0): boolean {
+  if (depth > 5 || typeof err !== 'object' || err === null) return false;
+  if (err instanceof SwbError) return err.code === SwbErrorCode.StorageUnavailable;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || CONNECTION_ERRNOS.has(code))) return true;
+  const message = (err as { message?: unknown }).message;
+  if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
+  const inner = (err as { errors?: unknown }).errors;
+  if (Array.isArray(inner) && inner.some((e) => isConnectionError(e, depth + 1))) return true;
+  return isConnectionError((err as { cause?: unknown }).cause, depth + 1);
+}
+
+/** A connection failure as the typed, retryable `SWB_E_STORAGE_UNAVAILABLE` (the driver's error as its cause); other errors as they are. */
+export function asStorageError(err: unknown): unknown {
+  if (err instanceof SwbError || !isConnectionError(err)) return err;
+  const why = err instanceof Error ? err.message || err.name : 'connection failed';
+  return new SwbError(SwbErrorCode.StorageUnavailable, `The database is unreachable (${why}); try again shortly.`, { cause: err });
+}
+
+async function query(q: pg.Pool | pg.PoolClient, text: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+  try {
+    return await q.query(text, params as unknown[]);
+  } catch (err) {
+    throw asStorageError(err);
+  }
+}
+
 function bind(q: pg.Pool | pg.PoolClient): Sql {
   return {
     async rows<R>(text: string, params: readonly unknown[] = []) {
-      return (await q.query(text, params as unknown[])).rows as R[];
+      return (await query(q, text, params)).rows as R[];
     },
     async row<R>(text: string, params: readonly unknown[] = []) {
-      return (await q.query(text, params as unknown[])).rows[0] as R | undefined;
+      return (await query(q, text, params)).rows[0] as R | undefined;
     },
     async run(text: string, params: readonly unknown[] = []) {
-      return (await q.query(text, params as unknown[])).rowCount ?? 0;
+      return (await query(q, text, params)).rowCount ?? 0;
     },
   };
 }
@@ -82,7 +120,9 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
     ...sql,
     async tx<T>(fn: (q: Sql) => Promise<T>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
-        const client = await pool.connect();
+        const client = await pool.connect().catch((err: unknown) => {
+          throw asStorageError(err);
+        });
         let broken = false;
         try {
           await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
@@ -90,8 +130,9 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
           await client.query('COMMIT');
           return result;
         } catch (err) {
+          if (isConnectionError(err)) broken = true;
           try {
-            await client.query('ROLLBACK');
+            if (!broken) await client.query('ROLLBACK');
           } catch {
             broken = true; // the connection is gone: do not hand it back to the pool
           }
@@ -100,7 +141,7 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
             await new Promise((r) => setTimeout(r, Math.random() * Math.min(50, 2 * attempt)));
             continue;
           }
-          throw err;
+          throw asStorageError(err);
         } finally {
           client.release(broken);
         }

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { dmKey, queueTurn, type StorageRef } from './fixtures.js';
+import { dmKey, inbound, queueTurn, type StorageRef } from './fixtures.js';
 
 /** What the control API changes: principal update/remove, identity unlink, session end/purge. */
 export function adminContract(store: StorageRef): void {
@@ -85,5 +85,23 @@ export function adminContract(store: StorageRef): void {
     const again = await s.turns.accept((await s.turns.inbox(inboxId))!.message, { key: dmKey('p1'), clientId: null });
     expect(again.duplicate).toBe(true);
     expect(await s.sessions.purge('missing')).toBeNull();
+  });
+
+  it('purges and deduplicates a message whose text holds NUL and other control characters (JSON escapes every engine must read)', async () => {
+    const s = store();
+    const text = 'nul\u0000 bell\u0007 \ud83d\ude00 "quoted" \\';
+    const first = await s.turns.accept(inbound('ctl', { text }), { key: dmKey('p1'), clientId: null });
+    expect(await s.turns.seen('websocket', 'default', 'ctl', text)).toMatchObject({ duplicate: true, turnId: first.turnId, sameText: true });
+    expect(await s.turns.accept(inbound('ctl', { text }), { key: dmKey('p1'), clientId: null })).toEqual({ ...first, duplicate: true, sameText: true });
+    expect((await s.turns.inbox(first.inboxId))?.message.text).toBe(text);
+    expect(await s.sessions.purge(first.sessionId ?? '')).toEqual({ entries: 0, deliveries: 0 });
+    const purged = await s.turns.inbox(first.inboxId);
+    expect(purged?.message).toEqual({ ...inbound('ctl', { text }), text: '' });
+    expect(await s.turns.seen('websocket', 'default', 'ctl', text)).toEqual({
+      duplicate: true,
+      inboxId: first.inboxId,
+      turnId: first.turnId,
+      sessionId: first.sessionId,
+    });
   });
 }
