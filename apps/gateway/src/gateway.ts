@@ -12,6 +12,7 @@ import { buildModels } from './wiring/models.js';
 import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/lifecycle.js';
 import { listen, publishCredentials, writeEndpointFile } from './wiring/publish.js';
 import { openDataDir, openStorage } from './wiring/storage.js';
+import { followReplicas, openReplicas } from './wiring/replica-fanout.js';
 import { StorageHealth } from './wiring/storage-health.js';
 import { buildRegistry, connectMcp } from './wiring/tools.js';
 import { type ExecHost, prepareExec } from './wiring/exec.js';
@@ -54,6 +55,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   // The policy reads the config through this holder and the boundary is handed new settings on its change, so SIGHUP reaches them.
   const live = new LiveConfig(cfg);
   const { storage, databaseFile } = await openStorage(cfg, log, scrubber(configSecrets(cfg)));
+  const replicas = await openReplicas(cfg, storage, log);
   let engine: TurnEngine | undefined;
   const health = new StorageHealth(storage, {
     intervalMs: cfg.storage.healthInterval,
@@ -96,6 +98,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     accepting: flag.accepting,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
+    ...(replicas ? { replicaBus: replicas.bus } : {}),
   });
   engine = domain.engine;
   const http = await buildHttp({
@@ -113,7 +116,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
   });
-  await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting });
+  if (replicas) followReplicas(replicas, domain, http.access, log);
+  await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting, ...(replicas ? { replicas: replicas.channels } : {}) });
 
   const endpoint = await listen(http.app, cfg.gateway, instance);
   http.console?.listening(endpoint.url);
@@ -140,6 +144,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     endpointFile,
     instance,
     ...(metricsServer ? { metricsServer } : {}),
+    ...(replicas ? { replicas } : {}),
   });
   followReloads(live, log, domain);
   return { app: http.app, storage, engine: domain.engine, channels: channels.list, url: endpoint.url, close, reload: (next) => live.reload(next) };

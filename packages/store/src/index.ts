@@ -27,3 +27,7 @@ export {
   postgresStorage,
 } from './pg/postgres-storage.js';
 export { type PgDb, type PgPoolOptions, type Sql, asStorageError, createPgDb, isConnectionError, scrubDatabaseUrl } from './pg/db.js';
+export { type BusEvent, type BusOptions, PgBus, encodeBusEvent, parseBusPayload, publish as publishBusEvent } from './pg/notify.js';
+export { type BusLog, PgReplicaBus } from './pg/replica-bus.js';
+export { type FanoutHubOptions, PgFanoutHub } from './pg/channel-fanout.js';
+export { pgSharedMarks } from './pg/shared-marks.js';

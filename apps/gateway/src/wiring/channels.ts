@@ -37,6 +37,8 @@ export interface ChannelStartInputs {
   http: HttpPlane;
   /** False once the gateway is shutting down. */
   accepting(): boolean;
+  /** Replicas on PostgreSQL (see replica-fanout.ts). */
+  replicas?: ChannelContextDeps['replicas'];
 }
 
 /** Start-up step: starts each channel, one after the other, with its context bound to it (before the listen). */
@@ -64,6 +66,7 @@ export async function startChannels(inputs: ChannelStartInputs): Promise<void> {
     inboxMaxAttempts: inputs.cfg.limits.inboxMaxAttempts,
     files: http.files,
     ...(http.console ? { console: http.console } : {}),
+    ...(inputs.replicas ? { replicas: inputs.replicas } : {}),
   };
   for (const channel of inputs.channels.list) await channel.start(channelContext(deps, channel, http.app));
 }

@@ -1,3 +1,4 @@
+import type { Replicas } from './replica-fanout.js';
 import { rmSync } from 'node:fs';
 import type { Storage } from '@switchboard/core';
 import type { Logger } from 'pino';
@@ -61,6 +62,8 @@ export interface ShutdownParts {
   instance: InstanceLock;
   /** The metrics port (`metrics.port`), if it has one. */
   metricsServer?: MetricsServer;
+  /** Replicas on PostgreSQL: the listening connection closes after the channels stopped. */
+  replicas?: Replicas;
 }
 
 /**
@@ -91,6 +94,7 @@ export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
       await parts.http.app.close();
       await parts.metricsServer?.close();
       await parts.health.stop();
+      await parts.replicas?.close();
       await parts.storage.close();
       rmSync(parts.endpointFile, { force: true });
       parts.instance.release();
