@@ -148,4 +148,50 @@ describe('PostgreSQL storage under concurrent callers', () => {
     expect(all).toHaveLength(320);
     expect(seen).toEqual(all);
   });
+
+  it('turns of 12 sessions begin and finish at once, with model calls and a final each: no deadlock, every row once', async () => {
+    await open();
+    const turns = await Promise.all(Array.from({ length: 12 }, (_, i) => queueTurn(s, `m${i}`, dmKey(`p${i}`))));
+    const writers = Promise.all(
+      turns.map(async ({ turnId, sessionId }, i) => {
+        const call = usageCall({ turnId, sessionId });
+        await s.turns.begin(turnId, [{ turnId, kind: 'user', payload: { text: `q${i}` } }], [call]);
+        await s.turns.append(turnId, [{ turnId, kind: 'assistant', payload: [] }], [call]);
+        await s.turns.finish(turnId, {
+          state: 'completed',
+          entries: [{ turnId, kind: 'assistant', payload: [{ type: 'text', text: `a${i}` }] }],
+          calls: [call],
+          delivery: {
+            turnId,
+            part: 0,
+            kind: 'final',
+            channel: 'websocket',
+            account: 'default',
+            conversationId: 'conv-1',
+            platformMessageId: null,
+            content: { text: `a${i}` },
+          },
+        });
+      }),
+    );
+    const [usageSeen, finalsSeen] = await Promise.all([
+      followCursor(writers, async (cursor) => {
+        const { rows, last } = await s.usage.changes(cursor);
+        return { ids: rows.map((r) => r.seq), last };
+      }),
+      followCursor(writers, async (cursor) => {
+        const rows = await s.deliveries.finalsSince('websocket', 'default', 'conv-1', cursor);
+        return { ids: rows.map((r) => r.id), last: rows.at(-1)?.id ?? cursor };
+      }),
+    ]);
+    const usageIds = (await s.db.rows<{ rowid: number }>('SELECT rowid FROM usage ORDER BY rowid')).map((r) => r.rowid);
+    expect(usageIds).toHaveLength(36);
+    expect(usageSeen).toEqual(usageIds);
+    expect(finalsSeen).toEqual((await s.db.rows<{ id: number }>('SELECT id FROM deliveries ORDER BY id')).map((r) => r.id));
+    expect(finalsSeen).toHaveLength(12);
+    for (const { turnId, sessionId } of turns) {
+      expect((await s.turns.get(turnId))?.state).toBe('completed');
+      expect((await s.sessions.load(sessionId)).map((e) => e.seq)).toEqual([1, 2, 3]);
+    }
+  });
 });

@@ -60,18 +60,12 @@ export function pgPrincipalRepo(db: PgDb): Storage['principals'] {
       const row = await db.tx(async (q) => {
         const current = await q.row<PrincipalRow>('SELECT * FROM principals WHERE id = $1', [id]);
         if (!current) return undefined;
-        return q.row<PrincipalRow>('UPDATE principals SET name = $1, role = $2 WHERE id = $3 RETURNING *', [
-          patch.name ?? current.name,
-          patch.role ?? current.role,
-          id,
-        ]);
+        return q.row<PrincipalRow>('UPDATE principals SET name = $1, role = $2 WHERE id = $3 RETURNING *', [patch.name ?? current.name, patch.role ?? current.role, id]);
       });
       return row ? toPrincipal(row) : null;
     },
     async unlinkIdentity(principalId, channelType, externalId) {
-      return (
-        (await db.run('DELETE FROM identities WHERE principal_id = $1 AND channel_type = $2 AND external_id = $3', [principalId, channelType, externalId])) > 0
-      );
+      return (await db.run('DELETE FROM identities WHERE principal_id = $1 AND channel_type = $2 AND external_id = $3', [principalId, channelType, externalId])) > 0;
     },
     async remove(id) {
       return db.tx(async (q) => {
@@ -127,13 +121,7 @@ export function pgTokenRepo(db: PgDb): Storage['tokens'] {
     },
     async touch(id, at, minIntervalMs) {
       // The interval test is in the UPDATE, so concurrent requests (or two replicas) write at most once per interval.
-      return (
-        (await db.run('UPDATE tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at <= $3)', [
-          at.getTime(),
-          id,
-          at.getTime() - minIntervalMs,
-        ])) > 0
-      );
+      return (await db.run('UPDATE tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at <= $3)', [at.getTime(), id, at.getTime() - minIntervalMs])) > 0;
     },
   };
 }

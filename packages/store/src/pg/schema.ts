@@ -207,7 +207,7 @@ export const approvals = pgTable(
 
 /** Permission rules saved by operators or by "always allow". */
 export const rules = pgTable('rules', {
-  rowid: rowid(),
+    rowid: rowid(),
   id: text('id').primaryKey(),
   scopeKind: text('scope_kind').notNull(),
   scopeId: text('scope_id'),
@@ -374,12 +374,11 @@ export const memories = pgTable(
     createdBy: text('created_by'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     search: text('search').notNull(),
-    tsv: tsvector('tsv').notNull().generatedAlwaysAs(sql`to_tsvector('simple'::regconfig, search)`),
+    tsv: tsvector('tsv')
+      .notNull()
+      .generatedAlwaysAs(sql`to_tsvector('simple'::regconfig, search)`),
   },
-  (t) => [
-    uniqueIndex('memories_id_uq').on(t.id),
-    index('memories_principal_idx').on(t.principalId),
-    index('memories_agent_idx').on(t.agentId),
+  (t) => [uniqueIndex('memories_id_uq').on(t.id), index('memories_principal_idx').on(t.principalId), index('memories_agent_idx').on(t.agentId),
     index('memories_tsv_idx').using('gin', t.tsv),
   ],
 );
