@@ -195,8 +195,10 @@ export function governanceRepos(db: Database): Pick<Storage, 'approvals' | 'rule
           const rows = turnApprovals
             .all({ status: filter.status ?? null, session: filter.sessionId ?? null, principal: filter.principalId ?? null, turn: filter.turnId })
             .sort((a, b) => b.created_at - a.created_at || b.row_id - a.row_id);
-          const offset = filter.offset ?? 0;
-          return rows.slice(offset, offset + (filter.limit ?? 100)).map(toApproval);
+          // As SQL reads them: a negative offset is 0, a negative limit none.
+          const offset = Math.max(0, filter.offset ?? 0);
+          const limit = filter.limit ?? 100;
+          return rows.slice(offset, limit < 0 ? undefined : offset + limit).map(toApproval);
         }
         return listApprovals
           .all({

@@ -23,6 +23,10 @@ async function decideIn(q: Sql, code: string, status: string, by: string, princi
  * came first: one pending request per identity, never more than `maxPending` per account.
  */
 async function requestOrHoldIn(q: Sql, r: NewPairingRequest, lim: PairingLimits): Promise<PairingOutcome> {
+  // First statement, so before the transaction's snapshot: callers queue here (as SQLite's writers
+  // do) and each reads what the previous one committed. Without it, concurrent first messages all
+  // read, collide and retry (the per-account count makes every two requests conflict).
+  await q.run('LOCK TABLE pairing_requests IN SHARE ROW EXCLUSIVE MODE');
   const now = Date.now();
   const json = JSON.stringify(r.message);
   const bytes = Buffer.byteLength(json);

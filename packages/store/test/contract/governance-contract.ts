@@ -102,4 +102,19 @@ export function governanceContract(store: StorageRef): void {
     expect(await s.audit.list({ actor: 'gateway' })).toHaveLength(1);
     expect(await s.audit.list({ since: new Date(Date.now() + 60_000) })).toHaveLength(0);
   });
+
+  it('reads a negative limit as none and a negative offset as 0, and an id no entry can have as no entry', async () => {
+    const s = store();
+    const ids = [];
+    for (const n of [1, 2, 3]) ids.push(await s.audit.append({ actor: 'gateway', action: `a${n}` }));
+    expect((await s.audit.list({ limit: -1, offset: -5 })).map((e) => e.action)).toEqual(['a3', 'a2', 'a1']);
+    for (const n of [1, 2, 3]) await s.approvals.create(approval({ toolUseId: `toolu_${n}` }));
+    expect(await s.approvals.list({ limit: -1, offset: -1 })).toHaveLength(3);
+    expect(await s.approvals.list({ turnId: 't1', limit: 2, offset: -1 })).toHaveLength(2);
+    expect(await s.approvals.list({ turnId: 't1', limit: -1 })).toHaveLength(3);
+    expect(await s.audit.updateDetail(ids[0]! + 0.5, { x: 1 })).toBe(false);
+    expect(await s.audit.updateDetail(Number.MAX_SAFE_INTEGER * 4, { x: 1 })).toBe(false);
+    expect(await s.audit.updateDetail(Number.NaN, { x: 1 })).toBe(false);
+    expect((await s.audit.list({ action: 'a1' }))[0]?.detail).toEqual({});
+  });
 }
