@@ -1,9 +1,9 @@
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, connectWs, runCli } from '@switchboard/testkit';
 import { bearer, collectTurn, useGateway, personWorkspace } from './helpers.js';
+import { storeRows } from './store-rows.js';
 
 // 50 messages in a row: the per-sender rate limit is raised for this test.
 const env = useGateway({ config: { channels: { websocket: { accounts: { default: { rateLimit: { burst: 1000, perMinute: 6000 } } } } } } });
@@ -43,12 +43,7 @@ describe('approvals race', () => {
       expect(fake.requests.length - start).toBe(2);
     }
     expect(clientWins + operatorWins).toBe(50);
-    const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true });
-    const rows = db.prepare(`select status, count(*) n from approvals where tool_use_id like 'toolu_race_%' group by status`).all() as Array<{
-      status: string;
-      n: number;
-    }>;
-    db.close();
+    const rows = await storeRows<{ status: string; n: number }>(gw, `select status, count(*) n from approvals where tool_use_id like 'toolu_race_%' group by status`);
     expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual({
       ...(clientWins ? { allowed: clientWins } : {}),
       ...(operatorWins ? { denied: operatorWins } : {}),
@@ -78,9 +73,7 @@ describe('approvals race', () => {
     ws.send({ type: 'approve', approvalId: req.approvalId, decision: 'allow', always: true });
     expect(await ws.next((f) => f.type === 'approval_result')).toMatchObject({ outcome: 'decided', status: 'allowed' });
     await collectTurn(ws, 'al1');
-    const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true });
-    const rules = db.prepare(`select scope_kind, scope_id, behavior, rule from rules`).all();
-    db.close();
+    const rules = await storeRows(gw, `select scope_kind, scope_id, behavior, rule from rules`);
     expect(rules).toEqual([{ scope_kind: 'principal', scope_id: member.principalId, behavior: 'allow', rule: 'write_file(notes/mia.md)' }]);
     // The saved rule applies to that member only: the same write by another member is still asked.
     fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'notes/mia.md', content: 'm2' }, id: 'toolu_always2' }] }, { text: 'saved again' });

@@ -1,8 +1,7 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, connectWs, runCli } from '@switchboard/testkit';
 import { bearer, chat, useGateway } from './helpers.js';
+import { storeRows } from './store-rows.js';
 
 const env = useGateway();
 
@@ -47,10 +46,8 @@ describe('chatting over WebSocket', () => {
       ['user', 'hello'],
       ['assistant', 'Hello there, how can I help you today?'],
     ]);
-    // It is really in the SQLite file, not only in memory.
-    const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
-    const rows = db.prepare('select kind from entries where session_id = ? order by seq').all(session.id) as Array<{ kind: string }>;
-    db.close();
+    // It is really in the store (the SQLite file, or the PostgreSQL database), not only in memory.
+    const rows = await storeRows<{ kind: string }>(gw, 'select kind from entries where session_id = ? order by seq', [session.id]);
     expect(rows.map((r) => r.kind)).toEqual(['user', 'assistant']);
   });
 

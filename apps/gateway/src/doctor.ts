@@ -6,6 +6,7 @@ import { CHANNEL_MODULES } from './config-channels.js';
 import { ConfigError, configSecrets, parseConfig, type Config } from './config.js';
 import { checkDataDir, checkExec, checkModel, checkPort, checkSkills, DOCTOR_TIMEOUT_MS } from './doctor-checks.js';
 import { resolveExecHost } from './exec-host.js';
+import { checkDatabase } from './doctor-database.js';
 
 /** EX_CONFIG from sysexits.h. */
 const EXIT_CONFIG = 78;
@@ -94,7 +95,8 @@ export async function channelChecks(
 
 /**
  * `switchboard doctor`: checks a config before (or instead of) starting — the config is valid,
- * every `${VAR}` is set, the data dir is writable and no gateway holds it, the port is free, the
+ * every `${VAR}` is set, the data dir is writable and no gateway holds it, the database answers
+ * (PostgreSQL: reachable, migrations current), the port is free, the
  * model API accepts the key (`GET /v1/models`, free), the configured skills load, and each channel module with a `doctor` hook
  * checks its accounts' credentials with its platform. Prints a checklist with a fix per failure.
  * Exit: 78 for an invalid config, otherwise the number of failed checks (at most 63).
@@ -148,6 +150,7 @@ export async function doctorCommand(file: string, env: NodeJS.ProcessEnv, cwd: s
   const secrets = configSecrets(cfg).filter((s) => s !== PLACEHOLDER);
 
   checks.push(await checkDataDir(cfg.gateway.dataDir));
+  checks.push(await checkDatabase(cfg, DOCTOR_TIMEOUT_MS));
   checks.push(await checkPort(cfg.gateway.host, cfg.gateway.port));
   checks.push(
     cfg.model.apiKey === PLACEHOLDER ? { ok: false, skipped: true, title: 'model key not checked (its variable is not set)' } : await checkModel(cfg),

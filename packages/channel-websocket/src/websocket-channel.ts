@@ -1,5 +1,4 @@
 import type {
-  AcceptResult,
   AccessChange,
   Channel,
   ChannelClientAuth,
@@ -242,6 +241,17 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
             this.send(conn, { type: 'error', code: 'shutting_down', message: err.message });
             return;
           }
+          if (isSwbError(err, SwbErrorCode.StorageUnavailable)) {
+            // Nothing of the frame was stored: the client sends it again (same clientId) shortly.
+            const clientId = frameClientId(data);
+            this.send(conn, {
+              type: 'error',
+              code: 'storage_unavailable',
+              message: 'The gateway cannot reach its database right now; send this frame again shortly.',
+              ...(clientId !== undefined ? { clientId } : {}),
+            });
+            return;
+          }
           log.error({ err }, 'websocket frame handling failed');
           this.send(conn, { type: 'error', code: 'internal', message: 'The gateway could not handle this frame.' });
         });
@@ -384,32 +394,19 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
 
   private async onMessage(conn: Conn, clientId: string, text: string): Promise<void> {
     const auth = conn.auth!;
-    let res: AcceptResult;
-    try {
-      res = await this.ctx!.inbox.accept({
-        dedupeKey: `${auth.principalId}:${clientId}`,
-        channel: 'websocket',
-        account: this.account,
-        conversation: this.conversation(auth.principalId),
-        sender: { identity: `ws:${auth.tokenId}`, isBot: false },
-        kind: 'dm',
-        mentioned: true,
-        text,
-        platformId: clientId,
-        receivedAt: new Date(),
-        principalId: auth.principalId,
-      });
-    } catch (err) {
-      if (!isSwbError(err, SwbErrorCode.StorageUnavailable)) throw err;
-      // Nothing was stored: the client sends the same frame (same clientId) again once the gateway is ready.
-      this.send(conn, {
-        type: 'error',
-        code: 'storage_unavailable',
-        message: 'The gateway cannot store messages right now (its database is unreachable); send this message again shortly.',
-        clientId,
-      });
-      return;
-    }
+    const res = await this.ctx!.inbox.accept({
+      dedupeKey: `${auth.principalId}:${clientId}`,
+      channel: 'websocket',
+      account: this.account,
+      conversation: this.conversation(auth.principalId),
+      sender: { identity: `ws:${auth.tokenId}`, isBot: false },
+      kind: 'dm',
+      mentioned: true,
+      text,
+      platformId: clientId,
+      receivedAt: new Date(),
+      principalId: auth.principalId,
+    });
     if (res.duplicate && res.sameText === false) {
       // The id names an earlier, different message: answering with that one's reply would be wrong.
       this.send(conn, {
@@ -689,4 +686,15 @@ export function finalFrame(rec: DeliveryRecord): ServerFrame {
     text: c.text,
     cursor: rec.id,
   };
+}
+
+/** The `clientId` of a raw client frame, when it is JSON with a short string one (for an error that answers it). */
+function frameClientId(data: RawData): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(String(data));
+    const id = parsed && typeof parsed === 'object' ? (parsed as { clientId?: unknown }).clientId : undefined;
+    return typeof id === 'string' && id.length <= 256 ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }

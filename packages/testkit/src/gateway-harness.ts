@@ -24,6 +24,22 @@ export interface StartGatewayOptions {
   stopTimeoutMs?: number;
   /** The CLI to run instead of `gatewayCliPath()` (for checking the harness itself). */
   cliPath?: string;
+  /**
+   * The config's `storage` section (e.g. `{ kind: 'postgres', url }`); default: what the provider
+   * set with {@link setGatewayStorage} returns (a fresh database per gateway), else SQLite.
+   */
+  storage?: Record<string, unknown>;
+}
+
+let storageProvider: (() => Promise<Record<string, unknown>>) | null = null;
+
+/**
+ * Makes every later `startGateway` without its own `storage` (option or `config.storage`) run on
+ * the `storage` section `provider` returns — called once per gateway, so each can get a database of
+ * its own (test/postgres runs e2e files on PostgreSQL this way). `null`: back to SQLite.
+ */
+export function setGatewayStorage(provider: (() => Promise<Record<string, unknown>>) | null): void {
+  storageProvider = provider;
 }
 
 /** How a process ended. */
@@ -267,7 +283,8 @@ export async function startGateway(opts: StartGatewayOptions = {}): Promise<Gate
   const root = mkdtempSync(join(tmpdir(), 'swb-gw-'));
   tempRoots.add(root);
   const requestedDir = opts.dataDir ?? join(root, 'data');
-  const config = buildTestConfig(requestedDir, opts.modelUrl, opts.config);
+  const storage = opts.storage ?? (opts.config?.storage === undefined && storageProvider ? await storageProvider() : undefined);
+  const config = buildTestConfig(requestedDir, opts.modelUrl, storage ? deepMerge(opts.config ?? {}, { storage }) : opts.config);
   const gatewaySection = config.gateway as { dataDir?: unknown } | undefined;
   const dataDir = typeof gatewaySection?.dataDir === 'string' ? gatewaySection.dataDir : requestedDir;
   mkdirSync(dataDir, { recursive: true });

@@ -1,0 +1,3 @@
+// The crash-resume e2e scenarios once more, with the gateway on PostgreSQL (issue 19, acceptance 2).
+import './on-postgres.js';
+import '../crash-resume.e2e.test.js';

@@ -1,0 +1,3 @@
+// The ws-chat e2e scenarios once more, with the gateway on PostgreSQL (issue 19, acceptance 2).
+import './on-postgres.js';
+import '../ws-chat.e2e.test.js';
