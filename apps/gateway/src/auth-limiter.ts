@@ -15,7 +15,17 @@ export type AuthGate = { locked: false } | { locked: true; retryAfterSec: number
  * An admitted attempt: its token counts as a failure from the moment it was admitted until
  * `settle` says how the verify went.
  */
-export type AuthAttempt = { locked: false; settle(ok: boolean): void } | { locked: true; retryAfterSec: number };
+export type AuthAttempt = { locked: false; settle(ok: boolean): void | Promise<void> } | { locked: true; retryAfterSec: number };
+
+/**
+ * Failed-auth limiting as the routes use it: {@link AuthLimiter} in memory (SQLite: one process),
+ * {@link SharedAuthLimiter} (shared-auth-limiter.ts) over the store's shared counters (PostgreSQL:
+ * replicas share one lockout per address). Await both `begin` and `settle`.
+ */
+export interface FailedAuthGate {
+  /** Admits one attempt from `address` or refuses it (locked out, or too many attempts in flight). Call `settle` exactly once. */
+  begin(address: string): AuthAttempt | Promise<AuthAttempt>;
+}
 
 interface AddressState {
   /** Times of recent failures, oldest first (at most `maxFailures`). */
@@ -57,7 +67,7 @@ export function addressKey(remoteAddress: string | undefined): string {
  * (asynchronous) verify, so pipelined or parallel guesses cannot all pass the check before the
  * first failure is recorded. An active lockout is never evicted to make room for new addresses.
  */
-export class AuthLimiter {
+export class AuthLimiter implements FailedAuthGate {
   private readonly state = new Map<string, AddressState>();
 
   constructor(

@@ -26,7 +26,7 @@ import {
 } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { AuthLimiter } from './auth-limiter.js';
+import type { FailedAuthGate } from './auth-limiter.js';
 import type { PolicyService } from '@switchboard/core';
 import type { TokenExpiry } from './token-expiry.js';
 import { verifySecret } from './tokens.js';
@@ -46,7 +46,7 @@ export interface ChannelContextDeps {
   queueMode(session: Session, channelId: string): 'followup' | 'steer';
   modelName: string;
   /** Failed-auth rate limiting, shared with the control API. */
-  limiter: AuthLimiter;
+  limiter: FailedAuthGate;
   /** The client key of a request (trusted proxies honoured, IPv6 by /64). */
   clientAddress(req: IncomingMessage): string;
   /** Access changes the control API announces. */
@@ -130,7 +130,7 @@ function clientAuth(deps: ChannelContextDeps, web: ConsoleAuth | undefined): Cha
     },
     verify: async (secret, address) => {
       // The attempt counts as a failure from before the lookup until it is known to be right.
-      const attempt = address === undefined ? null : deps.limiter.begin(address);
+      const attempt = address === undefined ? null : await deps.limiter.begin(address);
       if (attempt?.locked) return { lockedOut: true, retryAfterSec: attempt.retryAfterSec };
       let ok = false;
       try {
@@ -139,7 +139,7 @@ function clientAuth(deps: ChannelContextDeps, web: ConsoleAuth | undefined): Cha
         if (t?.expiresAt && ok) deps.tokenExpiry.arm(t.id, t.expiresAt);
         return t?.principalId ? { principalId: t.principalId, tokenId: t.id } : null;
       } finally {
-        attempt?.settle(ok);
+        await attempt?.settle(ok);
       }
     },
     addressOf: deps.clientAddress,

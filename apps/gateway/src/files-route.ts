@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FileShelf, Storage } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import { sendError } from './api/deps.js';
-import type { AuthLimiter } from './auth-limiter.js';
+import type { FailedAuthGate } from './auth-limiter.js';
 import { sendLockedOut, verifyUnderLimiter } from './limited-verify.js';
 import { bearer } from './tokens.js';
 
@@ -11,7 +11,7 @@ export interface FileRouteDeps {
   shelf: Pick<FileShelf, 'get'>;
   storage: Storage;
   /** Failed-auth rate limiting, shared with the control API and the WebSocket channel. */
-  limiter: AuthLimiter;
+  limiter: FailedAuthGate;
   clientAddress(req: IncomingMessage): string;
 }
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Scope, Storage, TokenKind, TokenRecord } from '@switchboard/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthLimiter } from './auth-limiter.js';
+import type { FailedAuthGate } from './auth-limiter.js';
 import { bearer, verifySecret } from './tokens.js';
 
 /** What {@link verifyUnderLimiter} found: the address is locked out, or the token (null: wrong or revoked). */
@@ -13,18 +13,18 @@ export type LimitedVerify = { locked: true; retryAfterSec: number } | { locked: 
  * with the outcome (a wrong secret counts as a failure). One path for every HTTP route that takes a token.
  */
 export async function verifyUnderLimiter(
-  deps: { storage: Storage; limiter: AuthLimiter },
+  deps: { storage: Storage; limiter: FailedAuthGate },
   address: string,
   secret: string,
   kind: TokenKind,
 ): Promise<LimitedVerify> {
-  const attempt = deps.limiter.begin(address);
+  const attempt = await deps.limiter.begin(address);
   if (attempt.locked) return { locked: true, retryAfterSec: attempt.retryAfterSec };
   let token: TokenRecord | null = null;
   try {
     token = await verifySecret(deps.storage, secret, kind);
   } finally {
-    attempt.settle(token !== null);
+    await attempt.settle(token !== null);
   }
   return { locked: false, token };
 }
@@ -40,7 +40,7 @@ export function sendLockedOut(reply: FastifyReply, retryAfterSec: number): Fasti
 /** What {@link requireOperatorScope} checks a request against. */
 export interface OperatorCheck {
   storage: Storage;
-  limiter: AuthLimiter;
+  limiter: FailedAuthGate;
   /** The client key of a request (trusted proxies honoured, IPv6 by /64). */
   clientAddress(req: IncomingMessage): string;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { type Channel, isSwbError, type Storage, SwbErrorCode } from '@switchboard/core';
 import type { DatabaseHealth } from './wiring/storage-health.js';
 import type { FastifyInstance } from 'fastify';
-import type { AuthLimiter } from './auth-limiter.js';
+import type { FailedAuthGate } from './auth-limiter.js';
 import { sendLockedOut, verifyUnderLimiter } from './limited-verify.js';
 import { bearer } from './tokens.js';
 import { readSessionCookie } from './console/cookies.js';
@@ -11,7 +11,7 @@ import type { ConsoleAuth } from './console/request-auth.js';
 export interface ReadyzDeps {
   channels: readonly Channel[];
   storage: Storage;
-  limiter: AuthLimiter;
+  limiter: FailedAuthGate;
   clientAddress(req: IncomingMessage): string;
   /** `token`: channel details need a `read` operator token; `public`: anyone sees them (`gateway.readyzDetails`). */
   details: 'token' | 'public';

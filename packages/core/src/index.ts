@@ -87,6 +87,7 @@ export {
   type TurnUsage,
   type TurnWrite,
 } from './storage.js';
+export type { BucketLimit, BucketTake, FailureBegin, FailureLimits, SharedCounters } from './shared-counters.js';
 export * from './budgets/index.js';
 export { type NewUsageRecord, type UsageFilter, type UsageRecord, type UsageReport, type UsageTotals, usageCost } from './usage.js';
 export { AsyncQueue } from './async-queue.js';
@@ -353,6 +354,8 @@ export {
   pairingCode,
   RateLimiter,
   type RoomPolicy,
+  type SenderBuckets,
+  SharedRateLimiter,
 } from './boundary/policy.js';
 export { BoundaryService, type BoundaryServiceOptions, type FieldView, type GateCounters } from './boundary/service.js';
 export {

@@ -5,6 +5,7 @@ import type { DeadLetter, DeadLetterInput } from './dead-letters.js';
 import type { NewUsageRecord, UsageFilter, UsageRecord, UsageReport } from './usage.js';
 import type { BudgetOverride, BudgetScope, BudgetSpec, BudgetSpend, UsageChange } from './budgets/types.js';
 import type { MemoryRepo } from './memory/types.js';
+import type { SharedCounters } from './shared-counters.js';
 
 export type Role = 'owner' | 'admin' | 'member' | 'guest';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'guest'];
@@ -617,6 +618,11 @@ export interface Storage {
     /** Stores `value` under `key` (replacing what was there). */
     set(key: string, value: string): Promise<void>;
   };
+  /**
+   * Rate-limit buckets and failed-auth windows shared by every gateway on this database: present
+   * on PostgreSQL (replicas), absent on SQLite (one process keeps them in memory).
+   */
+  readonly counters?: SharedCounters;
   /** Which engine stores the data. */
   readonly engine: 'sqlite' | 'postgres';
   /**

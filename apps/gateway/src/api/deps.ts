@@ -11,7 +11,7 @@ import type {
   TurnEngine,
 } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AuthLimiter } from '../auth-limiter.js';
+import type { FailedAuthGate } from '../auth-limiter.js';
 import type { ResolvedModel } from '../config-models.js';
 import type { BoundaryService } from '@switchboard/core';
 import type { ConsoleAuth } from '../console/request-auth.js';
@@ -26,7 +26,7 @@ export interface ControlApiDeps {
   policy: PolicyService;
   registry: CapabilityRegistry;
   /** Failed-auth rate limiting, shared with the WebSocket channel. */
-  limiter: AuthLimiter;
+  limiter: FailedAuthGate;
   /** The client key of a request (trusted proxies honoured, IPv6 by /64). */
   clientAddress(req: IncomingMessage): string;
   /** Where token revocations and principal removals or demotions are announced. */

@@ -5,7 +5,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { controlApi, sendError } from '../api/index.js';
 import { registerOpenApi } from '../api/openapi.js';
-import { AuthLimiter } from '../auth-limiter.js';
+import { AuthLimiter, type FailedAuthGate } from '../auth-limiter.js';
+import { SharedAuthLimiter } from '../shared-auth-limiter.js';
 import { clientAddressResolver } from '../client-address.js';
 import type { Config } from '../config.js';
 import { registerFileDownloads } from '../files-route.js';
@@ -34,7 +35,7 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 export interface HttpPlane {
   app: FastifyInstance;
   /** Failed-auth rate limiting, shared by the control API, /readyz and the WebSocket channel. */
-  limiter: AuthLimiter;
+  limiter: FailedAuthGate;
   /** The client key of a request (trusted proxies honoured, IPv6 by /64). */
   clientAddress(req: IncomingMessage): string;
   /** Where the control API announces access changes. */
@@ -90,7 +91,9 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   const site = cfg.console.enabled ? consoleSite(cfg.console, log) : undefined;
   registerHttpEdges(app, site?.fallback);
 
-  const limiter = new AuthLimiter({ maxFailures: cfg.auth.maxFailures, windowMs: cfg.auth.window, lockoutMs: cfg.auth.lockout });
+  const authLimits = { maxFailures: cfg.auth.maxFailures, windowMs: cfg.auth.window, lockoutMs: cfg.auth.lockout };
+  // Replicas on one database (PostgreSQL) share the failed-auth windows; one process keeps them in memory.
+  const limiter: FailedAuthGate = storage.counters ? new SharedAuthLimiter(storage.counters, authLimits) : new AuthLimiter(authLimits);
   const clientAddress = clientAddressResolver(cfg.gateway.trustedProxies);
   const access = new AccessEvents((err, change) => log.error({ err, change: change.type }, 'an access-change listener failed'));
   const tokenExpiry = new TokenExpiry(access);

@@ -4,7 +4,7 @@ import type { AcceptResult, ConversationRef, InboundMessage } from '../channel.j
 import type { PairingOutcome, PairingRequest, PairingStatus, Storage } from '../storage.js';
 import { notices } from './notices.js';
 import { type ApprovalAsk, approvalRefusal, combineHeld } from './pairing-rules.js';
-import { type BoundaryPolicy, type RateLimiter, pairingCode } from './policy.js';
+import { type BoundaryPolicy, type SenderBuckets, pairingCode } from './policy.js';
 import type { PrincipalLinker } from './principal-linker.js';
 import { DEFAULT_RATE_LIMIT, type PairingSettings } from './settings.js';
 
@@ -22,7 +22,7 @@ export interface PairingDeskDeps {
   pairing: PairingSettings;
   linker: PrincipalLinker;
   /** The boundary's rate limiter: an approved request's turn is charged to its sender. */
-  limiter: RateLimiter;
+  limiter: SenderBuckets;
   /** Sends a notice; never throws (a notice that cannot be delivered is logged). */
   notify(to: NoticeAddress, text: string): Promise<void>;
   /** The effective policy of a channel account (null for an unknown one). */
@@ -195,7 +195,7 @@ export class PairingDesk {
     const turn = combineHeld(code, held);
     await this.deps.notify(request, notices.approved(turn !== null));
     if (turn) {
-      this.deps.limiter.take(`${channelId}|${request.identity}`, policy?.rateLimit ?? DEFAULT_RATE_LIMIT, Date.now(), { force: true });
+      await this.deps.limiter.take(`${channelId}|${request.identity}`, policy?.rateLimit ?? DEFAULT_RATE_LIMIT, Date.now(), { force: true });
       await this.deps.admit({ ...turn, principalId });
     }
     await storage.pairing.forgetHeld(code);

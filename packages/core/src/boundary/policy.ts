@@ -1,5 +1,6 @@
 import type { PermissionMode } from '../permissions/modes.js';
 import { ownValue } from '../own.js';
+import type { BucketLimit, BucketTake, SharedCounters } from '../shared-counters.js';
 
 /** One room's settings: boundary (mention, senders) and its conversation-scope permissions. */
 export interface RoomPolicy {
@@ -77,8 +78,26 @@ export function decideGate(p: BoundaryPolicy, m: GateInput): GateDecision {
   return { decision: 'pairing' };
 }
 
-/** Per-sender token buckets. */
-export class RateLimiter {
+/**
+ * The boundary's per-sender token buckets: {@link RateLimiter} in memory (SQLite: one process),
+ * {@link SharedRateLimiter} over the store's shared counters (PostgreSQL: replicas share them).
+ */
+export interface SenderBuckets {
+  /** See {@link RateLimiter.take}. Rejects only on a storage error (shared buckets). */
+  take(key: string, limit: BucketLimit, now?: number, opts?: { force?: boolean }): BucketTake | Promise<BucketTake>;
+}
+
+/** Per-sender token buckets shared by every gateway on the database ({@link SharedCounters}). */
+export class SharedRateLimiter implements SenderBuckets {
+  constructor(private readonly counters: SharedCounters) {}
+
+  take(key: string, limit: BucketLimit, now = Date.now(), opts: { force?: boolean } = {}): Promise<BucketTake> {
+    return this.counters.take(key, limit, now, opts);
+  }
+}
+
+/** Per-sender token buckets in memory. */
+export class RateLimiter implements SenderBuckets {
   private readonly buckets = new Map<string, { tokens: number; at: number; warned: boolean }>();
 
   /**

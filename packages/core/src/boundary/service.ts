@@ -4,7 +4,16 @@ import type { PairingRequest, PairingStatus, Storage } from '../storage.js';
 import { notices } from './notices.js';
 import { type ApproveOutcome, type NoticeAddress, type PairingActivity, PairingDesk } from './pairing-desk.js';
 import type { ApprovalAsk } from './pairing-rules.js';
-import { BOUNDARY_FIELDS, type BoundaryField, type BoundaryPolicy, type GateDecision, RateLimiter, decideGate } from './policy.js';
+import {
+  BOUNDARY_FIELDS,
+  type BoundaryField,
+  type BoundaryPolicy,
+  type GateDecision,
+  RateLimiter,
+  type SenderBuckets,
+  SharedRateLimiter,
+  decideGate,
+} from './policy.js';
 import { PrincipalLinker } from './principal-linker.js';
 import { RateLimitAudit } from './rate-limit-audit.js';
 import { type BoundarySettings, LOCKED_DOWN_POLICY, type PairingSettings } from './settings.js';
@@ -51,7 +60,7 @@ function splitIdentity(identity: string): { channelType: string; externalId: str
  * {@link PairingDesk}'s.
  */
 export class BoundaryService {
-  private readonly limiter = new RateLimiter();
+  private readonly limiter: SenderBuckets;
   private readonly counters = new Map<string, GateCounters>();
   private readonly cache = new Map<string, BoundaryPolicy>();
   private readonly limitedAudit: RateLimitAudit;
@@ -62,6 +71,8 @@ export class BoundaryService {
 
   constructor(private readonly options: BoundaryServiceOptions) {
     this.settings = options.settings;
+    // Replicas on one database share the buckets; a single process keeps them in memory.
+    this.limiter = options.storage.counters ? new SharedRateLimiter(options.storage.counters) : new RateLimiter();
     this.limitedAudit = new RateLimitAudit(options.storage, options.rateLimitWindow, options.log);
     this.linker = new PrincipalLinker(options.storage);
     this.desk = new PairingDesk({
@@ -79,10 +90,10 @@ export class BoundaryService {
 
   /** Starts the expiry sweep of pairing requests and the rate-limit audit's window. */
   start(): void {
-    this.sweep = setInterval(
-      () => void this.expire().catch((err: unknown) => this.options.log.error({ err }, 'pairing expiry sweep failed')),
-      this.options.pairing.sweepInterval,
-    );
+    this.sweep = setInterval(() => {
+      void this.expire().catch((err: unknown) => this.options.log.error({ err }, 'pairing expiry sweep failed'));
+      void this.sweepCounters().catch((err: unknown) => this.options.log.error({ err }, 'shared counters sweep failed'));
+    }, this.options.pairing.sweepInterval);
     this.sweep.unref();
     this.limitedAudit.start();
   }
@@ -210,7 +221,7 @@ export class BoundaryService {
 
   /** Takes the sender's rate-limit token; when the bucket is empty, audits (and once per spell tells) them and returns false. */
   private async takeToken(message: InboundMessage, channelId: string, policy: BoundaryPolicy, decision: GateDecision, log: Logger): Promise<boolean> {
-    const limited = this.limiter.take(`${channelId}|${message.sender.identity}`, policy.rateLimit);
+    const limited = await this.limiter.take(`${channelId}|${message.sender.identity}`, policy.rateLimit);
     if (limited.ok) return true;
     log.info({ gate: 'rate_limited', outcome: decision.decision }, 'gate: rate limited');
     await this.limitedAudit.record(channelId, message.sender.identity);
@@ -275,5 +286,14 @@ export class BoundaryService {
   /** Expires overdue codes, telling each sender their message was discarded; returns how many expired. */
   expire(): Promise<number> {
     return this.desk.expire();
+  }
+
+  /**
+   * Deletes the shared counters' rows that carry nothing any more (full buckets, failed-auth
+   * windows that are over; on the pairing sweep's interval); returns how many went. Without shared
+   * counters (SQLite) the in-memory limiters bound themselves: 0.
+   */
+  async sweepCounters(now = Date.now()): Promise<number> {
+    return (await this.options.storage.counters?.sweep(now)) ?? 0;
   }
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type AnyPgColumn, bigint, customType, doublePrecision, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, boolean, customType, doublePrecision, index, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
@@ -508,4 +508,51 @@ export const consoleSessions = pgTable(
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   },
   (t) => [index('console_sessions_token_idx').on(t.tokenId), index('console_sessions_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * The boundary's per-sender token buckets, shared by replicas (only PostgreSQL keeps them; SQLite
+ * gateways keep them in memory). A row whose bucket is full again (`full_at` passed) carries
+ * nothing and is swept.
+ */
+export const rateBuckets = pgTable(
+  'rate_buckets',
+  {
+    /** `<channel id>|<sender identity>`. */
+    key: text('key').primaryKey(),
+    /** Tokens left at `at` (negative: debt from forced takes). */
+    tokens: doublePrecision('tokens').notNull(),
+    /** Epoch ms of the last take. */
+    at: bigint('at', { mode: 'number' }).notNull(),
+    /** Whether the sender was told about this empty spell. */
+    warned: boolean('warned').notNull(),
+    /** What the last take answered: `ok`, `limited` or `limited_warn` (read back by RETURNING). */
+    outcome: text('outcome').notNull(),
+    /** Epoch ms when the bucket is full again. */
+    fullAt: bigint('full_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('rate_buckets_full_idx').on(t.fullAt)],
+);
+
+/**
+ * Failed-auth windows per client address, shared by replicas (only PostgreSQL keeps them). A row
+ * whose window and lockout are over (`expires_at` passed) carries nothing and is swept.
+ */
+export const authFailures = pgTable(
+  'auth_failures',
+  {
+    /** The client address key (IPv4, IPv6 /64). */
+    key: text('key').primaryKey(),
+    /** Epoch ms of the failures within the window, oldest first. */
+    failures: bigint('failures', { mode: 'number' }).array().notNull(),
+    /** Epoch ms of the attempts admitted and not settled yet (they count as failures meanwhile). */
+    pending: bigint('pending', { mode: 'number' }).array().notNull(),
+    /** Epoch ms the lockout ends (0: none). */
+    lockedUntil: bigint('locked_until', { mode: 'number' }).notNull(),
+    /** What the last statement decided (`admitted`, `locked`, `busy`, `settled`, `lockout`; read back by RETURNING). */
+    outcome: text('outcome').notNull(),
+    /** Epoch ms after which the row carries nothing (every failure, attempt and lockout over). */
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('auth_failures_expires_idx').on(t.expiresAt)],
 );
