@@ -20,6 +20,7 @@ import { budgetsSchema } from './config-budgets.js';
 import { inboundFilesSchema } from './config-inbound-files.js';
 import { metricsSchema } from './config-metrics.js';
 import { databaseSecrets, storageSchema } from './config-storage.js';
+import { replicaIdSchema, replicasSchema } from './config-replicas.js';
 import { consoleSchema } from './config-console.js';
 import { capabilitiesSchema } from './config-capabilities.js';
 import { contextSchema } from './config-context.js';
@@ -120,11 +121,15 @@ export const configSchema = z.strictObject({
       connectionTimeout: serverTimeout.default(180_000),
       /** `/readyz` channel details: `token` needs a `read` operator token; `public` shows them to anyone. */
       readyzDetails: z.enum(['token', 'public']).default('token'),
+      /** This replica's id among replicas on one PostgreSQL (config-replicas.ts); unset: `<hostname>-<pid>-<random>`, new per start. */
+      replicaId: replicaIdSchema.optional(),
     })
     .refine((g) => g.headersTimeout <= g.requestTimeout, { path: ['headersTimeout'], message: 'must not be longer than gateway.requestTimeout' })
     .prefault({}),
   /** Where the state lives (config-storage.ts): the embedded SQLite file, or a PostgreSQL server. */
   storage: storageSchema,
+  /** Replicas on one PostgreSQL (config-replicas.ts): lease lengths. */
+  replicas: replicasSchema,
   log: z.strictObject({ level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info') }).default({ level: 'info' }),
   model: z
     .strictObject({

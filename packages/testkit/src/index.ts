@@ -42,3 +42,5 @@ export * from './scripted-model.js';
 export * from './counting-model.js';
 export { hostileThrownValues } from './hostile-values.js';
 export * from './postgres.js';
+export * from './replicas.js';
+export * from './round-robin-proxy.js';
