@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, connectWs, type GatewayProcess, type PgServer, runCli, startGateway, startPostgres } from '@switchboard/testkit';
+import { api, connectWs, type GatewayProcess, type PgServer, type Replicas, runCli, startPostgres, startReplicas } from '@switchboard/testkit';
 import { bearer, collectTurn, connectClient, useFakeModel } from './helpers.js';
 
 // Issue 20, fan-out: three gateway processes on one PostgreSQL database (own data dirs, one
@@ -11,28 +10,25 @@ import { bearer, collectTurn, connectClient, useFakeModel } from './helpers.js';
 
 const model = useFakeModel();
 let pg: PgServer;
-let root: string;
+let replicas: Replicas;
 let a: GatewayProcess;
 let b: GatewayProcess;
 let c: GatewayProcess;
+let root: string;
 
 beforeAll(async () => {
   pg = await startPostgres();
-  const url = await pg.createDatabase();
-  root = mkdtempSync(join(tmpdir(), 'swb-replicas-'));
-  const config = { storage: { kind: 'postgres', url }, workspaces: { root: join(root, 'workspaces') } };
-  // One after another: the first creates the owner and its tokens; the others find them.
-  a = await startGateway({ modelUrl: model.fake.url, config });
-  b = await startGateway({ modelUrl: model.fake.url, config });
-  c = await startGateway({ modelUrl: model.fake.url, config });
+  replicas = await startReplicas({ count: 3, pg: await pg.createDatabase(), modelUrl: model.fake.url });
+  [a, b, c] = [replicas.at(0), replicas.at(1), replicas.at(2)];
+  root = replicas.workspacesRoot;
 }, 120_000);
 
 afterAll(async () => {
+  await replicas?.close();
   await pg?.destroy();
-  rmSync(root, { recursive: true, force: true });
 });
 
-const owner = () => a.credentials();
+const owner = () => replicas.credentials();
 
 describe('replicas: approvals and turn frames fan out', () => {
   it('an approval decided through replica C completes a turn waiting on replica A; the person’s socket on B sees it all', async () => {
@@ -62,7 +58,7 @@ describe('replicas: approvals and turn frames fan out', () => {
     expect(turnOnB.deltas.join('')).toBe(turnOnA.deltas.join(''));
     expect(onB.frames.some(resolved)).toBe(true);
     // The tool ran once, on A, in the shared workspace.
-    expect(existsSync(join(root, 'workspaces', 'default', 'people', owner().principalId, 'fanout', 'approved.txt'))).toBe(true);
+    expect(existsSync(join(root, 'default', 'people', owner().principalId, 'fanout', 'approved.txt'))).toBe(true);
     // The final is sent once on each socket.
     expect(onA.frames.filter((f) => f.type === 'final' && f.clientId === 'fan-1')).toHaveLength(1);
     expect(onB.frames.filter((f) => f.type === 'final' && f.clientId === 'fan-1')).toHaveLength(1);
@@ -80,7 +76,7 @@ describe('replicas: approvals and turn frames fan out', () => {
     onB.send({ type: 'approve', approvalId: request.approvalId, decision: 'deny' });
     expect(await onB.next((f) => f.type === 'approval_result')).toMatchObject({ outcome: 'decided', status: 'denied' });
     expect((await collectTurn(onA, 'fan-2')).end).toMatchObject({ type: 'final', text: 'not written' });
-    expect(existsSync(join(root, 'workspaces', 'default', 'people', owner().principalId, 'fanout', 'denied.txt'))).toBe(false);
+    expect(existsSync(join(root, 'default', 'people', owner().principalId, 'fanout', 'denied.txt'))).toBe(false);
     // A's control API reads the same decision; a second answer through A is told it was decided.
     const again = await api(a, 'POST', `/api/v1/approvals/${request.approvalId}/decision`, { token: owner().operatorToken, body: { decision: 'allow' } });
     expect(again.status).toBe(409);

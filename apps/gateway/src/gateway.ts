@@ -13,6 +13,7 @@ import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/life
 import { listen, publishCredentials, writeEndpointFile } from './wiring/publish.js';
 import { openDataDir, openStorage } from './wiring/storage.js';
 import { followReplicas, openReplicas } from './wiring/replica-fanout.js';
+import { resolveReplicaId } from './config-replicas.js';
 import { StorageHealth } from './wiring/storage-health.js';
 import { buildRegistry, connectMcp } from './wiring/tools.js';
 import { type ExecHost, prepareExec } from './wiring/exec.js';
@@ -55,7 +56,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   // The policy reads the config through this holder and the boundary is handed new settings on its change, so SIGHUP reaches them.
   const live = new LiveConfig(cfg);
   const { storage, databaseFile } = await openStorage(cfg, log, scrubber(configSecrets(cfg)));
-  const replicas = await openReplicas(cfg, storage, log);
+  const replicas = await openReplicas(cfg, storage, log, resolveReplicaId(cfg.gateway.replicaId));
   let engine: TurnEngine | undefined;
   const health = new StorageHealth(storage, {
     intervalMs: cfg.storage.healthInterval,

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { AccessChange, AccessEvents, ChannelFanout, ReplicaBus, ReplicaSignal, SharedMarks, Storage } from '@switchboard/core';
 import { PgBus, PgFanoutHub, PgReplicaBus, type PostgresStorage, pgSharedMarks } from '@switchboard/store';
 import type { Logger } from 'pino';
@@ -27,17 +25,12 @@ export interface Replicas {
   close(): Promise<void>;
 }
 
-/** This process's replica id: host, pid and a random part (a restarted replica is a new one). */
-export function newReplicaId(): string {
-  return `${hostname().slice(0, 60)}-${process.pid}-${randomBytes(3).toString('hex')}`;
-}
-
 /**
  * Start-up step: the listening connection and the fan-out, when the storage is PostgreSQL;
  * undefined for SQLite (a single gateway: nobody to tell). Rejects when the listening connection
  * cannot be opened (the pool just connected, so the server is reachable).
  */
-export async function openReplicas(cfg: Readonly<Config>, storage: Storage, log: Logger, replicaId = newReplicaId()): Promise<Replicas | undefined> {
+export async function openReplicas(cfg: Readonly<Config>, storage: Storage, log: Logger, replicaId: string): Promise<Replicas | undefined> {
   if (storage.engine !== 'postgres') return undefined;
   const db = (storage as PostgresStorage).db;
   const busLog = log.child({ component: 'replicas', replicaId });
