@@ -113,6 +113,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     domain,
     exec: exec.status,
     database: () => health.snapshot(),
+    ...(replicas ? { consoleSessions: replicas.consoleSessions } : {}),
     stopping: flag.stopping,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),

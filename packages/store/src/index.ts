@@ -31,3 +31,4 @@ export { type BusEvent, type BusOptions, PgBus, encodeBusEvent, parseBusPayload,
 export { type BusLog, PgReplicaBus } from './pg/replica-bus.js';
 export { type FanoutHubOptions, PgFanoutHub } from './pg/channel-fanout.js';
 export { pgSharedMarks } from './pg/shared-marks.js';
+export { type SharedConsoleSession, type SharedConsoleSessions, pgConsoleSessions } from './pg/console-session-repo.js';

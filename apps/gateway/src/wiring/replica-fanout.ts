@@ -1,5 +1,5 @@
 import type { AccessChange, AccessEvents, ChannelFanout, ReplicaBus, ReplicaSignal, SharedMarks, Storage } from '@switchboard/core';
-import { PgBus, PgFanoutHub, PgReplicaBus, type PostgresStorage, pgSharedMarks } from '@switchboard/store';
+import { PgBus, PgFanoutHub, PgReplicaBus, type PostgresStorage, type SharedConsoleSessions, pgConsoleSessions, pgSharedMarks } from '@switchboard/store';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.js';
@@ -21,6 +21,8 @@ export interface Replicas {
   readonly bus: ReplicaBus;
   /** What channels get in their context (`fanout`, `marks`). */
   readonly channels: { fanout(channelId: string): ChannelFanout; marks: SharedMarks };
+  /** The console's sessions, shared. */
+  readonly consoleSessions: SharedConsoleSessions;
   /** Waits for what was published to be handed to the database, then stops listening. */
   close(): Promise<void>;
 }
@@ -53,6 +55,7 @@ export async function openReplicas(cfg: Readonly<Config>, storage: Storage, log:
     replicaId,
     bus,
     channels: { fanout: (id) => hub.forChannel(id), marks: pgSharedMarks(db) },
+    consoleSessions: pgConsoleSessions(db),
     close: async () => {
       await Promise.all([bus.flushed(), hub.flushed()]);
       await pgBus.close();
