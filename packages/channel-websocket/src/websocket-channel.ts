@@ -655,7 +655,7 @@ const REPLICA_FRAME_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /** A frame from another replica (read from the shared database), or null when it is not one this channel broadcasts. */
-function replicaFrame(raw: unknown): ServerFrame | null {
+export function replicaFrame(raw: unknown): ServerFrame | null {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
   const type = (raw as { type?: unknown }).type;
   if (typeof type !== 'string' || !REPLICA_FRAME_TYPES.has(type)) return null;
