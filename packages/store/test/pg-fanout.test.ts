@@ -106,7 +106,11 @@ describe('PgFanoutHub', () => {
       a.forChannel('websocket:default').onFrames((_who, f) => mine.push(...f));
       const other: unknown[] = [];
       b.forChannel('websocket:other').onFrames((_who, f) => other.push(...f));
-      const got = collect<[string, unknown]>(300, (push) => b.forChannel('websocket:default').onFrames((who, f) => f.forEach((x) => push([who, x]))));
+      const got = collect<[string, unknown]>(300, (push) =>
+        b.forChannel('websocket:default').onFrames((who, f) => {
+          for (const x of f) push([who, x]);
+        }),
+      );
       const sendA = a.forChannel('websocket:default');
       // Many sends in a burst: they go out in a few flushes, never out of order.
       for (let i = 0; i < 300; i++) sendA.send(i % 2 === 0 ? 'p-even' : 'p-odd', [{ type: 'delta', text: `d${i}` }]);
@@ -128,7 +132,9 @@ describe('PgFanoutHub', () => {
     const { a, b, busB, close } = await pair('swb_fan_gap');
     try {
       const got: string[] = [];
-      b.forChannel('websocket:default').onFrames((_who, f) => f.forEach((x) => got.push((x as { text: string }).text)));
+      b.forChannel('websocket:default').onFrames((_who, f) => {
+        for (const x of f) got.push((x as { text: string }).text);
+      });
       const down = once(busB, 'down');
       await dropListeners();
       await down;
@@ -140,7 +146,9 @@ describe('PgFanoutHub', () => {
       await back;
       // Then live again; a marker sent after the resync arrives after the replayed ones.
       const done = collect<string>(1, (push) =>
-        b.forChannel('websocket:default').onFrames((_who, f) => f.forEach((x) => (x as { text: string }).text === 'after' && push('after'))),
+        b.forChannel('websocket:default').onFrames((_who, f) => {
+          if (f.some((x) => (x as { text: string }).text === 'after')) push('after');
+        }),
       );
       sendA.send('p', [{ type: 'delta', text: 'after' }]);
       await done;
