@@ -117,4 +117,32 @@ describe('the OpenAI dedupe window is shared', () => {
     expect(second.json.choices[0]!.message.content).toBe(first.json.choices[0]!.message.content);
     expect(fake.requests.length - calls).toBe(1);
   });
+
+  it('a request waiting on B for a turn that runs on A is answered by A’s render (text, approval comments, the ledgered answer)', async () => {
+    const { fake } = model;
+    const token = replicas.credentials().clientToken;
+    const body = (stream: boolean) => JSON.stringify({ model: 'default', stream, messages: [{ role: 'user', content: 'write it, then say so' }] });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    fake.enqueue({ toolUses: [{ name: 'write_file', input: { path: 'openai-replicas.txt', content: 'x' }, id: 'toolu_oarep' }] }, { text: 'Written on A.' });
+    const onA = fetch(`${a.url}/v1/chat/completions`, { method: 'POST', headers, body: body(false) });
+    // The turn runs on A and waits for the approval.
+    await a.waitForLog((l) => l.includes('openai: a request waits for an approval'), 20_000);
+    const pending = (await api(a, 'GET', '/api/v1/approvals?status=pending', { token: op() })).json.approvals as Array<{ id: string }>;
+    expect(pending).toHaveLength(1);
+    // The same request (no Idempotency-Key) sent to B: the shared window makes it the same turn; B's stream is open once its headers arrived.
+    const onB = await fetch(`${b.url}/v1/chat/completions`, { method: 'POST', headers, body: body(true) });
+    expect(onB.status).toBe(200);
+    expect((await api(b, 'POST', `/api/v1/approvals/${pending[0]!.id}/decision`, { token: op(), body: { decision: 'allow' } })).status).toBe(200);
+    const answerA = (await (await onA).json()) as { id: string; choices: Array<{ message: { content: string } }> };
+    expect(answerA.choices[0]!.message.content).toBe('Written on A.');
+    const raw = await onB.text();
+    const streamed = raw
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => JSON.parse(e.slice(6)) as { id: string; choices: Array<{ delta?: { content?: string } }> });
+    expect(streamed.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('Written on A.');
+    expect(streamed[0]!.id).toBe(answerA.id);
+    expect(raw).toContain(`: approval ${pending[0]!.id} allowed`);
+    expect(raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
+  });
 });
