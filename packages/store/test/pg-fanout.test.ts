@@ -219,3 +219,38 @@ describe('pgConsoleSessions', () => {
     expect(await sessions.get('h2', now + 3)).toBeNull();
   });
 });
+
+describe('transactions when the server ends the connection', () => {
+  it('a server shutdown between two statements of a transaction rejects that transaction; nothing is thrown uncaught', async () => {
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => void uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    let stopped: () => void = () => undefined;
+    const serverStopped = new Promise<void>((resolve) => {
+      stopped = resolve;
+    });
+    let began: () => void = () => undefined;
+    const inTx = new Promise<void>((resolve) => {
+      began = resolve;
+    });
+    try {
+      const run = db.tx(async (q) => {
+        await q.run('SELECT 1');
+        began();
+        // Idle between statements while the server shuts down (it ends every connection).
+        await serverStopped;
+        await q.run('SELECT 1');
+      });
+      await inTx;
+      await server.stop();
+      stopped();
+      await expect(run).rejects.toThrow();
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await server.start();
+    }
+    // The pool carries on with a fresh connection.
+    expect(await db.row<{ one: number }>('SELECT 1 AS one')).toEqual({ one: 1 });
+  });
+});

@@ -53,7 +53,8 @@ const MAX_ATTEMPTS = 30;
 // connections for now, or none could be had in time. Class 08 is "connection exception"; 57P01-3
 // are admin/crash shutdown and "cannot connect now" (starting up, recovering).
 const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ENOENT']);
-const CONNECTION_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end)/;
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end)/;
 
 /**
  * Whether `err` (or an error in its `cause` chain, or one of an AggregateError's) says the database
@@ -63,7 +64,8 @@ export function isConnectionError(err: unknown, depth = 0): boolean {
   if (depth > 5 || typeof err !== 'object' || err === null) return false;
   if (err instanceof SwbError) return err.code === SwbErrorCode.StorageUnavailable;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || CONNECTION_ERRNOS.has(code))) return true;
+  if (typeof code === 'string' && (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || CONNECTION_ERRNOS.has(code)))
+    return true;
   const message = (err as { message?: unknown }).message;
   if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
   const inner = (err as { errors?: unknown }).errors;
@@ -124,6 +126,14 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
           throw asStorageError(err);
         });
         let broken = false;
+        // Between two statements the client has no query to fail: a server that ends the
+        // connection then (a shutdown, a terminated backend) makes the client emit 'error', which
+        // the pool no longer listens for while the client is checked out. Without a listener that
+        // is an uncaught exception; with it, the next statement fails and the client is dropped.
+        const onError = () => {
+          broken = true;
+        };
+        client.on('error', onError);
         try {
           await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
           const result = await fn(bind(client));
@@ -143,6 +153,7 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
           }
           throw asStorageError(err);
         } finally {
+          client.removeListener('error', onError);
           client.release(broken);
         }
       }
