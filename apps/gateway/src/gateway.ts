@@ -99,7 +99,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     accepting: flag.accepting,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
-    ...(replicas ? { replicaBus: replicas.bus } : {}),
+    ...(replicas ? { replicaBus: replicas.bus, subagentSlots: replicas.subagentSlots } : {}),
   });
   engine = domain.engine;
   const http = await buildHttp({

@@ -32,3 +32,4 @@ export { type BusLog, PgReplicaBus } from './pg/replica-bus.js';
 export { type FanoutHubOptions, PgFanoutHub } from './pg/channel-fanout.js';
 export { pgSharedMarks } from './pg/shared-marks.js';
 export { type SharedConsoleSession, type SharedConsoleSessions, pgConsoleSessions } from './pg/console-session-repo.js';
+export { type SharedSlotPool, type SlotPoolOptions, pgSlotPool } from './pg/shared-slots.js';

@@ -9,6 +9,7 @@ import { PgBus } from '../src/pg/notify.js';
 import { migratePostgres } from '../src/pg/postgres-storage.js';
 import { PgReplicaBus } from '../src/pg/replica-bus.js';
 import { pgSharedMarks } from '../src/pg/shared-marks.js';
+import { pgSlotPool } from '../src/pg/shared-slots.js';
 
 // Issue 20: what replicas tell each other (PgReplicaBus), the frames they stage for each other's
 // viewers (PgFanoutHub), and the marks and console sessions they share.
@@ -217,6 +218,26 @@ describe('pgConsoleSessions', () => {
     expect(await sessions.get('x1', now + 3)).not.toBeNull();
     await sessions.delete('h2');
     expect(await sessions.get('h2', now + 3)).toBeNull();
+  });
+});
+
+describe('pgSlotPool', () => {
+  it('of ten takes at once with three slots, three win; a release or a lapse frees one; renewing keeps a slot', async () => {
+    const a = pgSlotPool(db, { pool: 'race', limit: 3, owner: 'a', ttlMs: 60_000 });
+    const got = await Promise.all(Array.from({ length: 10 }, (_, i) => a.tryTake(`s${i}`)));
+    expect(got.filter(Boolean)).toHaveLength(3);
+    const won = got.flatMap((ok, i) => (ok ? [`s${i}`] : []));
+    expect(await a.tryTake('late')).toBe(false);
+    await a.release(won[0]!);
+    expect(await a.tryTake('late')).toBe(true);
+    expect(await a.renew([...won.slice(1), 'late', 'never-held'])).toBe(3);
+    // Another replica's short slots lapse on their own (a replica that died).
+    const b = pgSlotPool(db, { pool: 'lapse', limit: 1, owner: 'b', ttlMs: 200 });
+    const c = pgSlotPool(db, { pool: 'lapse', limit: 1, owner: 'c', ttlMs: 60_000 });
+    expect(await b.tryTake('b1')).toBe(true);
+    expect(await c.tryTake('c1')).toBe(false);
+    while (!(await c.tryTake('c1')));
+    expect(await b.renew(['b1'])).toBe(0);
   });
 });
 

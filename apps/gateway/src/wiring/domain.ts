@@ -18,6 +18,7 @@ import {
   TOOL_GROUPS,
   type ToolGroup,
   type ReplicaBus,
+  type SubagentSlots,
   type Storage,
   SubagentRunner,
   TurnEngine,
@@ -76,6 +77,8 @@ export interface DomainInputs {
   feed?: LiveFeed;
   /** Replicas on PostgreSQL: decided approvals and changed rules are announced to the others (see replica-fanout.ts). */
   replicaBus?: ReplicaBus;
+  /** Replicas on PostgreSQL: subagent slots counted across replicas. */
+  subagentSlots?: SubagentSlots;
 }
 
 /** The domain services (packages/core), wired to each other. */
@@ -244,7 +247,8 @@ function buildEngine(
     types: (agentId) => agents.subagentTypes(agentId),
     maxDepth: cfg.subagents.maxDepth,
     // One queue for the gateway, keyed by the parent turn: perTurn per key, perGateway in all.
-    slots: new ExecRunQueue({ perGateway: cfg.subagents.perGateway, perSession: cfg.subagents.perTurn }),
+    // Replicas: perGateway counts across them (replica-slots.ts).
+    slots: inputs.subagentSlots ?? new ExecRunQueue({ perGateway: cfg.subagents.perGateway, perSession: cfg.subagents.perTurn }),
   });
   return new TurnEngine({
     ...loop,

@@ -1,5 +1,15 @@
 import type { AccessChange, AccessEvents, ChannelFanout, ReplicaBus, ReplicaSignal, SharedMarks, Storage } from '@switchboard/core';
-import { PgBus, PgFanoutHub, PgReplicaBus, type PostgresStorage, type SharedConsoleSessions, pgConsoleSessions, pgSharedMarks } from '@switchboard/store';
+import {
+  PgBus,
+  PgFanoutHub,
+  PgReplicaBus,
+  type PostgresStorage,
+  type SharedConsoleSessions,
+  pgConsoleSessions,
+  pgSharedMarks,
+  pgSlotPool,
+} from '@switchboard/store';
+import { ReplicaSlots } from './replica-slots.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.js';
@@ -23,6 +33,8 @@ export interface Replicas {
   readonly channels: { fanout(channelId: string): ChannelFanout; marks: SharedMarks };
   /** The console's sessions, shared. */
   readonly consoleSessions: SharedConsoleSessions;
+  /** Subagent slots: `subagents.perGateway` counted across replicas. */
+  readonly subagentSlots: ReplicaSlots;
   /** Waits for what was published to be handed to the database, then stops listening. */
   close(): Promise<void>;
 }
@@ -51,12 +63,23 @@ export async function openReplicas(cfg: Readonly<Config>, storage: Storage, log:
   const hub = new PgFanoutHub({ db, bus: pgBus, replicaId, retentionMs: cfg.storage.fanout.retention, log: busLog });
   await hub.start();
   busLog.info({ event: 'replica_bus', channel: pgBus.channel }, 'replica bus: listening');
+  const slots = new ReplicaSlots({
+    pool: pgSlotPool(db, { pool: 'subagents', limit: cfg.subagents.perGateway, owner: replicaId, ttlMs: cfg.replicas.leaseTtl }),
+    poolName: 'subagents',
+    bus,
+    perGateway: cfg.subagents.perGateway,
+    perTurn: cfg.subagents.perTurn,
+    ttlMs: cfg.replicas.leaseTtl,
+    log: busLog,
+  });
   return {
     replicaId,
     bus,
     channels: { fanout: (id) => hub.forChannel(id), marks: pgSharedMarks(db) },
     consoleSessions: pgConsoleSessions(db),
+    subagentSlots: slots,
     close: async () => {
+      slots.close();
       await Promise.all([bus.flushed(), hub.flushed()]);
       await pgBus.close();
     },

@@ -556,3 +556,20 @@ export const authFailures = pgTable(
   },
   (t) => [index('auth_failures_expires_idx').on(t.expiresAt)],
 );
+
+/**
+ * Concurrency slots replicas share (issue 20: `subagents.perGateway` counts across replicas): one
+ * row per slot held, by the replica that holds it, lapsing unless renewed (a replica that dies
+ * frees its slots at expiry).
+ */
+export const sharedSlots = pgTable(
+  'shared_slots',
+  {
+    pool: text('pool').notNull(),
+    id: text('id').notNull(),
+    owner: text('owner').notNull(),
+    /** Server time (epoch ms). */
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.pool, t.id] })],
+);
