@@ -5,8 +5,15 @@ import { api, connectWs, runCli } from '@switchboard/testkit';
 import { bearer, collectTurn, useGateway, personWorkspace } from './helpers.js';
 import { storeRows } from './store-rows.js';
 
-// 50 messages in a row: the per-sender rate limit is raised for this test.
-const env = useGateway({ config: { channels: { websocket: { accounts: { default: { rateLimit: { burst: 1000, perMinute: 6000 } } } } } } });
+// 50 messages in a row: the per-sender rate limit is raised for this test, and so are the denial
+// limits (the operator may win the race several times in a row, which would end a turn with
+// `denial_limit` — how often depends on the engine's timing, not on the race being atomic).
+const env = useGateway({
+  config: {
+    channels: { websocket: { accounts: { default: { rateLimit: { burst: 1000, perMinute: 6000 } } } } },
+    permissions: { denialLimits: { consecutive: 100, total: 1000 } },
+  },
+});
 
 describe('approvals race', () => {
   it('the requester and an operator answering at the same moment: exactly one decision wins, 50 times', async () => {
@@ -43,7 +50,10 @@ describe('approvals race', () => {
       expect(fake.requests.length - start).toBe(2);
     }
     expect(clientWins + operatorWins).toBe(50);
-    const rows = await storeRows<{ status: string; n: number }>(gw, `select status, count(*) n from approvals where tool_use_id like 'toolu_race_%' group by status`);
+    const rows = await storeRows<{ status: string; n: number }>(
+      gw,
+      `select status, count(*) n from approvals where tool_use_id like 'toolu_race_%' group by status`,
+    );
     expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual({
       ...(clientWins ? { allowed: clientWins } : {}),
       ...(operatorWins ? { denied: operatorWins } : {}),

@@ -25,6 +25,8 @@ describe('a PostgreSQL restart under a running gateway', () => {
       storage: { kind: 'postgres', url, healthInterval: '200ms', connectionTimeout: '1s' },
       config: { gateway: { readyzDetails: 'public' } },
     });
+    // Start-up is over (interrupted turns resumed) before anything else happens.
+    await gw.waitForLog((l) => l.includes('"event":"listening"'));
     const { clientToken, operatorToken } = gw.credentials();
     const ws = await connectWs(gw.wsUrl, { headers: bearer(clientToken) });
     await ws.next((f) => f.type === 'hello_ok');

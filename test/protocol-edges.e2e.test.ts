@@ -96,7 +96,12 @@ describe('HTTP edges', () => {
     expect(reader.status).toBe(201);
     const detailed = await api(gw, 'GET', '/readyz', { token: reader.json.secret as string });
     expect(detailed.status).toBe(200);
-    expect(detailed.json).toMatchObject({ ready: true, state: 'up', database: { engine: 'sqlite', state: 'up' }, channels: { 'websocket:default': { state: 'up', required: false } } });
+    expect(detailed.json).toMatchObject({
+      ready: true,
+      state: 'up',
+      database: { engine: 'sqlite', state: 'up' },
+      channels: { 'websocket:default': { state: 'up', required: false } },
+    });
     const pairingOnly = await api(gw, 'POST', '/api/v1/tokens', {
       token: gw.credentials().operatorToken,
       body: { kind: 'operator', name: 'ready-pairing', scopes: ['pairing'] },

@@ -36,7 +36,12 @@ export async function storeRows<R>(gw: GatewayProcess, sql: string, params: read
   const client = new pg.Client({ connectionString: storage.url, types });
   await client.connect();
   try {
-    return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params as unknown[])).rows as R[];
+    return (
+      await client.query(
+        sql.replace(/\?/g, () => `$${++n}`),
+        params as unknown[],
+      )
+    ).rows as R[];
   } finally {
     await client.end();
   }

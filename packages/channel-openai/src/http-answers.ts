@@ -64,6 +64,8 @@ export function gateError(gate: NonNullable<AcceptResult['gate']>): ApiError {
 export function acceptError(err: unknown): ApiError | null {
   if (isSwbError(err, SwbErrorCode.ShuttingDown))
     return { status: 503, type: 'server_error', code: 'shutting_down', message: 'The gateway is shutting down; retry shortly.' };
+  if (isSwbError(err, SwbErrorCode.StorageUnavailable))
+    return { status: 503, type: 'server_error', code: 'storage_unavailable', message: 'The gateway cannot reach its database right now; retry shortly.' };
   if (isSwbError(err, SwbErrorCode.InboxTooLarge)) return { status: 413, type: 'invalid_request_error', code: 'message_too_large', message: err.message };
   if (isSwbError(err, SwbErrorCode.UnknownAgent))
     return { status: 404, type: 'invalid_request_error', code: 'model_not_found', message: err.message, param: 'model' };

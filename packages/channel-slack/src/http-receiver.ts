@@ -75,15 +75,18 @@ export function slackHttpRoutes(deps: HttpReceiverDeps): FastifyPluginAsync {
       try {
         await deps.onEvent(body, { num: Number.isFinite(num) ? num : null, reason: header(req, 'x-slack-retry-reason') ?? null });
       } catch (err) {
-        // Not stored because the gateway is stopping or the account is not identified yet: 503, Slack redelivers.
+        // Not stored because the gateway is stopping, its database is unreachable or the account is not identified yet: 503, Slack redelivers.
         // (isSwbError is total: a hostile thrown value reads as an internal error.)
         const notReady = isSwbError(err, SwbErrorCode.NotReady);
-        const unavailable = notReady || isSwbError(err, SwbErrorCode.ShuttingDown);
+        const noStore = isSwbError(err, SwbErrorCode.StorageUnavailable);
+        const unavailable = notReady || noStore || isSwbError(err, SwbErrorCode.ShuttingDown);
         log.error(
           { message: messageOf(err), eventId: typeof body.event_id === 'string' ? body.event_id : undefined },
           'slack event not stored; Slack will retry',
         );
-        return reply.code(unavailable ? 503 : 500).send({ ok: false, error: notReady ? 'starting' : unavailable ? 'shutting_down' : 'internal' });
+        return reply
+          .code(unavailable ? 503 : 500)
+          .send({ ok: false, error: notReady ? 'starting' : noStore ? 'storage_unavailable' : unavailable ? 'shutting_down' : 'internal' });
       }
       return reply.send({ ok: true });
     });

@@ -240,11 +240,11 @@ export class Poller {
       } catch (err) {
         const what = describeError(err, this.options.token);
         if (!countsAsAttempt(err)) {
-          // The gateway is shutting down: the update stays unconfirmed for the next start.
+          // The gateway is shutting down or its database is away: the update stays unconfirmed (the offset does not move).
           if (!deferred)
             this.options.log.info(
               { event: 'telegram_update_deferred', updateId: u.update_id },
-              'telegram: the gateway is shutting down; the update is left for the next start',
+              'telegram: the gateway cannot store the update now (shutting down, or its database is unreachable); it is kept and tried again',
             );
           deferred = true;
           attempt = 0;

@@ -127,6 +127,14 @@ export function webhookRoutes(options: WebhookRouteOptions): FastifyPluginAsync 
       if (err.statusCode === 413) return sendError(reply, 413, 'payload_too_large', `The body is larger than ${options.maxBodyBytes} bytes.`);
       if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return sendError(reply, err.statusCode, 'bad_request', err.message);
       if (isSwbError(err, SwbErrorCode.ShuttingDown)) return sendError(reply.header('retry-after', '5'), 503, 'shutting_down', err.message);
+      if (isSwbError(err, SwbErrorCode.StorageUnavailable)) {
+        return sendError(
+          reply.header('retry-after', '5'),
+          503,
+          'storage_unavailable',
+          'The gateway cannot reach its database right now; send the request again shortly.',
+        );
+      }
       req.log.error({ err }, 'webhook request failed');
       return sendError(reply, 500, 'internal', 'The gateway could not take this request; send it again (the message id makes a retry safe).');
     });

@@ -342,17 +342,20 @@ export class TurnEngine {
   }
 
   /**
-   * After a storage outage (the database answers again): resumes the unfinished turns of every
-   * session no lane of this process holds — the turns an outage cut off (still `running` or
-   * `queued` in the store) and the messages queued behind them. Returns how many turns it found.
+   * After a storage outage (the database answers again): resumes the unfinished turns this
+   * process is not running — the turns an outage cut off (still `running` in the store) and the
+   * messages queued behind them. A session whose lane is busy with another turn takes them next.
+   * Returns how many turns it handed to lanes.
    */
   async resumeInterrupted(): Promise<number> {
     if (this.stopping) return 0;
-    const turns = (await this.options.storage.turns.unfinished()).filter((t) => !this.lanes.has(t.sessionId) && !this.running.has(t.sessionId));
+    const turns = (await this.options.storage.turns.unfinished()).filter(
+      (t) => this.running.get(t.sessionId)?.turnId !== t.id && !this.resumable.get(t.sessionId)?.some((r) => r.id === t.id),
+    );
     for (const t of turns) {
       if (t.state === 'queued') continue;
       // The cache may miss (or hold) a write whose commit the outage left unknown: read the store again.
-      this.transcripts.drop(t.sessionId);
+      if (!this.running.has(t.sessionId)) this.transcripts.drop(t.sessionId);
       const list = this.resumable.get(t.sessionId) ?? [];
       list.push(t);
       this.resumable.set(t.sessionId, list);

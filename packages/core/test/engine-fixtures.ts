@@ -194,6 +194,8 @@ export function harness(opts: {
   timezone?: string;
   /** Told of every turn's end (metrics). */
   onTurnEnd?: EngineOptions['onTurnEnd'];
+  /** Told when a turn was cut off by a storage outage. */
+  onStorageOutage?: EngineOptions['onStorageOutage'];
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
@@ -241,6 +243,7 @@ export function harness(opts: {
       cancelled.push(turnId);
     },
     ...(opts.onTurnEnd ? { onTurnEnd: opts.onTurnEnd } : {}),
+    ...(opts.onStorageOutage ? { onStorageOutage: opts.onStorageOutage } : {}),
   };
   engine = new TurnEngine(options);
   const route = (principalId = 'p1'): Route => ({

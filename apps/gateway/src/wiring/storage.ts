@@ -44,12 +44,15 @@ export async function openStorage(cfg: Readonly<Config>, log: Logger, scrub: (te
       statementTimeout: storage.statementTimeout,
       connectionTimeout: storage.connectionTimeout,
       // An idle connection's failure (the server restarted): the pool drops it; the health check reports the outage.
-      onError: (err) => dbLog.warn({ event: 'storage_connection_lost', error: scrub(describePgError(err)) }, 'a pooled database connection failed; it is dropped'),
+      onError: (err) =>
+        dbLog.warn({ event: 'storage_connection_lost', error: scrub(describePgError(err)) }, 'a pooled database connection failed; it is dropped'),
     });
     log.info({ event: 'storage_open', engine: 'postgres', url: where, poolMax: storage.pool.max }, 'storage: PostgreSQL');
     return { storage: opened };
   } catch (err) {
-    const why = scrub(describePgError(err));
+    // A host name with several addresses fails as an AggregateError without a message: its first address's reason says it.
+    const first = err instanceof AggregateError && err.errors.length > 0 ? err.errors[0] : err;
+    const why = scrub(describePgError(first));
     throw new StartupError(
       `storage.url: cannot open the PostgreSQL database at ${where}: ${why}; check that the server runs and that storage.url (or DATABASE_URL) names it with the right user, password and database`,
       'storage.url',
