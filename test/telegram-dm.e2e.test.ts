@@ -57,7 +57,7 @@ describe('telegram: direct messages', () => {
       ...tg.calls.filter((c) => c.method === 'getUpdates').flatMap((c) => ((c.response?.result ?? []) as Array<{ update_id: number }>).map((u) => u.update_id)),
     );
     // The offset is a cursor row in the database (DESIGN §5); no offset file is written any more.
-    expect(storedOffset(gw)).toBe(String(lastUpdate + 1));
+    expect(await storedOffset(gw)).toBe(String(lastUpdate + 1));
     expect(existsSync(join(gw.dataDir, 'telegram-main.offset'))).toBe(false);
     const open = await tg.waitForEvent((e) => e.type === 'poll-started' && /timeout=30/.test(e.detail ?? ''));
     const started = Date.now();

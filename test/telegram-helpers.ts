@@ -1,6 +1,5 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll } from 'vitest';
+import { storeRows } from './store-rows.js';
 import {
   api,
   CANARY_TELEGRAM_TOKEN,
@@ -116,15 +115,10 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
 }
 
 /**
- * The `telegram:<account>:offset` cursor row in a (SQLite) gateway's database, or null when none
- * was stored. Read-only, so it works while the gateway runs.
+ * The `telegram:<account>:offset` cursor row in the gateway's store (SQLite or PostgreSQL), or
+ * null when none was stored. Read-only, so it works while the gateway runs.
  */
-export function storedOffset(gw: GatewayProcess, account = 'main'): string | null {
-  const db = new Database(join(gw.dataDir, 'switchboard.db'), { readonly: true, fileMustExist: true });
-  try {
-    const row = db.prepare<[string], { value: string }>('SELECT value FROM cursors WHERE key = ?').get(`telegram:${account}:offset`);
-    return row?.value ?? null;
-  } finally {
-    db.close();
-  }
+export async function storedOffset(gw: GatewayProcess, account = 'main'): Promise<string | null> {
+  const rows = await storeRows<{ value: string }>(gw, 'SELECT value FROM cursors WHERE key = ?', [`telegram:${account}:offset`]);
+  return rows[0]?.value ?? null;
 }

@@ -60,7 +60,7 @@ describe('telegram: the update offset is a cursor row', () => {
     expect(existsSync(join(dataDir, 'telegram-main.offset'))).toBe(false);
     expect(readFileSync(join(dataDir, 'telegram-main.offset.imported'), 'utf8')).toContain('"offset":3');
     await tg.waitFor((c) => c.method === 'getUpdates' && Number(params(c).offset) === 4, 15_000, before);
-    expect(storedOffset(gw)).toBe('4');
+    expect(await storedOffset(gw)).toBe('4');
   });
 
   it('a restart resumes from the cursor row, even when an old offset file reappears; no file is written', async () => {
@@ -87,7 +87,7 @@ describe('telegram: the update offset is a cursor row', () => {
     const other = await startGateway({ modelUrl: model.url, dataDir, config: { channels: { telegram: { accounts: { main: account() } } } } });
     await other.waitForLog((l) => l.includes('"event":"telegram_offset_import_ignored"'));
     expect(await firstPollOffset(since)).toBeUndefined();
-    expect(storedOffset(other)).toBeNull();
+    expect(await storedOffset(other)).toBeNull();
     expect(existsSync(join(dataDir, 'telegram-main.offset'))).toBe(false);
     await other.stop();
   });

@@ -22,7 +22,7 @@ describe('telegram: shutdown and the inbox', () => {
     await waitForText(tg, ALICE.dm.id, 'The long first answer.');
     expect((await env.gw.exited).code).toBe(0);
     expect(env.gw.logs().some((l) => l.includes('"event":"dead_letter"'))).toBe(false);
-    const offset = storedOffset(env.gw);
+    const offset = await storedOffset(env.gw);
     expect(offset).toMatch(/^\d+$/);
     expect(Number(offset)).toBeLessThanOrEqual(second.update_id);
     // The next start answers it.
