@@ -65,6 +65,8 @@ export interface ChannelContextDeps {
   console?: ConsoleAuth;
   /** Replicas on PostgreSQL: channel frames for other replicas' viewers, and shared marks (see wiring/replica-fanout.ts). */
   replicas?: { fanout(channelId: string): ChannelFanout; marks: SharedMarks };
+  /** `leased` when replicas share the database: exclusive receivers start only under their lease (wiring/receivers.ts). */
+  receiving?: 'direct' | 'leased';
 }
 
 /** Turn states in which a pending approval can still be answered usefully. */
@@ -117,6 +119,7 @@ function channelInbox(deps: ChannelContextDeps, ch: Channel): ChannelInbox {
       get: (name) => cursors.get(`${ch.id}:${name}`),
       set: (name, value) => cursors.set(`${ch.id}:${name}`, value),
     },
+    ...(deps.receiving === 'leased' ? { receiving: 'leased' as const } : {}),
   };
 }
 

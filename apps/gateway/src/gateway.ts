@@ -12,8 +12,8 @@ import { buildModels } from './wiring/models.js';
 import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/lifecycle.js';
 import { listen, publishCredentials, writeEndpointFile } from './wiring/publish.js';
 import { openDataDir, openStorage } from './wiring/storage.js';
-import { followReplicas, openReplicas } from './wiring/replica-fanout.js';
-import { resolveReplicaId } from './config-replicas.js';
+import { followReplicas, openFanout } from './wiring/replica-fanout.js';
+import { buildReplicas } from './wiring/replicas.js';
 import { StorageHealth } from './wiring/storage-health.js';
 import { buildRegistry, connectMcp } from './wiring/tools.js';
 import { type ExecHost, prepareExec } from './wiring/exec.js';
@@ -56,7 +56,10 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   // The policy reads the config through this holder and the boundary is handed new settings on its change, so SIGHUP reaches them.
   const live = new LiveConfig(cfg);
   const { storage, databaseFile } = await openStorage(cfg, log, scrubber(configSecrets(cfg)));
-  const replicas = await openReplicas(cfg, storage, log, resolveReplicaId(cfg.gateway.replicaId));
+  const replicas = buildReplicas(cfg, storage, log);
+  // Replicas share one database: every line names the replica that wrote it.
+  if (replicas.receiving === 'leased') log = log.child({ replica: replicas.id });
+  const fanout = await openFanout(cfg, storage, log, replicas.id);
   let engine: TurnEngine | undefined;
   const health = new StorageHealth(storage, {
     intervalMs: cfg.storage.healthInterval,
@@ -99,7 +102,8 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     accepting: flag.accepting,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
-    ...(replicas ? { replicaBus: replicas.bus, subagentSlots: replicas.subagentSlots } : {}),
+    ...(fanout ? { replicaBus: fanout.bus, subagentSlots: fanout.subagentSlots } : {}),
+    replicaId: replicas.id,
   });
   engine = domain.engine;
   const http = await buildHttp({
@@ -113,13 +117,24 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     domain,
     exec: exec.status,
     database: () => health.snapshot(),
-    ...(replicas ? { consoleSessions: replicas.consoleSessions } : {}),
+    ...(fanout ? { consoleSessions: fanout.consoleSessions } : {}),
+    replicas,
     stopping: flag.stopping,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
   });
-  if (replicas) followReplicas(replicas, domain, http.access, log);
-  await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting, ...(replicas ? { replicas: replicas.channels } : {}) });
+  if (fanout) followReplicas(fanout, domain, http.access, log);
+  await startChannels({
+    cfg,
+    log,
+    storage,
+    channels,
+    domain,
+    http,
+    accepting: flag.accepting,
+    receiving: replicas.receiving,
+    ...(fanout ? { replicas: fanout.channels } : {}),
+  });
 
   const endpoint = await listen(http.app, cfg.gateway, instance);
   http.console?.listening(endpoint.url);
@@ -132,6 +147,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const endpointFile = writeEndpointFile(cfg.gateway.dataDir, endpoint);
   await resume(domain, storage, log, endpoint);
   health.start();
+  await replicas.start(channels);
 
   const close = shutdownSequence({
     flag,
@@ -143,10 +159,11 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     channels,
     storage,
     health,
+    replicas,
     endpointFile,
     instance,
     ...(metricsServer ? { metricsServer } : {}),
-    ...(replicas ? { replicas } : {}),
+    ...(fanout ? { fanout } : {}),
   });
   followReloads(live, log, domain);
   return { app: http.app, storage, engine: domain.engine, channels: channels.list, url: endpoint.url, close, reload: (next) => live.reload(next) };

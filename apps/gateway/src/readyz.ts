@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type Channel, isSwbError, type Storage, SwbErrorCode } from '@switchboard/core';
 import type { DatabaseHealth } from './wiring/storage-health.js';
+import type { LeaseView } from './wiring/replicas.js';
 import type { FastifyInstance } from 'fastify';
 import type { FailedAuthGate } from './auth-limiter.js';
 import { sendLockedOut, verifyUnderLimiter } from './limited-verify.js';
@@ -21,12 +22,14 @@ export interface ReadyzDeps {
   console?: ConsoleAuth;
   /** The database's state as of the last health check (`storage.healthInterval`). */
   database(): DatabaseHealth;
+  /** This replica's id and the leases it holds (receivers, sessions), shown with the details. */
+  replica(): { id: string; leases: readonly LeaseView[] };
 }
 
 /**
  * `/readyz`: 200 when the database answers and every required channel is up or degraded (working,
  * with recent failures), 503 while the database is down or a required channel is down or still starting. Anyone gets `{ ready, state }` (`up`; `degraded` when
- * some channel is not up but every required one works; `down`); the database and each
+ * some channel is not up but every required one works; `down`); the database, this replica (id and leases held) and each
  * channel's state and detail (ids, connection counts) and the built-in tools' availability (`tools.exec`: offered, or why not) need an operator token with `read` (or
  * `admin`) — as Bearer, or an operator's console session cookie with those scopes — unless `gateway.readyzDetails` is `public`. A presented wrong token is a failed login.
  */
@@ -88,6 +91,6 @@ export async function registerReadyz(app: FastifyInstance, deps: ReadyzDeps): Pr
     const channels = Object.fromEntries(health.map(({ c, h }) => [c.id, { ...h, required: c.required }]));
     const deadLetters = database.state === 'up' ? await deadLetterSummary(deps.storage) : undefined;
     // A tool that cannot run is not offered; readiness is about the channels, so it only shows here.
-    return reply.code(status).send({ ready, state, database, channels, ...(deadLetters ? { deadLetters } : {}), tools: deps.tools });
+    return reply.code(status).send({ ready, state, database, replica: deps.replica(), channels, ...(deadLetters ? { deadLetters } : {}), tools: deps.tools });
   });
 }

@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import type { OutboundFile } from '@switchboard/agent';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
+  ExclusiveReceiver,
   Channel,
   ChannelContext,
   ChannelFactoryDeps,
@@ -62,6 +63,8 @@ export class SlackChannel implements Channel {
   private readonly faults: FaultBoundary;
   private readonly source: (path: readonly string[]) => ConfigSource;
   private socket: SocketModeConnection | null = null;
+  /** Socket Mode: whether this replica receives (always, alone; under the account's receiver lease, among replicas). */
+  private receiving = false;
   private readonly board = new ApprovalBoard();
   private readonly recent = new RecentKeys();
   private threads: AnsweredThreads | null = null;
@@ -95,21 +98,7 @@ export class SlackChannel implements Channel {
     this.drafts = createWebClient(this.cfg.botToken, { ...spec, retries: 0, rejectRateLimitedCalls: true });
     this.names = new UserNames(createWebClient(this.cfg.botToken, { ...spec, retries: 0, timeoutMs: 1000 }));
     this.threads = new AnsweredThreads((channel) => ctx.ledger.finalsSince(channel, 0));
-    if (this.cfg.mode === 'socket') {
-      this.socket = new SocketModeConnection({
-        appToken: this.cfg.appToken ?? '',
-        apiUrl: this.cfg.apiUrl,
-        clientPingTimeout: this.cfg.clientPingTimeout,
-        livenessTimeout: this.cfg.livenessTimeout,
-        reconnectBackoffMax: this.cfg.reconnectBackoffMax,
-        apiTimeout: timeoutMs,
-        refusedRetryInterval: this.cfg.refusedRetryInterval,
-        refused: (code, retryInMs) => refusal(this.account, this.source(['appToken']), code, retryInMs),
-        signal: this.abort.signal,
-        log: this.log.child({ receiver: 'socket' }),
-        onEnvelope: (env) => this.onEnvelope(env),
-      });
-    }
+    if (this.cfg.mode === 'socket') this.receiving = ctx.inbox.receiving !== 'leased';
     // Slack is reached in the background: start never waits on the network, so the gateway listens at once.
     const authClient = createWebClient(this.cfg.botToken, { ...spec, retries: 0 });
     this.connecting = this.connect(authClient, timeoutMs).catch((err: unknown) => this.faults.record({ channel: this.id, task: 'connect' }, err));
@@ -126,6 +115,43 @@ export class SlackChannel implements Channel {
       );
       this.log.info({ paths: slackPaths(this.account) }, 'slack events endpoint mounted');
     }
+  }
+
+  /** Socket Mode runs on one replica per app: the gateway resumes and pauses it under the account's receiver lease. */
+  exclusiveReceiver(): ExclusiveReceiver | null {
+    if (this.cfg.mode !== 'socket') return null;
+    return {
+      resume: () => {
+        this.receiving = true;
+        if (this.self) this.openSocket();
+      },
+      pause: async () => {
+        this.receiving = false;
+        const socket = this.socket;
+        this.socket = null;
+        await socket?.stop();
+      },
+    };
+  }
+
+  /** A new Socket Mode connection (a stopped one never reconnects), once the bot is identified. */
+  private openSocket(): void {
+    if (this.socket || this.stopped || !this.receiving || this.abort.signal.aborted) return;
+    const timeoutMs = this.cfg.apiTimeout;
+    this.socket = new SocketModeConnection({
+      appToken: this.cfg.appToken ?? '',
+      apiUrl: this.cfg.apiUrl,
+      clientPingTimeout: this.cfg.clientPingTimeout,
+      livenessTimeout: this.cfg.livenessTimeout,
+      reconnectBackoffMax: this.cfg.reconnectBackoffMax,
+      apiTimeout: timeoutMs,
+      refusedRetryInterval: this.cfg.refusedRetryInterval,
+      refused: (code, retryInMs) => refusal(this.account, this.source(['appToken']), code, retryInMs),
+      signal: this.abort.signal,
+      log: this.log.child({ receiver: 'socket' }),
+      onEnvelope: (env) => this.onEnvelope(env),
+    });
+    this.socket.start();
   }
 
   /**
@@ -165,7 +191,7 @@ export class SlackChannel implements Channel {
         await sleep(delay, undefined, { signal, ref: false }).catch(() => undefined);
       }
     }
-    if (!signal.aborted) this.socket?.start();
+    if (!signal.aborted) this.openSocket();
   }
 
   health(): ChannelHealth {
@@ -176,6 +202,12 @@ export class SlackChannel implements Channel {
     if (this.refused) return withFaults({ state: 'down', detail: this.refused.detail });
     if (!this.identity.ok) return withFaults({ state: 'starting', detail: this.identity.detail });
     if (this.socket) return withFaults(this.socket.status());
+    if (this.cfg.mode === 'socket') {
+      return withFaults({
+        state: 'up',
+        detail: `standby: another replica holds the Socket Mode connection (lease receiver:${this.id}); this one takes over if it stops`,
+      });
+    }
     return withFaults({ state: 'up', detail: `http: ${slackPaths(this.account).events}` });
   }
 

@@ -11,6 +11,7 @@ import {
   type ChannelFactoryDeps,
   type ChannelHealth,
   type ConversationRef,
+  type ExclusiveReceiver,
   type RenderMeta,
   type TurnEvent,
 } from '@switchboard/core';
@@ -54,7 +55,8 @@ export class TelegramChannel implements Channel {
   private readonly sender: Sender;
   private readonly approvals: ApprovalMessages;
   private readonly patterns: SafeRegex[];
-  private readonly poller: Poller | null = null;
+  /** The long-poll loop while this replica receives (polling mode); null in standby or webhook mode. */
+  private poller: Poller | null = null;
   private readonly inflight = new Set<Promise<void>>();
   private webhookProblem: string | null = null;
   private stopped = false;
@@ -86,32 +88,33 @@ export class TelegramChannel implements Channel {
     this.sender = new Sender(this.apis.api, cfg.token, this.log, this.faults, this.id);
     this.approvals = new ApprovalMessages(() => this.context(), this.sender, this.log, cfg.token);
     this.patterns = cfg.mentionPatterns.map((p) => compileSafeRegex(p, { caseInsensitive: true }));
-    if (cfg.mode === 'polling') {
-      this.poller = new Poller({
-        api: this.apis.pollApi,
-        token: cfg.token,
-        log: this.log,
-        pollTimeoutMs: cfg.pollTimeout,
-        pollStallTimeoutMs: Math.max(cfg.pollStallTimeout, cfg.pollTimeout + 1000),
-        host: this.apis.host,
-        backoff: { baseMs: cfg.retryBaseDelay, maxMs: cfg.retryMaxDelay },
-        authRetryMs: cfg.authRetryInterval,
-        authProblem: (what) => this.authProblem(what),
-        handle: (u) => this.handleUpdate(u),
-        maxAttempts: () => this.ctx?.inbox.maxAttempts ?? 5,
-        deadLetter: (u, error, attempts) => this.deadLetter(u, error, attempts),
-      });
-    }
+  }
+
+  /** A fresh poll loop: one per time this replica starts receiving (a stopped loop never restarts). */
+  private newPoller(): Poller {
+    const cfg = this.cfg;
+    return new Poller({
+      api: this.apis.pollApi,
+      token: cfg.token,
+      log: this.log,
+      pollTimeoutMs: cfg.pollTimeout,
+      pollStallTimeoutMs: Math.max(cfg.pollStallTimeout, cfg.pollTimeout + 1000),
+      host: this.apis.host,
+      backoff: { baseMs: cfg.retryBaseDelay, maxMs: cfg.retryMaxDelay },
+      authRetryMs: cfg.authRetryInterval,
+      authProblem: (what) => this.authProblem(what),
+      handle: (u) => this.handleUpdate(u),
+      maxAttempts: () => this.ctx?.inbox.maxAttempts ?? 5,
+      deadLetter: (u, error, attempts) => this.deadLetter(u, error, attempts),
+    });
   }
 
   async start(ctx: ChannelContext): Promise<void> {
     this.ctx = ctx;
     this.log = ctx.log;
-    if (this.poller) {
-      this.poller.start(new OffsetStore(ctx.inbox.cursors, legacyOffsetFile(this.dataDir, this.account), this.log), async () => {
-        await this.init();
-        await this.apis.api.deleteWebhook({ drop_pending_updates: false });
-      });
+    if (this.cfg.mode === 'polling') {
+      // Replicas on one database: only the holder of this account's receiver lease polls (Telegram allows one poller per bot).
+      if (ctx.inbox.receiving !== 'leased') this.resumePolling();
       return;
     }
     // Telegram redelivers an update answered with 503: count the attempts, dead-letter at the limit.
@@ -128,6 +131,29 @@ export class TelegramChannel implements Channel {
     this.track('webhook set-up', () => this.initWebhook());
   }
 
+  /** Long polling runs on one replica per bot: the gateway resumes and pauses it under the account's receiver lease. */
+  exclusiveReceiver(): ExclusiveReceiver | null {
+    if (this.cfg.mode !== 'polling') return null;
+    return { resume: () => this.resumePolling(), pause: () => this.pausePolling() };
+  }
+
+  private resumePolling(): void {
+    if (this.stopped || this.poller || !this.ctx) return;
+    const poller = this.newPoller();
+    this.poller = poller;
+    // The offset is read from the cursor row at every start: a replica taking over continues where the last holder stopped.
+    poller.start(new OffsetStore(this.ctx.inbox.cursors, legacyOffsetFile(this.dataDir, this.account), this.log), async () => {
+      await this.init();
+      await this.apis.api.deleteWebhook({ drop_pending_updates: false });
+    });
+  }
+
+  private async pausePolling(): Promise<void> {
+    const poller = this.poller;
+    this.poller = null;
+    await poller?.stop();
+  }
+
   health(): ChannelHealth {
     const base = this.linkHealth();
     const last = this.faults.lastFailure;
@@ -139,6 +165,10 @@ export class TelegramChannel implements Channel {
   private linkHealth(): ChannelHealth {
     if (this.stopped) return { state: 'down', detail: 'stopped' };
     if (this.poller) return this.poller.health();
+    if (this.cfg.mode === 'polling') {
+      if (!this.ctx) return { state: 'down', detail: 'polling starting' };
+      return { state: 'up', detail: `standby: another replica polls this bot (it holds the lease receiver:${this.id}); this one takes over if it stops` };
+    }
     if (this.webhookProblem) return { state: this.bot ? 'degraded' : 'down', detail: `webhook: ${this.webhookProblem}` };
     if (!this.bot) return { state: 'down', detail: 'webhook: starting (getMe has not answered yet)' };
     return { state: 'up', detail: this.cfg.webhookUrl ? 'webhook registered' : 'webhook route ready (registered outside the gateway)' };

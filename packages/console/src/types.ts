@@ -19,6 +19,16 @@ export interface Readyz {
   channels?: Record<string, Record<string, unknown>>;
   deadLetters?: { count: number; latest?: { channel: string; failedAt: string; error: string } };
   tools?: { exec?: { available: boolean; sandbox: string; reason?: string } };
+  /** The replica that answered and the leases it holds. */
+  replica?: { id: string; leases: Array<{ name: string }> };
+}
+
+/** `GET /api/v1/replicas`: the replicas on this database and the leases each holds. */
+export interface ReplicasView {
+  engine: string;
+  self: string;
+  replicas: Array<{ id: string; self: boolean; since: string; holds: Array<{ name: string; fence: number; expiresAt: string }> }>;
+  free: Array<{ name: string; lastOwner: string; fence: number }>;
 }
 
 /** The live `stats` event, normalised. */

@@ -196,6 +196,12 @@ export interface ChannelInbox {
    * item before it was accepted.
    */
   readonly cursors: ChannelCursors;
+  /**
+   * `leased` when replicas share this account (storage on PostgreSQL): `start` does not start the
+   * account's {@link Channel.exclusiveReceiver}; the gateway does, while this replica holds its
+   * lease. Absent or `direct`: `start` starts receiving, as a gateway alone does.
+   */
+  readonly receiving?: 'direct' | 'leased';
 }
 
 /**
@@ -530,6 +536,28 @@ export interface Channel {
    * show when it did not. Absent on channels that cannot send files.
    */
   sendFile?(to: ConversationRef, file: OutboundFile, meta: SendFileMeta): Promise<string>;
+  /**
+   * The receiver only one replica may run per account at a time (Telegram long polling, Slack
+   * Socket Mode), when this account has one. With {@link ChannelInbox.receiving} `leased`, `start`
+   * leaves it paused and the gateway resumes it while this replica holds the lease
+   * `receiver:<type>:<account>`, and pauses it when the lease is lost or released. Absent or
+   * null: every replica receives (webhooks, Slack HTTP events, WebSocket).
+   */
+  exclusiveReceiver?(): ExclusiveReceiver | null;
+}
+
+/**
+ * A receiver that runs on one replica per account (see {@link Channel.exclusiveReceiver}).
+ * Sending (renders, notices, approval buttons) works on every replica whether or not it receives.
+ */
+export interface ExclusiveReceiver {
+  /** Starts receiving (polling, the socket); idempotent while it runs. Never throws: failures show in `health()`. */
+  resume(): void;
+  /**
+   * Stops receiving; resolves once no inbound item is between fetch and acceptance, so whatever was
+   * not accepted is fetched again by the next holder (nothing acknowledged is lost). Idempotent.
+   */
+  pause(): Promise<void>;
 }
 
 /** Whose turn a {@link Channel.sendFile} call serves. */

@@ -31,6 +31,7 @@ import type { HookTurnFields } from './permissions/hooks.js';
 import type { PermissionMode } from './permissions/modes.js';
 import type { BudgetGate } from './budgets/gate.js';
 import { TranscriptCache } from './transcript-cache.js';
+import { isLeaseLost, type ReplicaLaneSettings, SessionLanes } from './session-lanes.js';
 import { turnText } from './transcript.js';
 import { cancelledBecause, endStateOf, type TurnEndReason, type TurnEndState } from './turn-end.js';
 import { TurnFinishes } from './turn-finishes.js';
@@ -121,6 +122,12 @@ export interface EngineOptions {
    * shutdown (it resumes later) nor for a message steered into another turn.
    */
   onTurnEnd?(end: TurnEndFacts): void;
+  /**
+   * Replicas on one PostgreSQL (`storage.sessionLeases` must exist): a session's turns run here
+   * only under its lease, and orphaned sessions are resumed (see `SessionLanes`). Absent: one
+   * gateway, no leases.
+   */
+  replica?: ReplicaLaneSettings;
 }
 
 /** What {@link EngineOptions.onTurnEnd} is told: bounded facts only (no ids, no text). */
@@ -190,13 +197,16 @@ export interface Route {
 }
 
 const SHUTDOWN = Symbol('shutdown');
+/** A turn stopped because this replica lost its session lease: the replica that took it resumes the turn. */
+const LEASE_LOST = Symbol('lease lost');
 
 /**
- * Whether a turn's signal was aborted to suspend it for shutdown (it resumes at the next start):
- * what it waits for (an approval) is still pending, not ended.
+ * Whether a turn's signal was aborted to suspend it for shutdown (it resumes at the next start),
+ * or because this replica lost the session's lease (another replica resumes it): what it waits
+ * for (an approval) is still pending, not ended.
  */
 export function suspendedForShutdown(signal: AbortSignal): boolean {
-  return signal.aborted && signal.reason === SHUTDOWN;
+  return signal.aborted && (signal.reason === SHUTDOWN || signal.reason === LEASE_LOST);
 }
 
 interface Lane {
@@ -282,9 +292,20 @@ export class TurnEngine {
   private readonly compaction: EngineCompaction;
   /** Manual compactions in progress by session: the session's next turn waits for it. */
   private readonly compactions = new Map<string, Promise<void>>();
+  /** Session leases between replicas (`options.replica`); null for a single gateway. */
+  private readonly replica: SessionLanes | null = null;
+  /** Sessions whose lease this replica lost while their lane ran: the lane stops. */
+  private readonly lost = new Set<string>();
 
   constructor(private readonly options: EngineOptions) {
     this.transcripts = new TranscriptCache(options.storage, options.transcriptCacheSize ?? 256, options.transcriptCacheEntries ?? 50_000);
+    if (options.replica) {
+      const leases = options.storage.sessionLeases;
+      if (!leases) throw new Error('replica session lanes need a storage with session leases (storage.kind "postgres")');
+      const lanes = new SessionLanes(leases, options.replica, this.transcripts, options.log.child({ component: 'session-lanes' }));
+      this.replica = lanes;
+      this.transcripts.fence = (sessionId) => lanes.fence(sessionId);
+    }
     this.compaction = new EngineCompaction({
       settings: options.compaction ?? DEFAULT_COMPACTION,
       model: options.model,
@@ -310,6 +331,8 @@ export class TurnEngine {
     if ((await this.options.storage.turns.unfinished()).some((t) => t.sessionId === session.id)) return { outcome: 'busy' };
     // A turn may have started while the store was asked.
     if (this.running.has(session.id) || this.compactions.has(session.id)) return { outcome: 'busy' };
+    // Replicas: the compaction writes the session's transcript, so it holds the session's lease meanwhile.
+    if (this.replica && (this.lanes.has(session.id) || !(await this.replica.hold(session.id, () => undefined)))) return { outcome: 'busy' };
     const work = this.compaction.manual({ session, agent: this.options.agent(session.agentId), ...request });
     this.compactions.set(
       session.id,
@@ -322,6 +345,11 @@ export class TurnEngine {
       return await work;
     } finally {
       this.compactions.delete(session.id);
+      if (this.replica) {
+        await this.replica.release(session.id);
+        // A message that came meanwhile found the lease taken: its turn runs now.
+        this.kick(session.id);
+      }
     }
   }
 
@@ -364,8 +392,21 @@ export class TurnEngine {
     return turns.length;
   }
 
-  /** Resumes every unfinished turn found at start-up, in order, per session. */
+  /**
+   * Resumes every unfinished turn found at start-up, in order, per session. Replicas: starts the
+   * orphan scan instead (sessions with unfinished work whose lease nobody holds), which also
+   * resumes what a replica that died or left had running; returns how many sessions it found now.
+   */
   async resumeAll(): Promise<number> {
+    if (this.replica) {
+      const orphans = await this.options.storage.sessionLeases!.orphans(this.options.replica!.leaseTtlMs);
+      for (const s of orphans) this.kick(s);
+      this.replica.start(
+        (s) => this.kick(s),
+        (s) => this.lanes.has(s),
+      );
+      return orphans.length;
+    }
     const turns = await this.options.storage.turns.unfinished();
     for (const t of turns) {
       if (t.state === 'queued') continue;
@@ -421,11 +462,20 @@ export class TurnEngine {
     return this.running.size;
   }
 
-  /** Stops taking turns, aborts running ones as suspended, and waits for lanes to settle. */
+  /**
+   * Stops taking turns, aborts running ones as suspended, and waits for lanes to settle.
+   * Replicas: then releases every session lease, so another replica resumes the suspended turns now.
+   */
   async shutdown(): Promise<void> {
     this.stopping = true;
     for (const r of this.running.values()) r.controller.abort(SHUTDOWN);
     await Promise.allSettled([...this.lanes.values()].map((l) => l.done));
+    await this.replica?.stop();
+  }
+
+  /** The sessions whose lease this replica holds now (replicas; empty for a single gateway). */
+  heldSessions(): string[] {
+    return this.replica?.heldSessions() ?? [];
   }
 
   /** Waits until the lanes are idle or `ms` passes (graceful drain). */
@@ -454,9 +504,10 @@ export class TurnEngine {
       let last: string | null = null;
       try {
         for (;;) {
+          if (this.replica && !(await this.takeLane(sessionId))) return;
           lane.again = false;
           for (;;) {
-            if (this.stopping) return;
+            if (this.stopping || this.lost.has(sessionId)) return;
             const next = this.resumable.get(sessionId)?.shift() ?? (await this.options.storage.turns.nextQueued(sessionId));
             if (!next) break;
             if (next.id === last) {
@@ -466,6 +517,13 @@ export class TurnEngine {
             last = next.id;
             await this.compactions.get(sessionId);
             await this.runTurn(next);
+          }
+          if (this.replica) {
+            // Released before the last look: a message accepted by another replica while this one
+            // held the lease found it taken, and is seen here (or that replica's lane takes it).
+            await this.replica.release(sessionId);
+            if (this.stopping || (!lane.again && !(await this.options.storage.turns.nextQueued(sessionId)))) break;
+            continue;
           }
           if (!lane.again) break;
         }
@@ -477,8 +535,28 @@ export class TurnEngine {
       } finally {
         this.lanes.delete(sessionId);
         this.resumable.delete(sessionId);
+        this.lost.delete(sessionId);
+        await this.replica?.release(sessionId);
       }
     })();
+  }
+
+  /**
+   * Replicas: takes the session's lease for this lane (false while another replica holds it) and
+   * reads what this replica must resume: every unfinished turn of the session that is not queued
+   * was left by a replica that died, left or lost the lease (this one included).
+   */
+  private async takeLane(sessionId: string): Promise<boolean> {
+    const replica = this.replica!;
+    const lease = await replica.hold(sessionId, () => {
+      this.lost.add(sessionId);
+      this.running.get(sessionId)?.controller.abort(LEASE_LOST);
+    });
+    if (!lease) return false;
+    const left = (await this.options.storage.turns.unfinished()).filter((t) => t.sessionId === sessionId && t.state !== 'queued');
+    if (left.length > 0) this.resumable.set(sessionId, left);
+    else this.resumable.delete(sessionId);
+    return true;
   }
 
   /** One turn: load it, prepare its transcript, build its policy, run the loop, finish. */
@@ -498,6 +576,12 @@ export class TurnEngine {
       const result = await this.runLoop(active, policy, start);
       await this.endLoop(active, policy, result);
     } catch (err) {
+      // A fenced write refused: the replica that took the session's lease resumes the turn; nothing more is written here.
+      if (isLeaseLost(err) || this.lost.has(turn.sessionId)) {
+        this.lost.add(turn.sessionId);
+        active.log.warn({ err }, 'session lease lost: the turn is left to the replica that took it');
+        return;
+      }
       if (isSwbError(err, SwbErrorCode.StorageUnavailable)) {
         // Not the turn's failure: it stays unfinished in the store and runs again from what was
         // stored once the database answers (resumeInterrupted); its sender sees no final until then.
@@ -507,6 +591,7 @@ export class TurnEngine {
       }
       active.log.error({ err }, 'turn failed');
       await this.finish(active, { state: 'failed', reason: 'internal', error: INTERNAL_ERROR }).catch(async (e: unknown) => {
+        if (isLeaseLost(e)) return void active.log.warn({ err: e }, 'session lease lost while recording a failed turn');
         // What the turn had not stored yet may be what failed: record the end on its own.
         active.log.error({ err: e }, 'could not record the failed turn with its entries');
         await this.options.storage.turns
@@ -768,6 +853,10 @@ export class TurnEngine {
   /** Step 5: how the loop ended becomes the turn's end — or its suspension for shutdown. */
   private async endLoop(active: ActiveTurn, policy: TurnPolicy, result: QueryResult): Promise<void> {
     const reason: TurnEndReason = result.reason;
+    if (reason === 'aborted' && active.run.controller.signal.reason === LEASE_LOST) {
+      active.log.warn('session lease lost: the turn stops here and resumes on the replica that took it');
+      return;
+    }
     if (reason === 'aborted' && suspendedForShutdown(active.run.controller.signal)) {
       await active.journal.finish({ state: 'suspended', reason: 'shutdown', usage: active.usage });
       active.log.info('turn suspended for shutdown');
@@ -845,6 +934,7 @@ export class TurnEngine {
       sessionId,
       taken.map((p) => p.turnId),
       entries,
+      this.transcripts.fence(sessionId),
     );
     this.transcripts.mirror(sessionId, stored);
     for (const p of taken) {

@@ -14,6 +14,7 @@ export type {
   ChannelHealth,
   ChannelHttp,
   ChannelInbox,
+  ExclusiveReceiver,
   ChannelLedger,
   ChannelModule,
   ChannelPeople,
@@ -54,6 +55,7 @@ export {
   type AuditEntry,
   type Entry,
   type EntryKind,
+  type Fence,
   type Identity,
   type InboxItem,
   type NewApproval,
@@ -71,6 +73,7 @@ export {
   SCOPES,
   type Session,
   type SessionFilter,
+  type SessionLeaseStore,
   type SessionSettings,
   type Sidechain,
   type SidechainState,
@@ -146,6 +149,7 @@ export {
   resultPage,
   storedResult,
 } from './context/read-result.js';
+export { isLeaseLost, type ReplicaLaneSettings, SessionLanes } from './session-lanes.js';
 export {
   type AgentRuntime,
   countUsage,

@@ -128,6 +128,37 @@ export interface TurnFinish {
    * (idempotent on turn, part and kind, as `deliveries.record`): see `TurnFinishes`.
    */
   delivery?: NewDelivery;
+  /** The session lease this write presents (replicas on PostgreSQL): refused once another replica took it. */
+  fence?: Fence;
+}
+
+/**
+ * The token of a held session lease (`session:<id>`, issue 20): a transcript write that presents
+ * it fails with `SWB_E_LEASE_LOST` once the lease changed hands or lapsed. SQLite ignores fences.
+ */
+export interface Fence {
+  name: string;
+  owner: string;
+  /** Grows every time the lease changes hands. */
+  fence: number;
+}
+
+/**
+ * Session leases (issue 20, replicas on PostgreSQL): a session's turns run on the one replica that
+ * holds `session:<id>`. Absent on SQLite (one gateway: no leases).
+ */
+export interface SessionLeaseStore {
+  /** Takes the session's lease for `owner` for `ttlMs` (extends it when `owner` holds it); null while another replica holds it. */
+  acquire(sessionId: string, owner: string, ttlMs: number): Promise<Fence | null>;
+  /** Extends a held lease by `ttlMs`; null when it lapsed or changed hands. */
+  renew(lease: Fence, ttlMs: number): Promise<Fence | null>;
+  /** Lets a held lease lapse now (the next holder takes it at once). */
+  release(lease: Fence): Promise<void>;
+  /**
+   * Sessions with work nobody holds: an unfinished turn that is not queued (a replica died or left
+   * while running it), or a queued turn older than `queuedForMs`, and no live session lease.
+   */
+  orphans(queuedForMs: number): Promise<string[]>;
 }
 
 /** What `turns.summary` answers. */
@@ -396,8 +427,8 @@ export interface Storage {
     resolve(key: SessionKey): Promise<Session>;
     get(id: string): Promise<Session | null>;
     list(filter?: SessionFilter): Promise<Session[]>;
-    /** Appends in one transaction, numbering entries after the session's last seq. */
-    append(sessionId: string, entries: NewEntry[]): Promise<Entry[]>;
+    /** Appends in one transaction, numbering entries after the session's last seq (refused when `fence` is not held: see {@link Fence}). */
+    append(sessionId: string, entries: NewEntry[], fence?: Fence): Promise<Entry[]>;
     load(sessionId: string): Promise<Entry[]>;
     /**
      * What the model's view of the session is built from, in order: with a `compact` boundary,
@@ -440,12 +471,12 @@ export interface Storage {
      * — one transaction. Returns the turn and the entries as stored (numbered after the
      * session's last seq).
      */
-    begin(turnId: string, entries: readonly NewEntry[], calls?: readonly NewUsageRecord[]): Promise<TurnWrite>;
+    begin(turnId: string, entries: readonly NewEntry[], calls?: readonly NewUsageRecord[], fence?: Fence): Promise<TurnWrite>;
     /**
      * For a begun turn: appends `entries` to its session and records `calls` — one transaction.
      * Returns the entries as stored.
      */
-    append(turnId: string, entries: readonly NewEntry[], calls?: readonly NewUsageRecord[]): Promise<Entry[]>;
+    append(turnId: string, entries: readonly NewEntry[], calls?: readonly NewUsageRecord[], fence?: Fence): Promise<Entry[]>;
     /**
      * Ends (or suspends) a turn in one transaction: appends `entries` (what the turn has not stored
      * yet), sets the state, reason, error and usage, and records `delivery` (the last final part)
@@ -460,7 +491,7 @@ export interface Storage {
      * and marks those queued turns `completed` with reason `steered` — one transaction. Returns
      * the entries as stored.
      */
-    absorb(sessionId: string, turnIds: string[], entries: NewEntry[]): Promise<Entry[]>;
+    absorb(sessionId: string, turnIds: string[], entries: NewEntry[], fence?: Fence): Promise<Entry[]>;
     /** Marks every running / awaiting_approval turn `suspended` (shutdown); returns how many. */
     suspendActive(): Promise<number>;
     inbox(inboxId: string): Promise<InboxItem | null>;
@@ -625,6 +656,8 @@ export interface Storage {
   readonly counters?: SharedCounters;
   /** Which engine stores the data. */
   readonly engine: 'sqlite' | 'postgres';
+  /** Session leases between replicas (PostgreSQL); absent on SQLite. */
+  sessionLeases?: SessionLeaseStore;
   /**
    * Whether the database answers now (`/readyz`): one trivial round trip, bounded by the pool's
    * connection timeout. Never throws.

@@ -1,5 +1,5 @@
 import { lastBoundary } from './context/compaction-view.js';
-import type { Entry, NewEntry, Storage } from './storage.js';
+import type { Entry, Fence, NewEntry, Storage } from './storage.js';
 
 /**
  * What the model's view needs of a transcript (as `Storage.sessions.loadFromBoundary` reads it):
@@ -25,6 +25,8 @@ function dropSummarized(entries: Entry[]): Entry[] {
 export class TranscriptCache {
   private readonly map = new Map<string, Entry[]>();
   private entries = 0;
+  /** The session lease this replica holds for a session (replicas on PostgreSQL): presented by every transcript write. */
+  fence: (sessionId: string) => Fence | undefined = () => undefined;
 
   /**
    * @param max sessions kept at most
@@ -63,7 +65,8 @@ export class TranscriptCache {
 
   /** Appends durably and mirrors the stored entries. */
   async append(sessionId: string, entries: NewEntry[]): Promise<Entry[]> {
-    const stored = await this.storage.sessions.append(sessionId, entries);
+    const fence = this.fence(sessionId);
+    const stored = fence ? await this.storage.sessions.append(sessionId, entries, fence) : await this.storage.sessions.append(sessionId, entries);
     const cached = this.map.get(sessionId);
     if (cached) this.push(cached, stored);
     return stored;

@@ -65,10 +65,11 @@ export class TurnJournal {
     if (this.begun && this.waiting.length === 0 && this.calls.length === 0) return;
     const entries = [...this.waiting];
     const calls = [...this.calls];
+    const fence = this.transcripts.fence(this.sessionId);
     if (this.begun) {
-      this.transcripts.mirror(this.sessionId, await this.storage.turns.append(this.turnId, entries, calls));
+      this.transcripts.mirror(this.sessionId, await this.storage.turns.append(this.turnId, entries, calls, fence));
     } else {
-      const written = await this.storage.turns.begin(this.turnId, entries, calls);
+      const written = await this.storage.turns.begin(this.turnId, entries, calls, fence);
       this.begun = true;
       this.transcripts.mirror(this.sessionId, written.entries);
     }
@@ -80,7 +81,8 @@ export class TurnJournal {
   async finish(end: Omit<TurnFinish, 'entries' | 'calls'>): Promise<TurnWrite> {
     const entries = [...this.waiting];
     const calls = [...this.calls];
-    const written = await this.storage.turns.finish(this.turnId, { ...end, entries, calls });
+    const fence = this.transcripts.fence(this.sessionId);
+    const written = await this.storage.turns.finish(this.turnId, { ...end, entries, calls, ...(fence ? { fence } : {}) });
     this.waiting.splice(0, entries.length);
     this.calls.splice(0, calls.length);
     this.begun = true;

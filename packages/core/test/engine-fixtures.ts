@@ -196,6 +196,8 @@ export function harness(opts: {
   onTurnEnd?: EngineOptions['onTurnEnd'];
   /** Told when a turn was cut off by a storage outage. */
   onStorageOutage?: EngineOptions['onStorageOutage'];
+  /** Session lanes between replicas (the storage must have session leases: PostgreSQL). */
+  replica?: EngineOptions['replica'];
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
@@ -244,6 +246,7 @@ export function harness(opts: {
     },
     ...(opts.onTurnEnd ? { onTurnEnd: opts.onTurnEnd } : {}),
     ...(opts.onStorageOutage ? { onStorageOutage: opts.onStorageOutage } : {}),
+    ...(opts.replica ? { replica: opts.replica } : {}),
   };
   engine = new TurnEngine(options);
   const route = (principalId = 'p1'): Route => ({

@@ -59,7 +59,7 @@ describe('leases', () => {
     expect(got.filter((l) => l !== null)).toHaveLength(1);
   });
 
-  it('a released (lapsed) lease fails its holder's fenced writes at once', async () => {
+  it("a released (lapsed) lease fails its holder's fenced writes at once", async () => {
     const a = await acquireLease(db, 'session:2', 'replica-a', 5000);
     if (!a) throw new Error('no lease');
     await releaseLease(db, a);
@@ -131,13 +131,20 @@ describe('LISTEN/NOTIFY bus', () => {
 
   it('parseBusPayload never throws and only returns flat events with a topic and a sender', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.anything().map((v) => JSON.stringify(v) ?? '')), (s) => {
-        const e = parseBusPayload(s);
-        if (e === null) return;
-        expect(typeof e.topic).toBe('string');
-        expect(typeof e.from).toBe('string');
-        for (const v of Object.values(e)) expect(v === null || ['string', 'number', 'boolean'].includes(typeof v)).toBe(true);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.anything().map((v) => JSON.stringify(v) ?? ''),
+        ),
+        (s) => {
+          const e = parseBusPayload(s);
+          if (e === null) return;
+          expect(typeof e.topic).toBe('string');
+          expect(typeof e.from).toBe('string');
+          for (const v of Object.values(e)) expect(v === null || ['string', 'number', 'boolean'].includes(typeof v)).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
     expect(parseBusPayload('{"topic":"x","from":"r","__proto__":{"polluted":1}}')).toBeNull();

@@ -45,12 +45,12 @@ export class ChildOutput {
   }
 
   /**
-   * Resolves with the first line (already collected or later) matching `match`. Rejects after
-   * `timeoutMs`, or when `gone` settles first, with the tail of the output in the message.
+   * Resolves with the first line (already collected from line index `from` on, or later) matching
+   * `match`. Rejects after `timeoutMs`, or when `gone` settles first, with the tail of the output in the message.
    */
-  waitForLine(match: LineMatcher, timeoutMs: number, gone?: Promise<unknown>, what = 'process'): Promise<string> {
+  waitForLine(match: LineMatcher, timeoutMs: number, gone?: Promise<unknown>, what = 'process', from = 0): Promise<string> {
     const pred = toLinePredicate(match);
-    const found = this.lines.find(pred);
+    const found = this.lines.slice(from).find(pred);
     if (found !== undefined) return Promise.resolve(found);
     return new Promise<string>((resolve, reject) => {
       let off = () => {};
@@ -67,7 +67,7 @@ export class ChildOutput {
       void gone?.then(() => {
         off();
         clearTimeout(timer);
-        const late = this.lines.find(pred);
+        const late = this.lines.slice(from).find(pred);
         if (late !== undefined) resolve(late);
         else reject(new Error(`${what} exited before a log line matched ${String(match)}\n${this.tail()}`));
       });

@@ -83,8 +83,8 @@ export interface GatewayProcess {
   readonly exited: Promise<ExitInfo>;
   /** Every stdout/stderr line so far. */
   logs(): string[];
-  /** The first line (so far or later) matching; rejects on timeout (default 10 000 ms) or exit. */
-  waitForLog(match: LineMatcher, timeoutMs?: number): Promise<string>;
+  /** The first line (so far from line index `from` on, or later) matching; rejects on timeout (default 10 000 ms) or exit. */
+  waitForLog(match: LineMatcher, timeoutMs?: number, from?: number): Promise<string>;
   /** Reads `<dataDir>/credentials.json`. */
   credentials(): GatewayCredentials;
   /** Sends `signal` (default SIGKILL) and resolves on exit. */
@@ -251,7 +251,7 @@ async function spawnGateway(spec: SpawnSpec): Promise<GatewayProcess> {
     child,
     exited,
     logs: () => [...out.lines],
-    waitForLog: (match, timeoutMs = 10_000) => out.waitForLine(match, timeoutMs, exited, `gateway pid ${pid}`),
+    waitForLog: (match, timeoutMs = 10_000, from = 0) => out.waitForLine(match, timeoutMs, exited, `gateway pid ${pid}`, from),
     credentials: () => JSON.parse(readFileSync(join(spec.dataDir, 'credentials.json'), 'utf8')) as GatewayCredentials,
     kill: (signal = 'SIGKILL') => {
       if (running()) child.kill(signal);

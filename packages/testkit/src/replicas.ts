@@ -171,10 +171,7 @@ export async function startReplicas(opts: StartReplicasOptions): Promise<Replica
         let failed = 0;
         const errors: string[] = [];
         for (const { gw, index } of live) {
-          // Lines are offered in order, old ones first: skip those before the mark.
-          let seen = 0;
-          const skip = o.since?.get(gw) ?? 0;
-          gw.waitForLog((line) => ++seen > skip && pred(line), timeoutMs).then(
+          gw.waitForLog(pred, timeoutMs, o.since?.get(gw) ?? 0).then(
             (line) => resolve({ index, line }),
             (err: unknown) => {
               errors.push(`replica ${index}: ${err instanceof Error ? err.message : String(err)}`);

@@ -15,6 +15,7 @@ import type { FailedAuthGate } from '../auth-limiter.js';
 import type { ResolvedModel } from '../config-models.js';
 import type { BoundaryService } from '@switchboard/core';
 import type { ConsoleAuth } from '../console/request-auth.js';
+import type { ReplicaPlane } from '../wiring/replicas.js';
 
 /** What the control API's route modules work with. */
 export interface ControlApiDeps {
@@ -39,6 +40,8 @@ export interface ControlApiDeps {
   budgets: BudgetService;
   /** A person's data that deleting the principal exports and erases (memories, workspace; profiles join it). */
   personalData: PersonalData;
+  /** This process as a replica, and every replica's leases (`GET /api/v1/replicas`). */
+  replicas: ReplicaPlane;
   /** The console's sessions (cookie auth); absent when `console.enabled` is false. */
   console?: ConsoleAuth;
 }

@@ -17,6 +17,7 @@ import { modeRoutes } from './modes.js';
 import { modelRoutes } from './models.js';
 import { principalRoutes } from './principals.js';
 import { profileRoutes } from './profiles.js';
+import { replicaRoutes } from './replicas.js';
 import { ruleRoutes } from './rules.js';
 import { sessionAdminRoutes } from './session-admin.js';
 import { sessionCompactRoutes } from './session-compact.js';
@@ -58,6 +59,7 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   usageRoutes,
   budgetRoutes,
   memoryRoutes,
+  replicaRoutes,
 ];
 
 async function authenticate(deps: ControlApiDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> {

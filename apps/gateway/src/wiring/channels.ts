@@ -39,6 +39,8 @@ export interface ChannelStartInputs {
   accepting(): boolean;
   /** Replicas on PostgreSQL (see replica-fanout.ts). */
   replicas?: ChannelContextDeps['replicas'];
+  /** `leased` among replicas (PostgreSQL): exclusive receivers wait for their lease (wiring/replicas.ts). */
+  receiving: 'direct' | 'leased';
 }
 
 /** Start-up step: starts each channel, one after the other, with its context bound to it (before the listen). */
@@ -63,6 +65,7 @@ export async function startChannels(inputs: ChannelStartInputs): Promise<void> {
     access: http.access,
     tokenExpiry: http.tokenExpiry,
     accepting: inputs.accepting,
+    receiving: inputs.receiving,
     inboxMaxAttempts: inputs.cfg.limits.inboxMaxAttempts,
     files: http.files,
     ...(http.console ? { console: http.console } : {}),

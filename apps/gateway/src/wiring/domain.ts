@@ -24,6 +24,7 @@ import {
   TurnEngine,
   type WorkspaceDirectories,
   type TurnEndFacts,
+  type ReplicaLaneSettings,
 } from '@switchboard/core';
 import { ExecRunQueue } from '@switchboard/tools';
 import type { Logger } from 'pino';
@@ -79,6 +80,8 @@ export interface DomainInputs {
   replicaBus?: ReplicaBus;
   /** Replicas on PostgreSQL: subagent slots counted across replicas. */
   subagentSlots?: SubagentSlots;
+  /** This process's replica id (`gateway.replicaId`): on PostgreSQL, the owner of its session leases. */
+  replicaId?: string;
 }
 
 /** The domain services (packages/core), wired to each other. */
@@ -253,6 +256,7 @@ function buildEngine(
   return new TurnEngine({
     ...loop,
     storage: inputs.storage,
+    ...replicaLanes(inputs),
     ...(inputs.onStorageOutage ? { onStorageOutage: inputs.onStorageOutage } : {}),
     log: log.child({ component: 'engine' }),
     imageBlocks: cfg.files.imageBlocks,
@@ -329,4 +333,15 @@ function buildRouting(inputs: DomainInputs, engine: TurnEngine): { router: Route
     ...(inputs.feed ? { onPairing: inputs.feed.pairing } : {}),
   });
   return { router, boundary };
+}
+
+/**
+ * Session lanes across replicas (docs/adr/0010-replica-session-leases.md): on PostgreSQL a
+ * session's turns run under its lease (`replicas.leaseTtl`), and orphaned sessions are looked for
+ * every half lease, so a dead replica's turns resume within about one and a half leases. SQLite: none.
+ */
+function replicaLanes(inputs: DomainInputs): { replica?: ReplicaLaneSettings } {
+  const { storage, replicaId, cfg } = inputs;
+  if (storage.engine !== 'postgres' || !storage.sessionLeases || replicaId === undefined) return {};
+  return { replica: { owner: replicaId, leaseTtlMs: cfg.replicas.leaseTtl, orphanScanMs: Math.floor(cfg.replicas.leaseTtl / 2) } };
 }

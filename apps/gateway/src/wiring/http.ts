@@ -17,6 +17,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { registerMetricsRoute } from '../metrics/metrics-http.js';
 import type { ExecStatus } from './exec.js';
 import type { DatabaseHealth } from './storage-health.js';
+import type { ReplicaPlane } from './replicas.js';
 import { TokenExpiry } from '../token-expiry.js';
 import { ConsoleSessions } from '../console/console-sessions.js';
 import { consoleSite } from '../console/static-site.js';
@@ -63,6 +64,8 @@ export interface HttpInputs {
   exec: ExecStatus;
   /** The database's state (the storage health check), for `/readyz`. */
   database(): DatabaseHealth;
+  /** This process as a replica (its id and leases), for `/readyz` and `GET /api/v1/replicas`. */
+  replicas: ReplicaPlane;
   /** True once the gateway is shutting down: every request then gets 503 `shutting_down`. */
   stopping(): boolean;
   /** Served at `/metrics` on this port (behind a `read` token) when `metrics.port` is unset. */
@@ -111,6 +114,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     details: cfg.gateway.readyzDetails,
     tools: { exec: inputs.exec },
     database: inputs.database,
+    replica: () => ({ id: inputs.replicas.id, leases: inputs.replicas.held() }),
     ...(consoleAuth ? { console: consoleAuth } : {}),
   });
   if (inputs.metrics && cfg.metrics.port === undefined) registerMetricsRoute(app, inputs.metrics, { storage, limiter, clientAddress });
@@ -133,6 +137,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
     agentTools: inputs.agents.toolNames,
     models: { list: inputs.models.list, maxTokens: inputs.models.maxTokens },
     budgets: domain.budgets,
+    replicas: inputs.replicas,
     personalData: personalDataOf(storage, workspacesRootOf(cfg)),
     ...(consoleAuth ? { console: consoleAuth } : {}),
   });

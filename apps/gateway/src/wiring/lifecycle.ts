@@ -1,4 +1,4 @@
-import type { Replicas } from './replica-fanout.js';
+import type { ReplicaFanout } from './replica-fanout.js';
 import { rmSync } from 'node:fs';
 import type { Storage } from '@switchboard/core';
 import type { Logger } from 'pino';
@@ -12,6 +12,7 @@ import type { Endpoint } from './publish.js';
 import type { McpConnection } from './tools.js';
 import type { MetricsServer } from '../metrics/metrics-http.js';
 import type { StorageHealth } from './storage-health.js';
+import type { ReplicaPlane } from './replicas.js';
 
 /** Whether the gateway is shutting down: set once by `close`, read by the HTTP hook, the router and the channels. */
 export class StopFlag {
@@ -58,18 +59,20 @@ export interface ShutdownParts {
   storage: Storage;
   /** The database health check, stopped before the database closes. */
   health: StorageHealth;
+  /** This replica's leases: receivers handed off first, the presence released before the database closes. */
+  replicas: ReplicaPlane;
   endpointFile: string;
   instance: InstanceLock;
   /** The metrics port (`metrics.port`), if it has one. */
   metricsServer?: MetricsServer;
   /** Replicas on PostgreSQL: the listening connection closes after the channels stopped. */
-  replicas?: Replicas;
+  fanout?: ReplicaFanout;
 }
 
 /**
- * The gateway's `close`: stop accepting, let running turns finish for the grace period, suspend
+ * The gateway's `close`: hand this replica's receivers over (release their leases), stop accepting, let running turns finish for the grace period, suspend
  * the rest, then close broker, token timers, grants, boundary and MCP, stop the channels, close
- * HTTP (and the metrics port) and the database, remove the endpoint file and release the data-dir lock, in that order.
+ * HTTP (and the metrics port), release the replica's presence, close the database, remove the endpoint file and release the data-dir lock, in that order.
  * Idempotent: every call returns the same promise.
  */
 export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
@@ -78,6 +81,8 @@ export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
   let closing: Promise<void> | null = null;
   return () =>
     (closing ??= (async () => {
+      // Receivers first, while this replica still accepts: what they were storing is stored, and another replica polls at once.
+      await parts.replicas.handOff();
       flag.stop();
       const before = engine.active;
       const drained = await engine.drain(parts.shutdownGraceMs);
@@ -94,7 +99,8 @@ export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
       await parts.http.app.close();
       await parts.metricsServer?.close();
       await parts.health.stop();
-      await parts.replicas?.close();
+      await parts.fanout?.close();
+      await parts.replicas.close();
       await parts.storage.close();
       rmSync(parts.endpointFile, { force: true });
       parts.instance.release();

@@ -26,7 +26,7 @@ const RULES_CHANGED = 'rules_changed';
 const ACCESS_CHANGED = 'access_changed';
 
 /** The replication plumbing of a gateway on PostgreSQL. */
-export interface Replicas {
+export interface ReplicaFanout {
   readonly replicaId: string;
   readonly bus: ReplicaBus;
   /** What channels get in their context (`fanout`, `marks`). */
@@ -44,7 +44,7 @@ export interface Replicas {
  * undefined for SQLite (a single gateway: nobody to tell). Rejects when the listening connection
  * cannot be opened (the pool just connected, so the server is reachable).
  */
-export async function openReplicas(cfg: Readonly<Config>, storage: Storage, log: Logger, replicaId: string): Promise<Replicas | undefined> {
+export async function openFanout(cfg: Readonly<Config>, storage: Storage, log: Logger, replicaId: string): Promise<ReplicaFanout | undefined> {
   if (storage.engine !== 'postgres') return undefined;
   const db = (storage as PostgresStorage).db;
   const busLog = log.child({ component: 'replicas', replicaId });
@@ -97,7 +97,7 @@ export function announceRulesChanged(bus: ReplicaBus): () => void {
  * here is published; one received is emitted here, and not published again). After a gap every
  * approval a turn here waits for is re-read, and the rules are reloaded.
  */
-export function followReplicas(replicas: Replicas, domain: Domain, access: AccessEvents, log: Logger): void {
+export function followReplicas(replicas: ReplicaFanout, domain: Domain, access: AccessEvents, log: Logger): void {
   const { bus } = replicas;
   const wake = (approvalId: string) =>
     void domain.broker.refresh(approvalId).catch((err: unknown) => log.warn({ err, approvalId }, 'replica bus: re-reading a decided approval failed'));

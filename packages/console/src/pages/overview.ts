@@ -5,7 +5,7 @@ import { formatCount, formatDuration, formatTime } from '../format';
 import { html } from '../html';
 import { useAsync, useEvents } from '../hooks';
 import { type ConsoleSession, hasScope } from '../session';
-import type { ChannelInfo, Readyz, Stats, TurnEnded } from '../types';
+import type { ChannelInfo, Readyz, ReplicasView, Stats, TurnEnded } from '../types';
 import { statsOf } from '../types';
 
 async function loadReadyz(): Promise<Readyz | null> {
@@ -36,6 +36,24 @@ function ChannelCard(props: { channel: ChannelInfo; readyDetail?: Record<string,
   </li>`;
 }
 
+/** One replica: its id, since when it runs, the accounts it receives for and how many sessions it runs. */
+function ReplicaCard(props: { replica: ReplicasView['replicas'][number] }) {
+  const { replica } = props;
+  const receivers = replica.holds.filter((h) => h.name.startsWith('receiver:')).map((h) => h.name.slice('receiver:'.length));
+  const sessions = replica.holds.filter((h) => h.name.startsWith('session:')).length;
+  return html`<li class="card replica" data-testid=${`replica-${replica.id}`} data-self=${replica.self ? 'true' : 'false'}>
+    <div class="row">
+      <strong>${replica.id}</strong>
+      ${replica.self ? html`<span class="muted small">this console's replica</span>` : null}
+    </div>
+    <p class="detail small">
+      since ${formatTime(replica.since)} ·
+      <span data-testid=${`replica-receivers-${replica.id}`}>${receivers.length > 0 ? `receives for ${receivers.join(', ')}` : 'no receiver'}</span> ·
+      <span data-testid=${`replica-sessions-${replica.id}`}>${formatCount(sessions)} running session${sessions === 1 ? '' : 's'}</span>
+    </p>
+  </li>`;
+}
+
 function Stat(props: { label: string; value: string; testid: string; to?: string }) {
   const value = html`<span class="stat-value" data-testid=${props.testid}>${props.value}</span>`;
   return html`<div class="card stat">
@@ -49,6 +67,7 @@ export function OverviewPage(props: { session: ConsoleSession }) {
   const canRead = hasScope(props.session, 'read');
   const channels = useAsync(async () => (canRead ? (await api.get<{ channels: ChannelInfo[] }>('/channels')).channels : []), [canRead]);
   const ready = useAsync(loadReadyz, []);
+  const replicas = useAsync(async () => (canRead ? api.get<ReplicasView>('/replicas') : null), [canRead]);
   const today = useAsync(async () => (canRead ? api.get<{ activeTurns: number; turns: Record<string, number> }>('/stats/turns') : null), [canRead]);
   const initial = useAsync(async () => {
     const out: { approvals: number | null; pairing: number | null } = { approvals: null, pairing: null };
@@ -76,6 +95,7 @@ export function OverviewPage(props: { session: ConsoleSession }) {
       // Each stats tick also re-reads the channels (their counters; and health after a missed event).
       setHealth({});
       channels.reload();
+      replicas.reload();
       today.reload();
       const s = statsOf(data);
       if (s) {
@@ -126,6 +146,15 @@ export function OverviewPage(props: { session: ConsoleSession }) {
     <ul class="channels" data-testid="channels">
       ${list.map((c) => html`<${ChannelCard} key=${c.id} channel=${c} readyDetail=${r?.channels?.[c.id]} />`)}
     </ul>
+
+    ${
+      replicas.data && replicas.data.engine === 'postgres'
+        ? html`<h2>Replicas</h2>
+            <ul class="channels" data-testid="replicas">
+              ${replicas.data.replicas.map((x) => html`<${ReplicaCard} key=${x.id} replica=${x} />`)}
+            </ul>`
+        : null
+    }
 
     <h2>Turns</h2>
     ${

@@ -19,6 +19,9 @@ export interface Lease {
   expiresAt: number;
 }
 
+/** What a fenced write, a renewal or a release presents of a held lease. */
+export type LeaseToken = Pick<Lease, 'name' | 'owner' | 'fence'>;
+
 /** One row of `leases`, as the control API shows it. */
 export interface LeaseRow extends Lease {
   acquiredAt: number;
@@ -58,7 +61,7 @@ export async function acquireLease(q: Sql, name: string, owner: string, ttlMs: n
 }
 
 /** Extends a held lease by `ttlMs` from now; null when it lapsed or changed hands (the holder must stop). */
-export async function renewLease(q: Sql, lease: Lease, ttlMs: number): Promise<Lease | null> {
+export async function renewLease(q: Sql, lease: LeaseToken, ttlMs: number): Promise<Lease | null> {
   const row = await q.row<Row>(
     `UPDATE leases SET expires_at = ${NOW_MS} + $4
      WHERE name = $1 AND owner = $2 AND fence = $3 AND expires_at > ${NOW_MS}
@@ -69,7 +72,7 @@ export async function renewLease(q: Sql, lease: Lease, ttlMs: number): Promise<L
 }
 
 /** Lets a held lease lapse now (graceful hand-off); the row and its fence stay. False when it was not held any more. */
-export async function releaseLease(q: Sql, lease: Lease): Promise<boolean> {
+export async function releaseLease(q: Sql, lease: LeaseToken): Promise<boolean> {
   return (
     (await q.run(`UPDATE leases SET expires_at = ${NOW_MS} WHERE name = $1 AND owner = $2 AND fence = $3 AND expires_at > ${NOW_MS}`, [
       lease.name,
@@ -84,7 +87,7 @@ export async function releaseLease(q: Sql, lease: Lease): Promise<boolean> {
  * transaction) and checks it is still this holder's. Throws {@link LeaseLostError} otherwise, which
  * rolls the write back.
  */
-export async function fenced(q: Sql, lease: Lease): Promise<void> {
+export async function fenced(q: Sql, lease: LeaseToken): Promise<void> {
   const ok = await q.row(`SELECT 1 FROM leases WHERE name = $1 AND owner = $2 AND fence = $3 AND expires_at > ${NOW_MS} FOR SHARE`, [
     lease.name,
     lease.owner,
@@ -104,7 +107,7 @@ export async function listLeases(q: Sql, prefix = ''): Promise<LeaseRow[]> {
 /** A fenced write found its lease taken by another owner (or lapsed). */
 export class LeaseLostError extends Error {
   readonly code = 'SWB_E_LEASE_LOST';
-  constructor(readonly lease: Lease) {
+  constructor(readonly lease: LeaseToken) {
     super(`lease ${lease.name} (fence ${lease.fence}) is no longer held by ${lease.owner}`);
     this.name = 'LeaseLostError';
   }

@@ -14,6 +14,7 @@ import { pgOfferSwitchRepo } from './offer-switch-repo.js';
 import { pgPrincipalRepo, pgTokenRepo } from './principal-repo.js';
 import { pgInstructionFileRepo, pgProfileRepo } from './profile-repo.js';
 import { pgSessionOps, pgSessionRepo } from './session-repo.js';
+import { pgSessionLeases } from './session-leases.js';
 import { pgSharedCounters } from './shared-counters.js';
 import { pgSidechainRepo } from './sidechain-repo.js';
 import { pgTurnRepo } from './turn-repo.js';
@@ -85,6 +86,7 @@ export function postgresStorage(db: PgDb): PostgresStorage {
     instructionFiles: pgInstructionFileRepo(db),
     sidechains: pgSidechainRepo(db),
     cursors: pgCursorRepo(db),
+    sessionLeases: pgSessionLeases(db),
     counters: pgSharedCounters(db),
     async ping() {
       try {

@@ -2,6 +2,7 @@ import { type Entry, type NewEntry, type SessionKey, type Storage, sessionKeyStr
 import { type EntryRow, type SessionRow, toEntry, toSession } from '../rows.js';
 import { boundaryThrough, mergeSettings, newSessionRow } from '../session-repo.js';
 import type { PgDb, Sql } from './db.js';
+import { fenced } from './leases.js';
 
 /**
  * Session operations that run inside a caller's transaction (`q`, from `db.tx`); none opens one
@@ -110,8 +111,11 @@ export function pgSessionRepo(db: PgDb, ops: PgSessionOps): Storage['sessions'] 
       );
       return rows.map(toSession);
     },
-    async append(sessionId, entries) {
-      return db.tx((q) => ops.append(q, sessionId, entries));
+    async append(sessionId, entries, fence) {
+      return db.tx(async (q) => {
+        if (fence) await fenced(q, fence);
+        return ops.append(q, sessionId, entries);
+      });
     },
     async load(sessionId) {
       return (await load(db, sessionId)).map(toEntry);

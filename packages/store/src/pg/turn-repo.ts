@@ -3,6 +3,7 @@ import type { AcceptResult, NewUsageRecord, Storage, TurnState } from '@switchbo
 import { type InboxRow, type TurnRow, toInboxItem, toTurn } from '../rows.js';
 import { duplicateOf, turnSummary, UNFINISHED } from '../turn-repo.js';
 import type { PgDb, Sql } from './db.js';
+import { fenced } from './leases.js';
 import type { PgDeliveryOps } from './delivery-repo.js';
 import type { PgSessionOps } from './session-repo.js';
 import type { PgUsageOps } from './usage-repo.js';
@@ -45,8 +46,9 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
   };
 
   return {
-    async absorb(sessionId, turnIds, entries) {
+    async absorb(sessionId, turnIds, entries, fence) {
       return db.tx(async (q) => {
+        if (fence) await fenced(q, fence);
         const now = Date.now();
         for (const id of turnIds) {
           const n = await q.run(
@@ -97,16 +99,18 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
       const row = await db.row<TurnRow>(`SELECT * FROM turns WHERE session_id = $1 AND state = 'queued' ORDER BY created_at, rowid LIMIT 1`, [sessionId]);
       return row ? toTurn(row) : null;
     },
-    async begin(turnId, entries, calls = []) {
+    async begin(turnId, entries, calls = [], fence) {
       return db.tx(async (q) => {
+        if (fence) await fenced(q, fence);
         const row = await update(q, turnId, 'running', null, null);
         const stored = await sessions.append(q, row.session_id, entries);
         await recordCalls(q, calls);
         return { turn: toTurn(row), entries: stored };
       });
     },
-    async append(turnId, entries, calls = []) {
+    async append(turnId, entries, calls = [], fence) {
       return db.tx(async (q) => {
+        if (fence) await fenced(q, fence);
         const row = await q.row<{ session_id: string }>('SELECT session_id FROM turns WHERE id = $1', [turnId]);
         if (!row) throw new Error(`unknown turn ${turnId}`);
         const stored = await sessions.append(q, row.session_id, entries);
@@ -116,6 +120,7 @@ export function pgTurnRepo(db: PgDb, sessions: PgSessionOps, deliveries: PgDeliv
     },
     async finish(turnId, end) {
       return db.tx(async (q) => {
+        if (end.fence) await fenced(q, end.fence);
         let row = await update(q, turnId, end.state, end.reason ?? null, end.error ?? null);
         const stored = await sessions.append(q, row.session_id, end.entries ?? []);
         await recordCalls(q, end.calls ?? []);
