@@ -21,6 +21,7 @@ import { runLongSession } from './lib/long-session.mjs';
 import { LONG_TARGETS, longSessionRows } from './lib/long-session-rows.mjs';
 import { EXEC_TARGETS, execRows, runExecBench } from './lib/exec.mjs';
 import { runStorageBench, storageRows } from './lib/storage-engines.mjs';
+import { replicasRows, runReplicasBench } from './lib/replicas.mjs';
 import {
   GATEWAY_CONFIG,
   WORKSPACE_FILE,
@@ -71,7 +72,9 @@ const PLAN = {
   budgetMs: 270_000, // stop issuing turns after this (the run must stay under 5 minutes)
   // The long-session load (bench/lib/long-session.mjs) runs last, on its own gateway, with its own budget.
   longSession: args['skip-long'] ? null : { turns: Q ? 60 : 500, window: Number(args.window), budgetMs: 150_000 },
-  hardLimitMs: 335_000 + (args['skip-long'] ? 0 : 160_000), // then give up, clean up and exit 1 (45 s of it for the exec and storage figures)
+  // The replicas load (bench/lib/replicas.mjs): 32 sessions on SQLite ×1 and PostgreSQL ×1, ×2, ×3.
+  replicasTurns: Q ? 160 : 800,
+  hardLimitMs: 335_000 + (args['skip-long'] ? 0 : 160_000) + 240_000, // then give up, clean up and exit 1 (45 s of it for the exec and storage figures, 240 s for the replicas load)
 };
 if (PLAN.longSession && (!Number.isInteger(PLAN.longSession.window) || PLAN.longSession.window < 1024)) {
   process.stderr.write(`bench: --window must be a whole number of tokens ≥ 1024 (got ${args.window})\n`);
@@ -614,6 +617,15 @@ try {
     results.storage = { error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err) };
     log(`storage FAILED: ${err instanceof Error ? err.stack : err}`);
   }
+
+  // --- replicas: 32 sessions through real gateways, SQLite ×1 vs PostgreSQL ×1/×2/×3 (bench/lib/replicas.mjs) ---
+  try {
+    results.replicas = await runReplicasBench(tk, { modelUrl: fake.url, turns: PLAN.replicasTurns, log });
+  } catch (err) {
+    exitCode = 1;
+    results.replicas = { error: err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err) };
+    log(`replicas FAILED: ${err instanceof Error ? err.stack : err}`);
+  }
 } catch (err) {
   exitCode = 1;
   results.error = err instanceof Error ? `${err.message}\n${err.stack ?? ''}` : String(err);
@@ -747,6 +759,7 @@ function buildTable(r) {
   if (r.longSession?.turnsDone !== undefined) rows.push(...longSessionRows(r.longSession));
   if (r.exec?.checkMicrosMedian !== undefined) rows.push(...execRows(r.exec));
   if (r.storage?.levels) rows.push(...storageRows(r.storage));
+  if (r.replicas?.sessions) rows.push(...replicasRows(r.replicas));
   return rows;
 }
 

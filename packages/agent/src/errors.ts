@@ -31,6 +31,11 @@ const CATALOGUE = {
     retryable: true,
     message: 'The database is unreachable right now; send the message again shortly.',
   },
+  LeaseLost: {
+    code: 'SWB_E_LEASE_LOST',
+    retryable: false,
+    message: 'Another replica took the lease this write presented; the write was refused and changed nothing.',
+  },
   Startup: { code: 'SWB_E_STARTUP', retryable: false, message: 'The gateway could not start with this config.' },
   InstanceLocked: { code: 'SWB_E_INSTANCE_LOCKED', retryable: false, message: 'Another Switchboard gateway is already running on this data dir.' },
   // Permissions

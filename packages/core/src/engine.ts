@@ -554,8 +554,11 @@ export class TurnEngine {
     });
     if (!lease) return false;
     const left = (await this.options.storage.turns.unfinished()).filter((t) => t.sessionId === sessionId && t.state !== 'queued');
-    if (left.length > 0) this.resumable.set(sessionId, left);
-    else this.resumable.delete(sessionId);
+    if (left.length > 0) {
+      // Their subagents ran on the replica that left them: they never run again (as at a single gateway's start).
+      await this.options.storage.sidechains.interruptRunning(left.map((t) => t.id));
+      this.resumable.set(sessionId, left);
+    } else this.resumable.delete(sessionId);
     return true;
   }
 

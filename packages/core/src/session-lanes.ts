@@ -1,3 +1,4 @@
+import { isSwbError, SwbErrorCode } from './errors.js';
 import type { Logger } from 'pino';
 import type { Fence, SessionLeaseStore } from './storage.js';
 import type { TranscriptCache } from './transcript-cache.js';
@@ -152,5 +153,5 @@ export class SessionLanes {
 
 /** Whether a thrown value is a fenced write refused because this replica's session lease is gone. */
 export function isLeaseLost(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'SWB_E_LEASE_LOST';
+  return isSwbError(err, SwbErrorCode.LeaseLost);
 }

@@ -640,8 +640,11 @@ export interface Storage {
     get(sessionId: string, toolUseId: string): Promise<Sidechain | null>;
     /** A session's sidechains, oldest first. */
     list(sessionId: string): Promise<Sidechain[]>;
-    /** Marks every `running` sidechain `interrupted` (start-up: nothing runs them any more); returns how many. */
-    interruptRunning(): Promise<number>;
+    /**
+     * Marks `running` sidechains `interrupted` (nothing runs them any more): every one (start-up of
+     * a single gateway), or those of `turnIds` (replicas: turns another replica left); returns how many.
+     */
+    interruptRunning(turnIds?: readonly string[]): Promise<number>;
   };
   /** Channel cursors that survive a restart (the Telegram update offset), one text value per key. */
   cursors: {

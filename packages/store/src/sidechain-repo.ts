@@ -50,6 +50,9 @@ export function sidechainRepo(db: Database): Storage['sidechains'] {
   const get = db.prepare<[string, string], SidechainRow>('SELECT * FROM sidechains WHERE session_id = ? AND tool_use_id = ?');
   const list = db.prepare<[string], SidechainRow>('SELECT * FROM sidechains WHERE session_id = ? ORDER BY created_at, rowid');
   const interrupt = db.prepare<[number]>("UPDATE sidechains SET state = 'interrupted', updated_at = ? WHERE state = 'running'");
+  const interruptOf = db.prepare<[number, string]>(
+    "UPDATE sidechains SET state = 'interrupted', updated_at = ? WHERE state = 'running' AND turn_id IN (SELECT value FROM json_each(?))",
+  );
   return {
     async start(s) {
       const now = Date.now();
@@ -65,8 +68,8 @@ export function sidechainRepo(db: Database): Storage['sidechains'] {
     async list(sessionId) {
       return list.all(sessionId).map(sidechainOf);
     },
-    async interruptRunning() {
-      return interrupt.run(Date.now()).changes;
+    async interruptRunning(turnIds) {
+      return turnIds ? interruptOf.run(Date.now(), JSON.stringify(turnIds)).changes : interrupt.run(Date.now()).changes;
     },
   };
 }

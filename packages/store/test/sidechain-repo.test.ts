@@ -40,6 +40,25 @@ describe.each(engines())('sidechains (subagent transcripts, %s)', (_name, engine
     expect(await s.sidechains.list(sessionId)).toEqual([]);
   });
 
+  it('only the running ones of the given turns become interrupted (a replica resuming turns another one left)', async () => {
+    s = await engine.open();
+    const left = await queueTurn(s, 'm1');
+    const alive = await queueTurn(s, 'm2');
+    await s.sidechains.start({ sessionId: left.sessionId, toolUseId: 'toolu_left', turnId: left.turnId, type: 'general', description: 'd', messages: prompt });
+    await s.sidechains.start({
+      sessionId: alive.sessionId,
+      toolUseId: 'toolu_alive',
+      turnId: alive.turnId,
+      type: 'general',
+      description: 'd',
+      messages: prompt,
+    });
+    expect(await s.sidechains.interruptRunning([left.turnId, 'no-such-turn'])).toBe(1);
+    expect(await s.sidechains.interruptRunning([])).toBe(0);
+    expect((await s.sidechains.get(left.sessionId, 'toolu_left'))?.state).toBe('interrupted');
+    expect((await s.sidechains.get(alive.sessionId, 'toolu_alive'))?.state).toBe('running');
+  });
+
   it('a damaged row reads as an empty, failed sidechain instead of throwing', async () => {
     s = await engine.open();
     const { sessionId, turnId } = await queueTurn(s, 'm1');

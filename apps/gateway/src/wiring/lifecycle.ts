@@ -39,7 +39,8 @@ export async function resume(domain: Domain, storage: Storage, log: Logger, endp
   domain.boundary.start();
   await domain.broker.cancelEnded();
   // A subagent never resumes (its parent's `task` call is told it was interrupted): its sidechain says so.
-  const cut = await storage.sidechains.interruptRunning();
+  // Replicas (PostgreSQL): other replicas' subagents still run; a lane that resumes a turn cuts off its own.
+  const cut = storage.engine === 'postgres' ? 0 : await storage.sidechains.interruptRunning();
   if (cut > 0) log.info({ sidechains: cut }, 'subagents cut off by the restart marked interrupted');
   const resumed = await domain.engine.resumeAll();
   log.info({ event: 'listening', url: endpoint.url, host: endpoint.host, port: endpoint.port, resumedTurns: resumed }, 'gateway listening');

@@ -1,3 +1,4 @@
+import { SwbError, SwbErrorCode } from '@switchboard/core';
 import type { Sql } from './db.js';
 
 // Leases on PostgreSQL (issue 20): a named row with an owner, an expiry and a fencing number.
@@ -105,10 +106,9 @@ export async function listLeases(q: Sql, prefix = ''): Promise<LeaseRow[]> {
 }
 
 /** A fenced write found its lease taken by another owner (or lapsed). */
-export class LeaseLostError extends Error {
-  readonly code = 'SWB_E_LEASE_LOST';
+export class LeaseLostError extends SwbError {
   constructor(readonly lease: LeaseToken) {
-    super(`lease ${lease.name} (fence ${lease.fence}) is no longer held by ${lease.owner}`);
+    super(SwbErrorCode.LeaseLost, `lease ${lease.name} (fence ${lease.fence}) is no longer held by ${lease.owner}`);
     this.name = 'LeaseLostError';
   }
 }

@@ -31,7 +31,13 @@ export function pgSidechainRepo(db: PgDb): Storage['sidechains'] {
     async list(sessionId) {
       return (await db.rows<SidechainRow>('SELECT * FROM sidechains WHERE session_id = $1 ORDER BY created_at, rowid', [sessionId])).map(sidechainOf);
     },
-    async interruptRunning() {
+    async interruptRunning(turnIds) {
+      if (turnIds) {
+        return db.run("UPDATE sidechains SET state = 'interrupted', updated_at = $1 WHERE state = 'running' AND turn_id = ANY($2::text[])", [
+          Date.now(),
+          [...turnIds],
+        ]);
+      }
       return db.run("UPDATE sidechains SET state = 'interrupted', updated_at = $1 WHERE state = 'running'", [Date.now()]);
     },
   };
