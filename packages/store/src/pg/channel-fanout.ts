@@ -105,6 +105,8 @@ export class PgFanoutHub {
       }
     })().finally(() => {
       this.flushing = null;
+      // Sent between the loop's last check and here: flush those too.
+      if (this.pending.length > 0) this.kick();
     });
   }
 
