@@ -133,6 +133,21 @@ describe('receiver leases', () => {
     await standby.close();
   });
 
+  it('a forged wake-up grants nothing: a standby woken while the lease is held stays a standby', async () => {
+    timeline.length = 0;
+    const h = replica('h');
+    await h.start();
+    const s = replica('s');
+    await s.start();
+    for (let i = 0; i < 5; i++) s.nudge();
+    // The nudged ticks ran (their acquire answered null) once the next renewal of s has happened too.
+    await s.handOff();
+    expect(timeline).toEqual(['h:resume', 's:pause']);
+    expect(h.held().map((l) => l.name)).toEqual(['replica:h', 'receiver:telegram:main']);
+    await s.close();
+    await h.close();
+  });
+
   it('a lease taken from under its holder (it stalled past its expiry) stops that holder at its next renewal', async () => {
     timeline.length = 0;
     const e = replica('e');

@@ -188,6 +188,9 @@ describe('rolling restart of three replicas while people chat (issue 20, accepta
         `alice says ${n}`,
       ).toHaveLength(1);
 
+    // An answer is sent just before its turn is marked completed: wait for the last ones' lines.
+    const open = await db.rows<{ id: string }>(`SELECT id FROM turns WHERE state <> 'completed'`);
+    for (const t of open) await replicas.waitForLog((l) => l.includes(`"turnId":"${t.id}"`) && l.includes('"state":"completed"'));
     // In the shared database: one inbox row and one completed turn per message, one final part each.
     const total = ada.sent + bo.sent + cy.sent + alice;
     const rows = await db.rows<{ turns: number; done: number; finals: number }>(

@@ -116,11 +116,14 @@ describe('telegram polling across replicas (issue 20, acceptance 3)', () => {
         expect(replica.leases.map((l) => l.name)).toEqual([`replica:${replicas.replicaId(i)}`]);
       }
     }
+    // A forged wake-up (any database user may NOTIFY) makes the standbys try, and fail, to take the held lease.
+    await db.run(`SELECT pg_notify('switchboard_leases', $1)`, [JSON.stringify({ topic: 'lease_released', from: 'forger', name: LEASE })]);
     for (const n of [1, 2, 3]) tg.sendUserMessage(TOKEN, { chat: ALICE.dm, from: ALICE.user, text: `steady ${n}` });
     for (const n of [1, 2, 3]) await waitForFinal(`echo: steady ${n}`);
     expect(answerCounts()).toEqual({ 'echo: steady 1': 1, 'echo: steady 2': 1, 'echo: steady 3': 1 });
     // One poller at a time: Telegram never had to end one poll for another.
     expect(tg.events.filter((e) => e.type === 'poll-conflict')).toEqual([]);
+    expect(await holderIndex()).toBe(holder);
   });
 
   it('kill -9 of the poller: another replica takes the lease; updates sent meanwhile are answered exactly once', async () => {
@@ -169,6 +172,9 @@ describe('telegram polling across replicas (issue 20, acceptance 3)', () => {
       'echo: afterwards': 1,
     });
     for (const text of ['steady 1', 'meanwhile 1', 'meanwhile 2', 'meanwhile 3', 'afterwards']) expect(modelCallsFor(text)).toBe(1);
+    // The last answer is sent just before its turn is marked completed: wait for that line.
+    const last = await db.row<{ id: string }>(`SELECT t.id FROM turns t JOIN inbox i ON t.inbox_id = i.id WHERE i.channel = 'telegram' AND i.dedupe_key = '8'`);
+    await replicas.waitForLog((l) => l.includes(`"turnId":"${last?.id}"`) && l.includes('"state":"completed"'));
     // One inbox row and one completed turn per update in the shared database; the offset is past the last one.
     const rows = await db.rows<{ key: string; turns: number; done: number }>(
       `SELECT i.dedupe_key AS key, count(t.id)::int AS turns, count(t.id) FILTER (WHERE t.state = 'completed')::int AS done

@@ -194,10 +194,10 @@ export function harness(opts: {
   timezone?: string;
   /** Told of every turn's end (metrics). */
   onTurnEnd?: EngineOptions['onTurnEnd'];
-  /** Told when a turn was cut off by a storage outage. */
-  onStorageOutage?: EngineOptions['onStorageOutage'];
   /** Session lanes between replicas (the storage must have session leases: PostgreSQL). */
   replica?: EngineOptions['replica'];
+  /** Told when a turn was cut off by a storage outage. */
+  onStorageOutage?: EngineOptions['onStorageOutage'];
 }): Harness {
   const raw = opts.raw ?? openSqliteStorage({ file: ':memory:' });
   const { storage, writes } = countWrites(raw);
@@ -245,8 +245,8 @@ export function harness(opts: {
       cancelled.push(turnId);
     },
     ...(opts.onTurnEnd ? { onTurnEnd: opts.onTurnEnd } : {}),
-    ...(opts.onStorageOutage ? { onStorageOutage: opts.onStorageOutage } : {}),
     ...(opts.replica ? { replica: opts.replica } : {}),
+    ...(opts.onStorageOutage ? { onStorageOutage: opts.onStorageOutage } : {}),
   };
   engine = new TurnEngine(options);
   const route = (principalId = 'p1'): Route => ({
