@@ -12,6 +12,7 @@ import {
   type ChannelApprovals,
   type ChannelClientAuth,
   type ChannelContext,
+  type ChannelFanout,
   type ChannelInbox,
   type ChannelPeople,
   type ConversationRef,
@@ -19,6 +20,7 @@ import {
   type InboundMessage,
   type Session,
   type SessionKey,
+  type SharedMarks,
   type Storage,
   type TurnEngine,
 } from '@switchboard/core';
@@ -61,6 +63,8 @@ export interface ChannelContextDeps {
   files?: FileShelf;
   /** The console's sessions (`console.enabled`): the web chat signs in on the `default` WebSocket account with their cookie. */
   console?: ConsoleAuth;
+  /** Replicas on PostgreSQL: channel frames for other replicas' viewers, and shared marks (see wiring/replica-fanout.ts). */
+  replicas?: { fanout(channelId: string): ChannelFanout; marks: SharedMarks };
   /** `leased` when replicas share the database: exclusive receivers start only under their lease (wiring/receivers.ts). */
   receiving?: 'direct' | 'leased';
 }
@@ -84,6 +88,7 @@ export function channelContext(deps: ChannelContextDeps, ch: Channel, app: Fasti
     ...(ch.authenticatesClients ? { clientAuth: clientAuth(deps, ch.id === WEB_CHAT_CHANNEL ? deps.console : undefined) } : {}),
     http: { register: async (plugin) => void (await app.register(plugin)), ...(deps.files ? { files: deps.files } : {}) },
     log: deps.log.child({ channel: ch.id }),
+    ...(deps.replicas ? { fanout: deps.replicas.fanout(ch.id), marks: deps.replicas.marks } : {}),
   };
 }
 

@@ -45,6 +45,15 @@ export const storageSchema = z
     connectionTimeout: bounded(100, 600_000, '100ms').default(5_000),
     /** How often the database is pinged for `/readyz` (and unfinished turns resumed once it is back). */
     healthInterval: bounded(200, 600_000, '200ms').default(5_000),
+    /** Replicas on PostgreSQL: how they tell each other what changed (LISTEN/NOTIFY; only read for `postgres`). */
+    fanout: z
+      .strictObject({
+        /** How long streamed frames staged for other replicas' viewers are kept (replayed after a dropped listening connection). */
+        retention: bounded(1_000, 600_000, '1s').default(120_000),
+        /** Wait between attempts to reconnect the listening connection. */
+        reconnectDelay: bounded(200, 600_000, '200ms').default(1_000),
+      })
+      .prefault({}),
   })
   .superRefine((s, ctx) => {
     if (s.kind !== 'postgres') return;

@@ -12,6 +12,7 @@ import { buildModels } from './wiring/models.js';
 import { StopFlag, followReloads, resume, shutdownSequence } from './wiring/lifecycle.js';
 import { listen, publishCredentials, writeEndpointFile } from './wiring/publish.js';
 import { openDataDir, openStorage } from './wiring/storage.js';
+import { followReplicas, openFanout } from './wiring/replica-fanout.js';
 import { buildReplicas } from './wiring/replicas.js';
 import { StorageHealth } from './wiring/storage-health.js';
 import { buildRegistry, connectMcp } from './wiring/tools.js';
@@ -58,6 +59,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
   const replicas = buildReplicas(cfg, storage, log);
   // Replicas share one database: every line names the replica that wrote it.
   if (replicas.receiving === 'leased') log = log.child({ replica: replicas.id });
+  const fanout = await openFanout(cfg, storage, log, replicas.id);
   let engine: TurnEngine | undefined;
   const health = new StorageHealth(storage, {
     intervalMs: cfg.storage.healthInterval,
@@ -100,6 +102,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     accepting: flag.accepting,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
+    ...(fanout ? { replicaBus: fanout.bus, subagentSlots: fanout.subagentSlots } : {}),
     replicaId: replicas.id,
   });
   engine = domain.engine;
@@ -114,12 +117,24 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     domain,
     exec: exec.status,
     database: () => health.snapshot(),
+    ...(fanout ? { consoleSessions: fanout.consoleSessions } : {}),
     replicas,
     stopping: flag.stopping,
     ...(metrics ? { metrics } : {}),
     ...(feed ? { feed } : {}),
   });
-  await startChannels({ cfg, log, storage, channels, domain, http, accepting: flag.accepting, receiving: replicas.receiving });
+  if (fanout) followReplicas(fanout, domain, http.access, log);
+  await startChannels({
+    cfg,
+    log,
+    storage,
+    channels,
+    domain,
+    http,
+    accepting: flag.accepting,
+    receiving: replicas.receiving,
+    ...(fanout ? { replicas: fanout.channels } : {}),
+  });
 
   const endpoint = await listen(http.app, cfg.gateway, instance);
   http.console?.listening(endpoint.url);
@@ -148,6 +163,7 @@ export async function startGateway(cfg: Readonly<Config>, log: Logger, opts: Sta
     endpointFile,
     instance,
     ...(metricsServer ? { metricsServer } : {}),
+    ...(fanout ? { fanout } : {}),
   });
   followReloads(live, log, domain);
   return { app: http.app, storage, engine: domain.engine, channels: channels.list, url: endpoint.url, close, reload: (next) => live.reload(next) };

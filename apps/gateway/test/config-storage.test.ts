@@ -15,6 +15,7 @@ describe('storage', () => {
       statementTimeout: 30_000,
       connectionTimeout: 5_000,
       healthInterval: 5_000,
+      fanout: { retention: 120_000, reconnectDelay: 1_000 },
     });
   });
 
@@ -22,7 +23,19 @@ describe('storage', () => {
     const s = parse(
       `{ storage: { kind: "postgres", url: "${URL_WITH_PASSWORD}", pool: { max: 4 }, statementTimeout: "2s", connectionTimeout: "1s", healthInterval: "250ms" } }`,
     ).storage;
-    expect(s).toEqual({ kind: 'postgres', url: URL_WITH_PASSWORD, pool: { max: 4 }, statementTimeout: 2000, connectionTimeout: 1000, healthInterval: 250 });
+    expect(s).toEqual({
+      kind: 'postgres',
+      url: URL_WITH_PASSWORD,
+      pool: { max: 4 },
+      statementTimeout: 2000,
+      connectionTimeout: 1000,
+      healthInterval: 250,
+      fanout: { retention: 120_000, reconnectDelay: 1_000 },
+    });
+    const fanout = parse('{ storage: { fanout: { retention: "30s", reconnectDelay: "500ms" } } }').storage.fanout;
+    expect(fanout).toEqual({ retention: 30_000, reconnectDelay: 500 });
+    expect(() => parse('{ storage: { fanout: { retention: "10ms" } } }')).toThrow(/storage\.fanout\.retention/);
+    expect(() => parse('{ storage: { fanout: { nope: 1 } } }')).toThrow(/storage\.fanout/);
     expect(parse('{ storage: { kind: "postgres", url: "postgresql://localhost/db" } }').storage.url).toBe('postgresql://localhost/db');
   });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { SharedMarks } from '@switchboard/core';
 
 /** The header that names a session: `[A-Za-z0-9_-]{1,64}`, one session per (token, label). */
 export const SESSION_HEADER = 'x-switchboard-session';
@@ -79,6 +80,23 @@ export class RequestKeys {
     this.recent.set(hash, { key, expiresAt: now + this.windowMs });
     while (this.recent.size > this.maxRemembered) this.recent.delete(this.recent.keys().next().value!);
     return key;
+  }
+
+  /**
+   * {@link keyFor}, with the window shared by replicas when `marks` is given (a gateway on
+   * PostgreSQL): the same request sent to another replica within the window gets the same key.
+   * The in-memory window answers first; a failed database write falls back to it.
+   */
+  async sharedKeyFor(who: RequestIdentity, idempotencyKey: string | null, marks: SharedMarks | undefined, scope: string, now = Date.now()): Promise<string> {
+    const key = this.keyFor(who, idempotencyKey, now);
+    if (idempotencyKey !== null || !marks) return key;
+    const hash = sha(who.tokenId, who.label ?? '', who.agentId, who.text);
+    const r = await marks.put(`openai:${scope}:${hash}`, key, this.recent.get(hash)?.expiresAt ?? now + this.windowMs).catch(() => null);
+    if (!r || r.created || !/^h:[0-9a-f]{40}:[0-9a-z]{1,12}$/.test(r.value)) return key;
+    // Another replica saw it first: its key, here too for the rest of the window.
+    const mine = this.recent.get(hash);
+    if (mine) mine.key = r.value;
+    return r.value;
   }
 
   private prune(now: number): void {

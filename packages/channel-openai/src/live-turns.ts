@@ -192,6 +192,11 @@ export class LiveTurns {
     this.dropIfIdle(clientId, req);
   }
 
+  /** Whether a request for the client id waits here (has a listener). */
+  waiting(clientId: string): boolean {
+    return (this.live.get(clientId)?.listeners.size ?? 0) > 0;
+  }
+
   /** Every listener, for a shutdown. */
   listeners(): Listener[] {
     return [...this.live.values()].flatMap((r) => [...r.listeners]);

@@ -1,5 +1,6 @@
 import type { AccessChange, Channel, ChannelContext, ChannelHealth, ConversationRef, RenderMeta, TurnEvent } from '@switchboard/core';
 import { RequestKeys } from './headers.js';
+import { OpenaiRelay } from './live-fanout.js';
 import { LiveTurns, type OpenaiDeliveryContent } from './live-turns.js';
 import { type OpenRequest, openaiRoutes } from './routes.js';
 
@@ -35,6 +36,8 @@ export class OpenaiChannel implements Channel {
   private readonly keys: RequestKeys;
   private readonly open = new Set<OpenRequest>();
   private unsubscribe: (() => void) | null = null;
+  /** Replicas: what a turn rendered here shows to its request waiting on another replica, and back. */
+  private relay: OpenaiRelay | null = null;
   private stopped = false;
   private failures = 0;
 
@@ -56,6 +59,7 @@ export class OpenaiChannel implements Channel {
     if (!ctx.clientAuth) throw new Error(`${this.id}: the channel context has no clientAuth (the OpenAI channel authenticates its clients)`);
     this.ctx = ctx;
     this.unsubscribe = ctx.clientAuth.onAccessChange((change) => this.onAccessChange(change));
+    if (ctx.fanout) this.relay = new OpenaiRelay(ctx.fanout, this.live, ctx, this.account);
     await ctx.http.register(
       openaiRoutes({
         account: this.account,
@@ -105,6 +109,7 @@ export class OpenaiChannel implements Channel {
               log?.info({ turnId, approvalId: ev.approvalId, tool: ev.name, waitMs: this.approvalWait.timeoutMs }, 'openai: a request waits for an approval');
             }
             this.live.event(key, ev);
+            this.relay?.event(key, ev);
           }
         } catch (err) {
           this.failures++;
@@ -134,11 +139,13 @@ export class OpenaiChannel implements Channel {
       this.ctx?.log.error({ err, turnId }, 'openai: the final could not be recorded; the waiting request still gets it');
     }
     this.live.end(key, { turnId, text, state, reason, ...(error ? { error } : {}) });
+    this.relay?.end(key, turnId, to.id);
   }
 
   /** Shown to the conversation's running requests (an SSE comment, and `switchboard.notices` of the answer); never throws. */
   async notify(to: ConversationRef, text: string): Promise<void> {
     try {
+      this.relay?.notice(to.id, String(text));
       if (this.live.notice(to.id, String(text)) === 0) this.ctx?.log.debug({ conversation: to.id }, 'openai: a notice with no request waiting');
     } catch (err) {
       this.ctx?.log.warn({ err }, 'openai notice failed');
@@ -154,6 +161,7 @@ export class OpenaiChannel implements Channel {
     if (this.stopped) return;
     this.stopped = true;
     this.unsubscribe?.();
+    this.relay?.close();
     // Requests still waiting are told to retry: the turn resumes at the next start and answers the retry.
     for (const l of this.live.listeners()) l.end({ turnId: '', text: '', state: 'failed', reason: 'shutdown', notices: [] });
   }

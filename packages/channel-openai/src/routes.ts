@@ -146,7 +146,7 @@ export function openaiRoutes(o: OpenaiRouteOptions): FastifyPluginAsync {
         return send(reply, { status: 400, type: 'invalid_request_error', code: 'invalid_header', param: 'X-Switchboard-Session', message: label.message });
       const idem = readIdempotencyKey(req.headers[IDEMPOTENCY_HEADER]);
       if (!idem.ok) return send(reply, { status: 400, type: 'invalid_request_error', code: 'invalid_header', param: 'Idempotency-Key', message: idem.message });
-      const dedupeKey = o.keys.keyFor({ tokenId: caller.tokenId, label: label.value, agentId, text }, idem.value);
+      const dedupeKey = await o.keys.sharedKeyFor({ tokenId: caller.tokenId, label: label.value, agentId, text }, idem.value, o.ctx.marks, o.account);
 
       // Listen before accepting: the turn may start (and end) before accept resolves.
       let settle: (a: Answer) => void = () => undefined;

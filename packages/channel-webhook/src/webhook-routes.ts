@@ -1,6 +1,6 @@
 import { type AcceptResult, type ApprovalAnswer, type ChannelContext, type InboundMessage, isSwbError, SwbErrorCode } from '@switchboard/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ReplayMemory } from './replay-memory.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, pathOf, verifyRequest } from './signing.js';
 import { approvalDecisionSchema, firstIssue, inboundMessageSchema, type InboundWebhookMessage } from './wire.js';
@@ -90,6 +90,28 @@ function toInbound(account: string, m: InboundWebhookMessage): InboundMessage {
 /** The body of a taken message request (202, and 200 for a replay of it). */
 type MessageAnswer = { accepted: true; gate: string; duplicate: boolean; turnId: string | null };
 
+/** Shared-mark values: a message request still being taken, a decision request taken. */
+const PENDING = 'pending';
+const TAKEN = 'taken';
+
+const storedAnswerSchema = z.strictObject({
+  accepted: z.literal(true),
+  gate: z.string().max(100),
+  duplicate: z.boolean(),
+  turnId: z.string().max(200).nullable(),
+});
+
+/** The answer another replica stored for a message request; null while it is still being taken (or unreadable). */
+export function storedAnswer(value: string): MessageAnswer | null {
+  if (value === PENDING) return null;
+  try {
+    const r = storedAnswerSchema.safeParse(JSON.parse(value));
+    return r.success ? r.data : null;
+  } catch {
+    return null;
+  }
+}
+
 const APPROVAL_STATUS: Record<ApprovalAnswer['outcome'], number> = { decided: 200, already_decided: 409, forbidden: 403, invalid: 400, not_found: 404 };
 
 /**
@@ -120,6 +142,9 @@ export function webhookRoutes(options: WebhookRouteOptions): FastifyPluginAsync 
     // Signed requests taken within the replay window (see ReplayMemory): a message's answer, an approval decision's claim.
     const messages = new ReplayMemory<Promise<MessageAnswer>>();
     const decisions = new ReplayMemory<true>();
+    // Replicas on one database: the same memory, shared (ctx.marks); a single gateway has none.
+    const marks = options.ctx.marks;
+    const markKey = (kind: 'm' | 'd', mac: string) => `webhook:${options.account}:${kind}:${mac}`;
 
     app.post(webhookPath(options.account), async (req, reply) => {
       const v = verified(options, req);
@@ -136,10 +161,17 @@ export function webhookRoutes(options: WebhookRouteOptions): FastifyPluginAsync 
         .accept(toInbound(options.account, p.data))
         .then((res: AcceptResult): MessageAnswer => ({ accepted: true, gate: res.gate ?? 'admitted', duplicate: res.duplicate, turnId: res.turnId }));
       messages.set(v.mac, answer, v.expiresAt);
+      // Replicas: the same signed request taken by another replica is answered as it was there.
+      const shared = marks ? await marks.put(markKey('m', v.mac), PENDING, v.expiresAt).catch(() => null) : null;
+      const there = shared && !shared.created ? storedAnswer(shared.value) : null;
       try {
-        return reply.code(202).send(await answer);
+        const mine = await answer;
+        if (there) return reply.code(200).send(there);
+        if (shared?.created) await marks!.update(markKey('m', v.mac), JSON.stringify(mine)).catch(() => undefined);
+        return reply.code(202).send(mine);
       } catch (err) {
         messages.forget(v.mac, answer);
+        if (shared?.created) await marks!.forget(markKey('m', v.mac), PENDING).catch(() => undefined);
         throw err;
       }
     });
@@ -155,6 +187,16 @@ export function webhookRoutes(options: WebhookRouteOptions): FastifyPluginAsync 
       if (!APPROVAL_ID.test(req.params.id)) return sendError(reply, 404, 'not_found', 'No such approval.');
       // Claimed before the first await, so two copies arriving together cannot both act.
       decisions.set(v.mac, true, v.expiresAt);
+      // Then in the database, so a copy sent to another replica cannot act either.
+      if (marks) {
+        const shared = await marks.put(markKey('d', v.mac), TAKEN, v.expiresAt).catch((err: unknown) => {
+          decisions.forget(v.mac, true);
+          throw err;
+        });
+        if (!shared.created) {
+          return sendError(reply, 409, 'replayed', 'This signed decision was already received (a replay); sign each decision with a fresh timestamp.');
+        }
+      }
       try {
         const who = await options.ctx.people.principalFor(`webhook:${d.data.senderId}`);
         if (!who) return sendError(reply, 403, 'forbidden', `Sender ${d.data.senderId} is not a known person on this gateway.`);
@@ -163,6 +205,7 @@ export function webhookRoutes(options: WebhookRouteOptions): FastifyPluginAsync 
       } catch (err) {
         // Nothing was decided: the platform's retry of the same request may run.
         decisions.forget(v.mac, true);
+        if (marks) await marks.forget(markKey('d', v.mac), TAKEN).catch(() => undefined);
         throw err;
       }
     });

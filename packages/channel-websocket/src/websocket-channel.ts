@@ -3,6 +3,7 @@ import type {
   Channel,
   ChannelClientAuth,
   ChannelContext,
+  ChannelFanout,
   ChannelHealth,
   ConversationRef,
   DeliveryRecord,
@@ -100,6 +101,9 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
   private readonly upgrades: WebsocketUpgrades;
   private readonly caps: UnauthenticatedCaps;
   private unsubscribe: (() => void) | null = null;
+  /** Frames for this person's sockets on other replicas (a gateway on PostgreSQL); null on a single gateway. */
+  private fanout: ChannelFanout | null = null;
+  private unfan: (() => void) | null = null;
   /** The live `approval_request` frames not yet resolved, so a client that comes back sees the same frame. */
   private readonly requests = new Map<string, ApprovalRequestFrame>();
   private stopped = false;
@@ -125,6 +129,10 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     this.clientAuth = ctx.clientAuth;
     this.upgrades.add(this);
     this.unsubscribe = ctx.clientAuth.onAccessChange((change) => this.onAccessChange(change));
+    if (ctx.fanout) {
+      this.fanout = ctx.fanout;
+      this.unfan = ctx.fanout.onFrames((audience, frames) => this.fromReplica(audience, frames));
+    }
     await ctx.http.register(async (app: FastifyInstance) => {
       this.upgrades.install(app.server);
       // Plain HTTP requests to the path (upgrades never reach Fastify: see WebsocketUpgrades).
@@ -468,8 +476,34 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     }
   }
 
+  /** Sends a frame to every socket of the principal, here and on the other replicas. */
   private broadcast(principalId: string, frame: ServerFrame): void {
+    this.broadcastHere(principalId, frame);
+    this.fanout?.send(principalId, [frame]);
+  }
+
+  private broadcastHere(principalId: string, frame: ServerFrame): void {
     for (const c of this.conns.get(principalId) ?? []) this.send(c, frame);
+  }
+
+  /** Frames another replica broadcast to a principal (its turn runs there): to the sockets here. */
+  private fromReplica(principalId: string, frames: readonly unknown[]): void {
+    if (this.stopped) return;
+    for (const raw of frames) {
+      const frame = replicaFrame(raw);
+      if (!frame) {
+        this.ctx?.log.warn({ channel: this.id }, 'websocket: ignored a malformed frame from another replica');
+        continue;
+      }
+      if (frame.type === 'approval_request') this.remember(frame);
+      else if (frame.type === 'approval_resolved') this.requests.delete(frame.approvalId);
+      this.broadcastHere(principalId, frame);
+    }
+  }
+
+  private remember(frame: ApprovalRequestFrame): void {
+    if (this.requests.size >= MAX_REMEMBERED_REQUESTS) this.requests.delete(this.requests.keys().next().value ?? '');
+    this.requests.set(frame.approvalId, frame);
   }
 
   /**
@@ -543,8 +577,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
           ...(ev.source ? { source: ev.source } : {}),
           ...(ev.choices ? { choices: ev.choices } : {}),
         };
-        if (this.requests.size >= MAX_REMEMBERED_REQUESTS) this.requests.delete(this.requests.keys().next().value ?? '');
-        this.requests.set(ev.approvalId, frame);
+        this.remember(frame);
         this.broadcast(principal, frame);
         return;
       }
@@ -574,7 +607,8 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     const principalId = meta.principalId ?? to.id;
     const ticket = shelf.put({ principalId, name: file.name, mimeType: file.mimeType, data: file.data });
     const expiresAt = ticket.expiresAt.toISOString();
-    this.broadcast(principalId, {
+    // Here only: the file is shelved in this process, so only this replica can serve its URL.
+    this.broadcastHere(principalId, {
       type: 'file',
       turnId: meta.turnId,
       fileId: ticket.id,
@@ -598,6 +632,7 @@ export class WebsocketChannel implements Channel, UpgradeTarget {
     if (this.stopped) return;
     this.stopped = true;
     this.unsubscribe?.();
+    this.unfan?.();
     for (const c of this.all) c.socket.close(1001, 'server shutting down');
   }
 }
@@ -606,6 +641,29 @@ type ApprovalRequestFrame = Extract<ServerFrame, { type: 'approval_request' }>;
 
 /** Live approval requests remembered for re-sending (oldest forgotten first: then rebuilt from the store). */
 const MAX_REMEMBERED_REQUESTS = 1000;
+
+/** The frames another replica may hand this one (what `render` and `notify` broadcast); anything else is dropped. */
+const REPLICA_FRAME_TYPES: ReadonlySet<string> = new Set([
+  'delta',
+  'attempt_reset',
+  'tool',
+  'approval_request',
+  'approval_resolved',
+  'final',
+  'error',
+  'notice',
+]);
+
+/** A frame from another replica (read from the shared database), or null when it is not one this channel broadcasts. */
+export function replicaFrame(raw: unknown): ServerFrame | null {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
+  const type = (raw as { type?: unknown }).type;
+  if (typeof type !== 'string' || !REPLICA_FRAME_TYPES.has(type)) return null;
+  if ((type === 'approval_request' || type === 'approval_resolved') && typeof (raw as { approvalId?: unknown }).approvalId !== 'string') return null;
+  if ((type === 'final' || type === 'error') && (raw as { cursor?: unknown }).cursor !== undefined && typeof (raw as { cursor?: unknown }).cursor !== 'number')
+    return null;
+  return raw as ServerFrame;
+}
 
 /** Frames one connection may have waiting to be handled; past it the client is not reading answers. */
 const MAX_PENDING_FRAMES = 256;

@@ -7,6 +7,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { AccessListener } from './access-events.js';
+import type { ChannelFanout, SharedMarks } from './replica-bus.js';
 import type { ChatCommandInput, ChatCommandResult, ChatCommandSpec } from './chat-commands.js';
 import type { ContextReport } from './context/context-report.js';
 import type { AutoModeStatus } from './policy/auto-mode-status.js';
@@ -145,6 +146,16 @@ export interface ChannelContext {
   readonly http: ChannelHttp;
   /** The channel's logger (a child bound to `channel: <id>`); secrets are redacted by the gateway's logger. */
   readonly log: Logger;
+  /**
+   * Frames for this channel's viewers on other replicas (several gateways on one PostgreSQL
+   * database). Absent on a single gateway (SQLite): then there is nobody else to tell.
+   */
+  readonly fanout?: ChannelFanout;
+  /**
+   * Short-lived marks shared with the other replicas (a replay memory, a dedupe window). Absent on
+   * a single gateway (SQLite): a channel keeps such marks in memory then.
+   */
+  readonly marks?: SharedMarks;
 }
 
 /**

@@ -399,7 +399,8 @@ export class TurnEngine {
    */
   async resumeAll(): Promise<number> {
     if (this.replica) {
-      const orphans = await this.options.storage.sessionLeases!.orphans(this.options.replica!.leaseTtlMs);
+      const { leaseTtlMs, owner } = this.options.replica!;
+      const orphans = await this.options.storage.sessionLeases!.orphans(leaseTtlMs, owner);
       for (const s of orphans) this.kick(s);
       this.replica.start(
         (s) => this.kick(s),
@@ -548,6 +549,8 @@ export class TurnEngine {
    */
   private async takeLane(sessionId: string): Promise<boolean> {
     const replica = this.replica!;
+    // A manual compaction holds the lease: it kicks the lane when it is done.
+    if (this.compactions.has(sessionId)) return false;
     const lease = await replica.hold(sessionId, () => {
       this.lost.add(sessionId);
       this.running.get(sessionId)?.controller.abort(LEASE_LOST);

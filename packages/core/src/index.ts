@@ -393,6 +393,7 @@ export { Router, type RouterOptions } from './router.js';
 export { TranscriptCache } from './transcript-cache.js';
 export { encodeSegment, workspaceDir, WorkspaceDirectories, type WorkspaceDirectoriesOptions, type WorkspaceMode, type WorkspaceOwner } from './workspaces.js';
 export { earliestOwner, LAYOUT_MARKER, type LegacyWorkspaceMigration, migrateLegacyWorkspace, type MigrationOutcome } from './workspace-migration.js';
+export type { ChannelFanout, MarkPut, ReplicaBus, ReplicaSignal, SharedMarks, SignalField } from './replica-bus.js';
 export { type AccessChange, AccessEvents, type AccessListener, isDemotion } from './access-events.js';
 export { ownValue } from './own.js';
 export { describeThrown, FaultBoundary, type FaultDescription, type FaultScope } from './fault-boundary.js';

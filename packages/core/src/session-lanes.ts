@@ -36,6 +36,8 @@ export class SessionLanes {
   private readonly lastFence = new Map<string, number>();
   private scan: NodeJS.Timeout | null = null;
   private scanning = false;
+  /** Sessions this replica has work for whose lease another replica held: tried again at the next scan. */
+  private readonly deferred = new Set<string>();
 
   constructor(
     private readonly store: SessionLeaseStore,
@@ -57,7 +59,12 @@ export class SessionLanes {
     const existing = this.held.get(sessionId);
     if (existing) return existing.lease;
     const lease = await this.store.acquire(sessionId, this.settings.owner, this.settings.leaseTtlMs);
-    if (!lease) return null;
+    if (!lease) {
+      // The holder runs what is queued once it is done; if it died instead, this replica takes over at expiry.
+      this.deferred.add(sessionId);
+      return null;
+    }
+    this.deferred.delete(sessionId);
     const last = this.lastFence.get(sessionId);
     // Every change of hands bumps the fence, and so does this replica's own take after its release.
     if (last === undefined || (lease.fence !== last && lease.fence !== last + 1)) this.transcripts.drop(sessionId);
@@ -87,7 +94,8 @@ export class SessionLanes {
 
   /**
    * Looks for orphaned sessions every `orphanScanMs` (and once now) and hands each one this
-   * replica does not run already to `kick`, whose lane takes the lease (or finds it taken).
+   * replica does not run already to `kick`, whose lane takes the lease (or finds it taken) — with
+   * the sessions whose lease this replica last found held by another.
    */
   start(kick: (sessionId: string) => void, busy: (sessionId: string) => boolean): void {
     if (this.scan) return;
@@ -95,7 +103,10 @@ export class SessionLanes {
       if (this.scanning) return;
       this.scanning = true;
       try {
-        for (const sessionId of await this.store.orphans(this.settings.leaseTtlMs)) if (!busy(sessionId)) kick(sessionId);
+        const again = [...this.deferred];
+        this.deferred.clear();
+        for (const sessionId of new Set([...again, ...(await this.store.orphans(this.settings.leaseTtlMs, this.settings.owner))]))
+          if (!busy(sessionId)) kick(sessionId);
       } catch (err) {
         this.log.warn({ err }, 'orphaned-session scan failed; retrying at the next interval');
       } finally {

@@ -156,9 +156,10 @@ export interface SessionLeaseStore {
   release(lease: Fence): Promise<void>;
   /**
    * Sessions with work nobody holds: an unfinished turn that is not queued (a replica died or left
-   * while running it), or a queued turn older than `queuedForMs`, and no live session lease.
+   * while running it), or a queued turn older than `queuedForMs`, and no live session lease — or a
+   * live one of `owner`'s (a previous process of this replica, restarted under its stable id).
    */
-  orphans(queuedForMs: number): Promise<string[]>;
+  orphans(queuedForMs: number, owner: string): Promise<string[]>;
 }
 
 /** What `turns.summary` answers. */

@@ -105,6 +105,21 @@ describe('session lanes across replicas', () => {
     expect(a.afterTurn).toEqual([]);
   });
 
+  it('a message whose session lease a dead replica still holds runs once that lease lapsed', async () => {
+    // a's scan is slow, so the waiting message stays b's (a's own scan could take it just as well).
+    const { a, b } = await replicas({ a: [say('one')], b: [say('two')] }, { a: 600_000, b: 250 });
+    const first = await a.send('m1', 'first');
+    await settled(a);
+    // A replica that died holding the session: nobody renews its lease, which lapses after 2 s.
+    expect(await a.raw.sessionLeases.acquire(first.sessionId, 'replica-dead', LEASE)).not.toBeNull();
+    const second = await b.send('m2', 'second');
+    const render = await b.channel.nth(1);
+    await render.done;
+    expect(RecordingChannel.end(render)?.text).toBe('two');
+    expect(await b.raw.turns.get(second.turnId)).toMatchObject({ state: 'completed' });
+    expect(b.model.requests).toHaveLength(1);
+  });
+
   it('shutdown suspends the running turn and releases its lease: another replica resumes it at once', async () => {
     const held = gate();
     const { a, b } = await replicas({ a: [{ content: [{ type: 'text', text: 'from a' }], hold: held.promise }], b: [say('from b')] }, { a: 600_000, b: 250 });

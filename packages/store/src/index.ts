@@ -35,6 +35,11 @@ export {
   migrateSqliteToPostgres,
 } from './migrate-storage.js';
 export { type TablePlan, migrationPlan, StorageMigrationError } from './migrate-plan.js';
+export { type BusEvent, type BusOptions, PgBus, encodeBusEvent, parseBusPayload, publish, publish as publishBusEvent } from './pg/notify.js';
+export { type BusLog, PgReplicaBus } from './pg/replica-bus.js';
+export { type FanoutHubOptions, PgFanoutHub } from './pg/channel-fanout.js';
+export { pgSharedMarks } from './pg/shared-marks.js';
+export { type SharedConsoleSession, type SharedConsoleSessions, pgConsoleSessions } from './pg/console-session-repo.js';
+export { type SharedSlotPool, type SlotPoolOptions, pgSlotPool } from './pg/shared-slots.js';
 export { type Lease, type LeaseRow, LeaseLostError, acquireLease, fenced, listLeases, releaseLease, renewLease } from './pg/leases.js';
 export { pgSessionLeases, sessionLeaseName } from './pg/session-leases.js';
-export { type BusEvent, PgBus, publish } from './pg/notify.js';

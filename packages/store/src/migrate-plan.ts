@@ -61,7 +61,15 @@ const DERIVED: Readonly<Record<string, Readonly<Record<string, DerivedColumn['co
  * failed-auth windows, leases, fan-out staging), short-lived and meaningless to a stopped SQLite
  * gateway. Never copied; any other table on one side only stops the plan.
  */
-export const PG_ONLY_TABLES: ReadonlySet<string> = new Set(['rate_buckets', 'auth_failures', 'leases']);
+export const PG_ONLY_TABLES: ReadonlySet<string> = new Set([
+  'rate_buckets',
+  'auth_failures',
+  'leases',
+  'fanout_frames',
+  'shared_marks',
+  'console_sessions',
+  'shared_slots',
+]);
 
 const kindOf = (sqlType: string, where: string): ColumnKind => {
   if (sqlType === 'integer') return 'integer';

@@ -98,17 +98,19 @@ describe('session leases on PostgreSQL', () => {
     const s = await open();
     const { turnId, sessionId } = await accepted(s, 'm1');
     // Just queued: its accepting replica runs it.
-    expect(await s.sessionLeases.orphans(60_000)).toEqual([]);
-    expect(await s.sessionLeases.orphans(0)).toEqual([sessionId]);
+    expect(await s.sessionLeases.orphans(60_000, 'replica-b')).toEqual([]);
+    expect(await s.sessionLeases.orphans(0, 'replica-b')).toEqual([sessionId]);
     const lease = (await s.sessionLeases.acquire(sessionId, 'replica-a', 60_000))!;
-    expect(await s.sessionLeases.orphans(0)).toEqual([]);
+    expect(await s.sessionLeases.orphans(0, 'replica-b')).toEqual([]);
+    // replica-a restarted under its stable id: the lease its previous process held is its own again.
+    expect(await s.sessionLeases.orphans(60_000, 'replica-a')).toEqual([sessionId]);
     await s.turns.begin(turnId, [], [], lease);
-    expect(await s.sessionLeases.orphans(60_000)).toEqual([]);
+    expect(await s.sessionLeases.orphans(60_000, 'replica-b')).toEqual([]);
     await lapse(s, sessionId);
     // Begun, and its replica's lease lapsed: orphaned at once.
-    expect(await s.sessionLeases.orphans(60_000)).toEqual([sessionId]);
+    expect(await s.sessionLeases.orphans(60_000, 'replica-b')).toEqual([sessionId]);
     await s.turns.finish(turnId, { state: 'completed' });
-    expect(await s.sessionLeases.orphans(0)).toEqual([]);
+    expect(await s.sessionLeases.orphans(0, 'replica-b')).toEqual([]);
     await s.close();
   });
 });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { watch, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, type FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { ChildOutput, type LineMatcher } from './child-output.js';
 import { deepMerge } from './deep-merge.js';
 import { buildTestConfig, type GatewayConfig } from './gateway-config.js';
@@ -285,7 +285,12 @@ export async function startGateway(opts: StartGatewayOptions = {}): Promise<Gate
   const requestedDir = opts.dataDir ?? join(root, 'data');
   const storage = opts.storage ?? (opts.config?.storage === undefined && storageProvider ? await storageProvider() : undefined);
   const config = buildTestConfig(requestedDir, opts.modelUrl, storage ? deepMerge(opts.config ?? {}, { storage }) : opts.config);
-  const gatewaySection = config.gateway as { dataDir?: unknown } | undefined;
+  const gatewaySection = config.gateway as { dataDir?: unknown; replicaId?: unknown } | undefined;
+  // On PostgreSQL a gateway keeps one replica id across its restarts (as a deployed replica with a
+  // stable `gateway.replicaId` does), so a restart after a crash takes its sessions' leases back at once.
+  if ((config.storage as { kind?: unknown } | undefined)?.kind === 'postgres' && gatewaySection && gatewaySection.replicaId === undefined) {
+    gatewaySection.replicaId = `gw-${basename(root)}`;
+  }
   const dataDir = typeof gatewaySection?.dataDir === 'string' ? gatewaySection.dataDir : requestedDir;
   mkdirSync(dataDir, { recursive: true });
   const configPath = writeConfig(root, config);

@@ -46,7 +46,8 @@ export const authRoutes: RouteModule = async (app, deps) => {
       if (verified.locked) return sendLockedOut(reply, verified.retryAfterSec);
       const identity = verified.token ? await identityOf(deps, verified.token) : null;
       if (!verified.token || !identity) return sendError(reply, 401, 'unauthorized', 'The token is wrong, revoked or expired.');
-      const { cookie, session } = auth.sessions.open(identity, verified.token);
+      const { cookie, session, saved } = auth.sessions.open(identity, verified.token);
+      await saved;
       await deps.storage.audit.append({
         actor: identity.kind === 'operator' ? `operator:${identity.name}` : `principal:${identity.principalId}`,
         action: 'console.signin',

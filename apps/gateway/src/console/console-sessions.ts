@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AccessChange, Role, Scope, Storage, TokenRecord } from '@switchboard/core';
+import type { SharedConsoleSession, SharedConsoleSessions } from '@switchboard/store';
+import { z } from 'zod';
 import { hashSecret } from '../tokens.js';
 
 /** The name of the console's session cookie. */
@@ -34,6 +36,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * token), which is the safe failure. A session is keyed by the sha256 of its cookie, bound to the
  * token it was opened with — a revoked, expired or removed token ends it, checked on every use
  * and pushed by access changes — and ends at its own `expiresAt`.
+ *
+ * With `shared` (replicas on PostgreSQL) the sessions are rows every replica reads: a session opened
+ * through one replica is valid on all, and a sign-out through any ends it everywhere (the row is
+ * deleted; the `console_session_ended` access change reaches the other replicas' streams and sockets).
  */
 export class ConsoleSessions {
   private readonly sessions = new Map<string, ConsoleSession>();
@@ -41,12 +47,23 @@ export class ConsoleSessions {
   private readonly endListeners = new Set<(s: ConsoleSession) => void>();
 
   constructor(
-    private readonly opts: { storage: Storage; ttlMs: number },
+    private readonly opts: {
+      storage: Storage;
+      ttlMs: number;
+      /** The sessions replicas share; absent on a single gateway. */
+      shared?: SharedConsoleSessions;
+      /** Told when deleting a shared session failed (it still ends here; elsewhere at its expiry). */
+      onError?: (err: unknown) => void;
+    },
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Opens a session for a verified token; returns the cookie value (shown to the browser only) and the session. */
-  open(identity: ConsoleIdentity, token: TokenRecord): { cookie: string; session: ConsoleSession } {
+  /**
+   * Opens a session for a verified token; returns the cookie value (shown to the browser only), the
+   * session, and `saved`: resolves once every replica can read it (at once on a single gateway);
+   * when it rejects the session has been ended.
+   */
+  open(identity: ConsoleIdentity, token: TokenRecord): { cookie: string; session: ConsoleSession; saved: Promise<void> } {
     this.sweep();
     // One token's sign-ins cannot crowd out everyone else's: its own oldest session goes first.
     const own = [...this.sessions.values()].filter((s) => s.tokenId === token.id);
@@ -66,15 +83,42 @@ export class ConsoleSessions {
       csrfToken: randomBytes(32).toString('base64url'),
       expiresAt: new Date(end),
     };
+    this.keep(session);
+    const shared = this.opts.shared;
+    const saved = shared
+      ? shared.put(toRow(session), MAX_PER_TOKEN, this.now()).catch((err: unknown) => {
+          this.end(session);
+          throw err;
+        })
+      : Promise.resolve();
+    return { cookie, session, saved };
+  }
+
+  /** Holds a session here; its open sockets and streams end when it does, not at their next use. */
+  private keep(session: ConsoleSession): void {
     this.sessions.set(session.hash, session);
-    // Its open sockets and streams end when it does, not at their next use.
-    const ms = end - this.now();
+    const ms = session.expiresAt.getTime() - this.now();
     if (ms <= MAX_TIMER_MS) {
       const t = setTimeout(() => this.end(session), ms);
       t.unref();
       this.timers.set(session.hash, t);
     }
-    return { cookie, session };
+  }
+
+  /** The session of `hash`: on replicas the shared row decides (ended elsewhere: ended here too). */
+  private async lookup(hash: string): Promise<ConsoleSession | undefined> {
+    const local = this.sessions.get(hash);
+    const shared = this.opts.shared;
+    if (!shared) return local;
+    const row = await shared.get(hash, this.now());
+    if (!row) {
+      if (local) this.end(local);
+      return undefined;
+    }
+    if (local) return local;
+    const session = fromRow(row);
+    if (session) this.keep(session);
+    return session ?? undefined;
   }
 
   /**
@@ -83,7 +127,7 @@ export class ConsoleSessions {
    */
   async resolve(cookie: string): Promise<ResolvedSession | null> {
     if (cookie.length < 20 || cookie.length > 200) return null;
-    const session = this.sessions.get(hashSecret(cookie));
+    const session = await this.lookup(hashSecret(cookie));
     if (!session) return null;
     if (session.expiresAt.getTime() <= this.now()) {
       this.end(session);
@@ -110,6 +154,7 @@ export class ConsoleSessions {
     if (!this.sessions.delete(session.hash)) return;
     clearTimeout(this.timers.get(session.hash));
     this.timers.delete(session.hash);
+    this.opts.shared?.delete(session.hash).catch((err: unknown) => this.opts.onError?.(err));
     for (const l of this.endListeners) l(session);
   }
 
@@ -118,7 +163,9 @@ export class ConsoleSessions {
     for (const s of [...this.sessions.values()]) {
       const hit =
         ((change.type === 'token_revoked' || change.type === 'token_expired') && s.tokenId === change.tokenId) ||
-        ((change.type === 'principal_removed' || change.type === 'principal_demoted') && s.kind === 'client' && s.principalId === change.principalId);
+        ((change.type === 'principal_removed' || change.type === 'principal_demoted') && s.kind === 'client' && s.principalId === change.principalId) ||
+        // Ended through another replica (a sign-out there): its streams here end too.
+        (change.type === 'console_session_ended' && s.hash === change.sessionId);
       if (hit) this.end(s);
     }
   };
@@ -138,4 +185,37 @@ export class ConsoleSessions {
     const now = this.now();
     for (const s of [...this.sessions.values()]) if (s.expiresAt.getTime() <= now) this.end(s);
   }
+}
+
+const identitySchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('operator'),
+    name: z.string().max(200),
+    scopes: z.array(z.enum(['read', 'write', 'admin', 'approvals', 'pairing'])).max(10),
+  }),
+  z.strictObject({
+    kind: z.literal('client'),
+    name: z.string().max(200),
+    principalId: z.string().min(1).max(200),
+    role: z.enum(['owner', 'admin', 'member', 'guest']),
+  }),
+]);
+
+function toRow(s: ConsoleSession): SharedConsoleSession {
+  const identity: ConsoleIdentity =
+    s.kind === 'operator' ? { kind: 'operator', name: s.name, scopes: s.scopes } : { kind: 'client', name: s.name, principalId: s.principalId, role: s.role };
+  return { hash: s.hash, identity: JSON.stringify(identity), tokenId: s.tokenId, csrfToken: s.csrfToken, expiresAt: s.expiresAt.getTime() };
+}
+
+/** A stored session, or null when its identity does not parse (then nobody is signed in with it). */
+export function fromRow(row: SharedConsoleSession): ConsoleSession | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(row.identity);
+  } catch {
+    return null;
+  }
+  const r = identitySchema.safeParse(raw);
+  if (!r.success) return null;
+  return { ...r.data, hash: row.hash, tokenId: row.tokenId, csrfToken: row.csrfToken, expiresAt: new Date(row.expiresAt) };
 }

@@ -37,6 +37,8 @@ export interface ChannelStartInputs {
   http: HttpPlane;
   /** False once the gateway is shutting down. */
   accepting(): boolean;
+  /** Replicas on PostgreSQL (see replica-fanout.ts). */
+  replicas?: ChannelContextDeps['replicas'];
   /** `leased` among replicas (PostgreSQL): exclusive receivers wait for their lease (wiring/replicas.ts). */
   receiving: 'direct' | 'leased';
 }
@@ -67,6 +69,7 @@ export async function startChannels(inputs: ChannelStartInputs): Promise<void> {
     inboxMaxAttempts: inputs.cfg.limits.inboxMaxAttempts,
     files: http.files,
     ...(http.console ? { console: http.console } : {}),
+    ...(inputs.replicas ? { replicas: inputs.replicas } : {}),
   };
   for (const channel of inputs.channels.list) await channel.start(channelContext(deps, channel, http.app));
 }

@@ -1,6 +1,7 @@
 import { AnthropicModelClient, type ModelClient, UnconfiguredModelClient } from '@switchboard/agent';
 import {
   type AcceptResult,
+  type ApprovalActivity,
   ApprovalBroker,
   type BoundaryPolicy,
   BoundaryService,
@@ -16,6 +17,8 @@ import {
   type SkillCatalog,
   TOOL_GROUPS,
   type ToolGroup,
+  type ReplicaBus,
+  type SubagentSlots,
   type Storage,
   SubagentRunner,
   TurnEngine,
@@ -37,6 +40,7 @@ import { execLoopTimeout } from './exec.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { type ModelCallObserver, timedModelClient, watchedPolicy } from '../metrics/observers.js';
 import type { LiveFeed } from '../console/live-feed.js';
+import { APPROVAL_SETTLED, announceRulesChanged } from './replica-fanout.js';
 import { livePolicySettings } from '../policy-settings.js';
 import type { Agents } from './agents.js';
 import type { Models } from './models.js';
@@ -72,6 +76,10 @@ export interface DomainInputs {
   metrics?: GatewayMetrics;
   /** The console's live feed (`console.enabled`): approvals, pairing codes, turn ends and model calls are reported to it. */
   feed?: LiveFeed;
+  /** Replicas on PostgreSQL: decided approvals and changed rules are announced to the others (see replica-fanout.ts). */
+  replicaBus?: ReplicaBus;
+  /** Replicas on PostgreSQL: subagent slots counted across replicas. */
+  subagentSlots?: SubagentSlots;
   /** This process's replica id (`gateway.replicaId`): on PostgreSQL, the owner of its session leases. */
   replicaId?: string;
 }
@@ -113,6 +121,16 @@ function boundaryBuilt(boundary: BoundaryService | undefined): BoundaryService {
 
 const isToolGroup = (group: string): group is ToolGroup => (TOOL_GROUPS as readonly string[]).includes(group);
 
+/** What the broker reports approvals to: the console's feed, and the other replicas (a decision here wakes a turn waiting there). */
+function approvalActivity(inputs: DomainInputs): ((a: ApprovalActivity) => void) | undefined {
+  const { feed, replicaBus } = inputs;
+  if (!replicaBus) return feed?.approval;
+  return (a) => {
+    feed?.approval(a);
+    if (a.type === 'decided') replicaBus.publish({ topic: APPROVAL_SETTLED, approvalId: a.approvalId });
+  };
+}
+
 /** The approval broker and the turn policy; the policy's session grants are started. */
 async function buildPolicy(
   inputs: DomainInputs,
@@ -129,7 +147,7 @@ async function buildPolicy(
     onRuleSaved: (rule) => void policy?.ruleSaved(rule).catch((err: unknown) => log.error({ err, ruleId: rule.id }, 'recording a saved rule failed')),
     channelWait: (channelId) => channels.byId.get(channelId)?.approvalWait,
     ...(inputs.metrics ? { onDecided: inputs.metrics.approvalDecided } : {}),
-    ...(inputs.feed ? { onActivity: inputs.feed.approval } : {}),
+    ...(approvalActivity(inputs) ? { onActivity: approvalActivity(inputs) } : {}),
   });
   policy = new PolicyService({
     settings: livePolicySettings(inputs.live),
@@ -137,6 +155,7 @@ async function buildPolicy(
     broker,
     log: log.child({ component: 'policy' }),
     scrub,
+    ...(inputs.replicaBus ? { onRulesChanged: announceRulesChanged(inputs.replicaBus) } : {}),
     hooks: { config: cfg.hooks, env: { PATH: inputs.hookPath }, defaultTimeoutMs: cfg.permissions.hookTimeout },
     denialLimits: cfg.permissions.denialLimits,
     sessionGrantTtlMs: cfg.permissions.sessionGrantTtl,
@@ -231,7 +250,8 @@ function buildEngine(
     types: (agentId) => agents.subagentTypes(agentId),
     maxDepth: cfg.subagents.maxDepth,
     // One queue for the gateway, keyed by the parent turn: perTurn per key, perGateway in all.
-    slots: new ExecRunQueue({ perGateway: cfg.subagents.perGateway, perSession: cfg.subagents.perTurn }),
+    // Replicas: perGateway counts across them (replica-slots.ts).
+    slots: inputs.subagentSlots ?? new ExecRunQueue({ perGateway: cfg.subagents.perGateway, perSession: cfg.subagents.perTurn }),
   });
   return new TurnEngine({
     ...loop,

@@ -1,3 +1,4 @@
+import type { SharedConsoleSessions } from '@switchboard/store';
 import type { IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { AccessEvents, type CapabilityRegistry, type Channel, FileShelf, type Storage } from '@switchboard/core';
@@ -71,6 +72,8 @@ export interface HttpInputs {
   metrics?: GatewayMetrics;
   /** The console's live feed (`console.enabled`). */
   feed?: LiveFeed;
+  /** Replicas on PostgreSQL: the console's sessions are rows every replica reads. */
+  consoleSessions?: SharedConsoleSessions;
 }
 
 /**
@@ -102,7 +105,7 @@ export async function buildHttp(inputs: HttpInputs): Promise<HttpPlane> {
   const tokenExpiry = new TokenExpiry(access);
   const channels = inputs.channels.list;
   app.get('/healthz', async () => ({ ok: true, status: 'live' }));
-  const consoleAuth = cfg.console.enabled && inputs.feed ? consoleAuthOf(cfg, storage, access, channels, inputs.feed, app) : undefined;
+  const consoleAuth = cfg.console.enabled && inputs.feed ? consoleAuthOf(cfg, storage, access, channels, inputs.feed, app, inputs.consoleSessions) : undefined;
   await registerReadyz(app, {
     channels,
     storage,
@@ -149,8 +152,15 @@ function consoleAuthOf(
   channels: readonly Channel[],
   feed: LiveFeed,
   app: FastifyInstance,
+  shared: SharedConsoleSessions | undefined,
 ): ConsoleAuth & { listening(url: string): void } {
-  const sessions = new ConsoleSessions({ storage, ttlMs: cfg.console.sessionTtl });
+  const sessions = new ConsoleSessions({
+    storage,
+    ttlMs: cfg.console.sessionTtl,
+    ...(shared
+      ? { shared, onError: (err: unknown) => app.log.warn({ err }, 'console: deleting a shared session failed (it ends elsewhere at its expiry)') }
+      : {}),
+  });
   const hub = new EventHub({
     feed,
     storage,

@@ -1,3 +1,4 @@
+import type { ReplicaFanout } from './replica-fanout.js';
 import { rmSync } from 'node:fs';
 import type { Storage } from '@switchboard/core';
 import type { Logger } from 'pino';
@@ -65,6 +66,8 @@ export interface ShutdownParts {
   instance: InstanceLock;
   /** The metrics port (`metrics.port`), if it has one. */
   metricsServer?: MetricsServer;
+  /** Replicas on PostgreSQL: the listening connection closes after the channels stopped. */
+  fanout?: ReplicaFanout;
 }
 
 /**
@@ -97,6 +100,7 @@ export function shutdownSequence(parts: ShutdownParts): () => Promise<void> {
       await parts.http.app.close();
       await parts.metricsServer?.close();
       await parts.health.stop();
+      await parts.fanout?.close();
       await parts.replicas.close();
       await parts.storage.close();
       rmSync(parts.endpointFile, { force: true });

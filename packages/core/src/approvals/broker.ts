@@ -281,7 +281,8 @@ export class ApprovalBroker {
     let scopeId: string | null;
     if (who.kind === 'operator' && who.scopes.includes('admin')) {
       scopeKind = 'agent';
-      scopeId = m?.agentId ?? null;
+      // Decided in another process than the one waiting (a replica, or after a restart): the agent is the session's.
+      scopeId = m?.agentId ?? (await this.options.storage.sessions.get(a.sessionId))?.agentId ?? null;
     } else if (who.kind === 'principal' && (who.role === 'owner' || who.role === 'admin') && who.principalId !== a.requesterPrincipalId) {
       scopeKind = 'conversation';
       scopeId = `${a.conversation.channel}:${a.conversation.account}:${a.conversation.id}`;
@@ -350,6 +351,26 @@ export class ApprovalBroker {
     const set = this.waiters.get(a.id);
     this.waiters.delete(a.id);
     for (const resolve of set ?? []) resolve(outcomeOf(a));
+  }
+
+  /**
+   * Another process (a replica on the same database) may have decided approval `id`: when this
+   * broker has a turn waiting for it and the store says it is no longer pending, the waiters hear
+   * the stored decision now. True when it woke a waiter. Never rejects for an unknown id.
+   */
+  async refresh(id: string): Promise<boolean> {
+    if (!this.waiters.has(id)) return false;
+    const after = await this.options.storage.approvals.get(id);
+    if (!after || after.status === 'pending' || !this.waiters.has(id)) return false;
+    this.settle(after);
+    return true;
+  }
+
+  /** {@link refresh} for every approval a turn here waits for (decisions announced while this process was not listening). */
+  async refreshWaiting(): Promise<number> {
+    let woke = 0;
+    for (const id of [...this.waiters.keys()]) if (await this.refresh(id)) woke++;
+    return woke;
   }
 
   /**

@@ -137,8 +137,14 @@ export class PolicyService {
     };
   }
 
-  /** Forgets cached rules (after a rule was created or deleted, or the settings were replaced). */
+  /** Forgets cached rules (after a rule was created or deleted, or the settings were replaced); other replicas are told. */
   invalidateRules(): void {
+    this.dropCachedRules();
+    this.options.onRulesChanged?.();
+  }
+
+  /** Forgets cached rules without telling anyone (another replica changed them). */
+  dropCachedRules(): void {
     this.rulesCache = null;
     this.offersCache = null;
     this.offersGeneration++;

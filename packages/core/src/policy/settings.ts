@@ -83,6 +83,12 @@ export interface PolicyServiceOptions {
   log: Logger;
   /** Removes secrets from text shown in approvals and the audit log. */
   scrub(text: string): string;
+  /**
+   * Told each time the stored rules changed here ({@link PolicyService.invalidateRules}), so other
+   * replicas on the same database drop their caches too ({@link PolicyService.dropCachedRules}).
+   * Must not throw.
+   */
+  onRulesChanged?: () => void;
   /** Hooks, their environment and default timeout. */
   hooks: PolicyHookOptions;
   /** When consecutive or total denials stop a turn (`permissions.denialLimits`). */

@@ -139,6 +139,14 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
           throw asStorageError(err);
         });
         let broken = false;
+        // Between two statements the client has no query to fail: a server that ends the
+        // connection then (a shutdown, a terminated backend) makes the client emit 'error', which
+        // the pool no longer listens for while the client is checked out. Without a listener that
+        // is an uncaught exception; with it, the next statement fails and the client is dropped.
+        const onError = () => {
+          broken = true;
+        };
+        client.on('error', onError);
         try {
           await client.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
           const result = await fn(bind(client));
@@ -159,6 +167,7 @@ export function createPgDb(opts: PgPoolOptions): PgDb {
           }
           throw asStorageError(err);
         } finally {
+          client.removeListener('error', onError);
           client.release(broken);
         }
       }

@@ -456,6 +456,62 @@ export const leases = pgTable('leases', {
 });
 
 /**
+ * Channel frames staged for the viewers on other replicas (issue 20: a turn streams to a person's
+ * WebSocket sockets on every replica). NOTIFY names a range of ids; rows older than
+ * `storage.fanout.retention` are deleted.
+ */
+export const fanoutFrames = pgTable(
+  'fanout_frames',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    /** The replica that staged the row. */
+    origin: text('origin').notNull(),
+    /** The channel id (`websocket:<account>`). */
+    channel: text('channel').notNull(),
+    /** Whose sockets get the frames (a principal id). */
+    audience: text('audience').notNull(),
+    /** A JSON array of frames. */
+    frames: text('frames').notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('fanout_frames_created_idx').on(t.createdAt)],
+);
+
+/**
+ * Short-lived marks replicas share (issue 20): the webhook channel's signed requests within their
+ * replay window, the OpenAI channel's dedupe window. A mark whose `expires_at` passed is dead.
+ */
+export const sharedMarks = pgTable(
+  'shared_marks',
+  {
+    key: text('key').primaryKey(),
+    value: text('value').notNull(),
+    /** Epoch ms. */
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('shared_marks_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * The console's sign-in sessions when replicas share the database (issue 20): keyed by the sha256
+ * of the cookie, never the cookie itself.
+ */
+export const consoleSessions = pgTable(
+  'console_sessions',
+  {
+    hash: text('hash').primaryKey(),
+    /** The identity as JSON: `{ kind: 'operator', name, scopes }` or `{ kind: 'client', name, principalId, role }`. */
+    identity: text('identity').notNull(),
+    tokenId: text('token_id').notNull(),
+    csrfToken: text('csrf_token').notNull(),
+    /** Epoch ms. */
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('console_sessions_token_idx').on(t.tokenId), index('console_sessions_expires_idx').on(t.expiresAt)],
+);
+
+/**
  * The boundary's per-sender token buckets, shared by replicas (only PostgreSQL keeps them; SQLite
  * gateways keep them in memory). A row whose bucket is full again (`full_at` passed) carries
  * nothing and is swept.
@@ -500,4 +556,21 @@ export const authFailures = pgTable(
     expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
   },
   (t) => [index('auth_failures_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Concurrency slots replicas share (issue 20: `subagents.perGateway` counts across replicas): one
+ * row per slot held, by the replica that holds it, lapsing unless renewed (a replica that dies
+ * frees its slots at expiry).
+ */
+export const sharedSlots = pgTable(
+  'shared_slots',
+  {
+    pool: text('pool').notNull(),
+    id: text('id').notNull(),
+    owner: text('owner').notNull(),
+    /** Server time (epoch ms). */
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.pool, t.id] })],
 );

@@ -22,13 +22,15 @@ export function pgSessionLeases(q: Sql): SessionLeaseStore {
     async release(lease) {
       await releaseLease(q, lease);
     },
-    async orphans(queuedForMs) {
-      // A queued turn is its accepting replica's to run; it is an orphan only once it waited a whole lease.
+    async orphans(queuedForMs, owner) {
+      // A queued turn is its accepting replica's to run; it is an orphan only once it waited a whole
+      // lease. A live lease of `owner`'s was held by a previous process of this replica: it is free.
       const rows = await q.rows<{ session_id: string }>(
         `SELECT DISTINCT t.session_id FROM turns t
-         WHERE t.state IN ${UNFINISHED} AND (t.state <> 'queued' OR t.created_at <= $1)
-           AND NOT EXISTS (SELECT 1 FROM leases l WHERE l.name = 'session:' || t.session_id AND l.expires_at > ${NOW_MS})`,
-        [Date.now() - Math.max(0, Math.floor(queuedForMs))],
+         LEFT JOIN leases l ON l.name = 'session:' || t.session_id AND l.expires_at > ${NOW_MS}
+         WHERE t.state IN ${UNFINISHED} AND (l.name IS NULL OR l.owner = $2)
+           AND (t.state <> 'queued' OR t.created_at <= $1 OR l.owner = $2)`,
+        [Date.now() - Math.max(0, Math.floor(queuedForMs)), owner],
       );
       return rows.map((r) => r.session_id);
     },
