@@ -14,7 +14,7 @@ export const replicaRoutes: RouteModule = async (app, { replicas }) => {
       config: { scope: 'read' },
       schema: {
         tags: ['replicas'],
-        summary: 'List the replicas on this database and the leases each holds (receivers, sessions); leases nobody holds now under free',
+        summary: 'List the replicas on this database and the leases each holds (receivers, sessions); receivers nobody holds now under free',
       },
     },
     async () => replicas.view(),

@@ -142,6 +142,7 @@ export function viewOf(rows: readonly LeaseRow[], self: string): ReplicasView {
       since: new Date(r.acquiredAt).toISOString(),
       holds: live.filter((l) => l.owner === r.owner && !l.name.startsWith('replica:')).map(toView),
     }));
-  const free = rows.filter((r) => r.expiresAt <= r.now && !r.name.startsWith('replica:')).map((r) => ({ name: r.name, lastOwner: r.owner, fence: r.fence }));
+  // Receivers nobody holds (a lapsed `session:` lease is just an idle session: one per session ever run, never listed).
+  const free = rows.filter((r) => r.expiresAt <= r.now && r.name.startsWith('receiver:')).map((r) => ({ name: r.name, lastOwner: r.owner, fence: r.fence }));
   return { engine: 'postgres', self, replicas, free };
 }
