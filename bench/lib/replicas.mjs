@@ -4,6 +4,7 @@
 // behind its loopback round-robin proxy, so the 32 connections spread over the replicas). On one
 // machine the replicas share its cores with PostgreSQL and the bench: the figures say what the
 // coordination costs, not how a fleet of machines scales. Skipped (with the reason) without PostgreSQL.
+import { figureRow } from './table.mjs';
 import { checkEcho, GATEWAY_CONFIG, BENCH_RATE_LIMIT } from './common.mjs';
 import { ChatConnection, runLoad } from './load.mjs';
 import { round } from './stats.mjs';
@@ -103,34 +104,13 @@ export async function runReplicasBench(tk, { modelUrl, turns = 1600, counts = [1
 /** Table rows: turns/s and p50/p99 per setup (no targets: the figures compare setups). */
 export function replicasRows(r) {
   const rows = [];
-  const row = (metric, unit, value, better) =>
-    rows.push({
-      metric: `replicas: ${metric}`,
-      unit,
-      gateway: typeof value === 'number' ? value : null,
-      baseline: null,
-      ratio: null,
-      target: null,
-      better,
-      ok: null,
-    });
   const setups = [['sqlite, 1 gateway', r.sqlite], ...Object.entries(r.postgres).map(([n, m]) => [`postgres, ${n} replica(s)`, m])];
   for (const [label, m] of setups) {
     if (!m) continue;
-    row(`${label}, ${r.sessions} sessions`, 'turns/s', m.turnsPerSec, 'higher');
-    row(`${label}, p50 per turn`, 'ms', m.p50Ms, 'lower');
-    row(`${label}, p99 per turn`, 'ms', m.p99Ms, 'lower');
+    rows.push(figureRow(`replicas: ${label}, ${r.sessions} sessions`, 'turns/s', m.turnsPerSec, 'higher'));
+    rows.push(figureRow(`replicas: ${label}, p50 per turn`, 'ms', m.p50Ms));
+    rows.push(figureRow(`replicas: ${label}, p99 per turn`, 'ms', m.p99Ms));
   }
-  if (r.postgresError)
-    rows.push({
-      metric: `replicas: postgres n/a (${r.postgresError})`,
-      unit: '',
-      gateway: null,
-      baseline: null,
-      ratio: null,
-      target: null,
-      better: 'lower',
-      ok: null,
-    });
+  if (r.postgresError) rows.push(figureRow(`replicas: postgres n/a (${r.postgresError})`, '', null));
   return rows;
 }

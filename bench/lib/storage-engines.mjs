@@ -7,12 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { round } from './stats.mjs';
-
-const percentile = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
+import { percentile, round } from './stats.mjs';
+import { figureRow } from './table.mjs';
 
 const usage = { inputTokens: 1, outputTokens: 1, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, models: {}, retries: 0, fallbackUsed: false };
 const message = (run, i, sessions) => ({
@@ -65,6 +61,7 @@ async function load(s, run, turns, concurrency) {
     }),
   );
   const ms = performance.now() - t0;
+  lat.sort((a, b) => a - b);
   return { turns: lat.length, turnsPerSec: round((lat.length / ms) * 1000, 0), p50Ms: round(percentile(lat, 50), 2), p99Ms: round(percentile(lat, 99), 2) };
 }
 
@@ -111,36 +108,15 @@ export async function runStorageBench(root, { turns = 2000, levels = [1, 32], lo
 /** Table rows: turns/s and latency per engine and level (no targets: issue 20 compares replicas against these). */
 export function storageRows(r) {
   const rows = [];
-  const row = (metric, unit, value, better) =>
-    rows.push({
-      metric: `storage: ${metric}`,
-      unit,
-      gateway: typeof value === 'number' ? value : null,
-      baseline: null,
-      ratio: null,
-      target: null,
-      better,
-      ok: null,
-    });
   for (const engine of ['sqlite', 'postgres']) {
     for (const c of r.levels) {
       const m = r[engine][c];
       if (!m) continue;
-      row(`${engine}, turn writes, ${c} session(s) at once`, 'turns/s', m.turnsPerSec, 'higher');
-      row(`${engine}, ${c} session(s) at once, p50 per turn`, 'ms', m.p50Ms, 'lower');
-      row(`${engine}, ${c} session(s) at once, p99 per turn`, 'ms', m.p99Ms, 'lower');
+      rows.push(figureRow(`storage: ${engine}, turn writes, ${c} session(s) at once`, 'turns/s', m.turnsPerSec, 'higher'));
+      rows.push(figureRow(`storage: ${engine}, ${c} session(s) at once, p50 per turn`, 'ms', m.p50Ms));
+      rows.push(figureRow(`storage: ${engine}, ${c} session(s) at once, p99 per turn`, 'ms', m.p99Ms));
     }
   }
-  if (r.postgresError)
-    rows.push({
-      metric: `storage: postgres n/a (${r.postgresError})`,
-      unit: '',
-      gateway: null,
-      baseline: null,
-      ratio: null,
-      target: null,
-      better: 'lower',
-      ok: null,
-    });
+  if (r.postgresError) rows.push(figureRow(`storage: postgres n/a (${r.postgresError})`, '', null));
   return rows;
 }

@@ -22,3 +22,11 @@ export function formatTable(rows) {
   const line = (cells) => cells.map((c, i) => (i === 0 || i === 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
 }
+
+/**
+ * A table row without a target or baseline (a figure that compares setups): `value` null when it
+ * was not measured; `unit` '' and `value` null for a note such as "n/a (why)".
+ */
+export function figureRow(metric, unit, value, better = 'lower') {
+  return { metric, unit, gateway: typeof value === 'number' ? value : null, baseline: null, ratio: null, target: null, better, ok: null };
+}
