@@ -105,6 +105,10 @@ export async function startReplicas(opts: StartReplicasOptions): Promise<Replica
       ...(opts.modelUrl ? { modelUrl: opts.modelUrl } : {}),
     });
     procs[index] = gw;
+    // Listening comes before the replica joins (its presence lease is taken after start-up's
+    // resume): a replica counts as started once it is listed among the replicas.
+    const presence = `"lease":"replica:${idOf(index)}"`;
+    await gw.waitForLog((l) => l.includes('"event":"lease_acquired"') && l.includes(presence), 20_000, 0);
     proxy.setBackend(index, { host: '127.0.0.1', port: gw.port });
     void gw.exited.then(() => {
       if (procs[index] === gw) proxy.setBackend(index, null);
