@@ -79,6 +79,19 @@ function answerCounts(): Record<string, number> {
   return out;
 }
 
+/**
+ * Waits until the turn of Telegram update `key` is logged completed. Its answer is sent just
+ * before that: a kill -9 in between leaves the turn unfinished, and the replica that resumes it
+ * asks the model again (the ledger keeps the answer single), so a test that kills next waits here.
+ */
+async function waitCompleted(key: number): Promise<void> {
+  const t = await db.row<{ id: string }>(`SELECT t.id FROM turns t JOIN inbox i ON t.inbox_id = i.id WHERE i.channel = 'telegram' AND i.dedupe_key = $1`, [
+    String(key),
+  ]);
+  if (!t) throw new Error(`no turn for update ${key}`);
+  await replicas.waitForLog((l) => l.includes(`"turnId":"${t.id}"`) && l.includes('"state":"completed"'));
+}
+
 async function holderIndex(): Promise<number> {
   const up = [0, 1, 2].find((i) => replicas.running(i));
   if (up === undefined) throw new Error('no replica is running');
@@ -124,6 +137,7 @@ describe('telegram polling across replicas (issue 20, acceptance 3)', () => {
     // One poller at a time: Telegram never had to end one poll for another.
     expect(tg.events.filter((e) => e.type === 'poll-conflict')).toEqual([]);
     expect(await holderIndex()).toBe(holder);
+    for (const key of [1, 2, 3]) await waitCompleted(key);
   });
 
   it('kill -9 of the poller: another replica takes the lease; updates sent meanwhile are answered exactly once', async () => {
@@ -143,6 +157,7 @@ describe('telegram polling across replicas (issue 20, acceptance 3)', () => {
     expect(view.json.replicas.find((r: { id: string }) => r.id === replicas.replicaId(next.index)).holds.map((h: { name: string }) => h.name)).toContain(LEASE);
     expect(ids.includes(oldId) ? 'the dead replica is still listed' : 'gone').toBe('gone');
     holder = next.index;
+    for (const key of [4, 5, 6]) await waitCompleted(key);
   });
 
   it('kill -9 right after the poller fetched an update: whichever replica ends up with it, it is answered once', async () => {
@@ -172,9 +187,7 @@ describe('telegram polling across replicas (issue 20, acceptance 3)', () => {
       'echo: afterwards': 1,
     });
     for (const text of ['steady 1', 'meanwhile 1', 'meanwhile 2', 'meanwhile 3', 'afterwards']) expect(modelCallsFor(text)).toBe(1);
-    // The last answer is sent just before its turn is marked completed: wait for that line.
-    const last = await db.row<{ id: string }>(`SELECT t.id FROM turns t JOIN inbox i ON t.inbox_id = i.id WHERE i.channel = 'telegram' AND i.dedupe_key = '8'`);
-    await replicas.waitForLog((l) => l.includes(`"turnId":"${last?.id}"`) && l.includes('"state":"completed"'));
+    await waitCompleted(8);
     // One inbox row and one completed turn per update in the shared database; the offset is past the last one.
     const rows = await db.rows<{ key: string; turns: number; done: number }>(
       `SELECT i.dedupe_key AS key, count(t.id)::int AS turns, count(t.id) FILTER (WHERE t.state = 'completed')::int AS done
