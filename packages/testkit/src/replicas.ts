@@ -22,6 +22,11 @@ export interface StartReplicasOptions {
   env?: Record<string, string>;
   /** How long `stop()` waits after SIGTERM before SIGKILL (default 20 000 ms: a graceful handoff may drain turns). */
   stopTimeoutMs?: number;
+  /**
+   * Whether a start waits until the replica has joined (logged taking its presence lease), not only
+   * until it listens (default true). Needs info-level logs: a load that turns them off passes false.
+   */
+  awaitJoined?: boolean;
 }
 
 /** How many log lines each replica process had at a moment ({@link Replicas.mark}). */
@@ -108,7 +113,7 @@ export async function startReplicas(opts: StartReplicasOptions): Promise<Replica
     // Listening comes before the replica joins (its presence lease is taken after start-up's
     // resume): a replica counts as started once it is listed among the replicas.
     const presence = `"lease":"replica:${idOf(index)}"`;
-    await gw.waitForLog((l) => l.includes('"event":"lease_acquired"') && l.includes(presence), 20_000, 0);
+    if (opts.awaitJoined !== false) await gw.waitForLog((l) => l.includes('"event":"lease_acquired"') && l.includes(presence), 20_000, 0);
     proxy.setBackend(index, { host: '127.0.0.1', port: gw.port });
     void gw.exited.then(() => {
       if (procs[index] === gw) proxy.setBackend(index, null);
