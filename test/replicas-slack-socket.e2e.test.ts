@@ -6,6 +6,7 @@ import {
   startFakeAnthropic,
   startFakeSlack,
   startPostgres,
+  leaseAcquired,
   startReplicas,
   stopAllGateways,
 } from '@switchboard/testkit';
@@ -20,7 +21,7 @@ let model: FakeAnthropic;
 let slack: FakeSlack;
 let replicas: Replicas;
 const LEASE = 'receiver:slack:team';
-const acquired = (l: string) => l.includes('"event":"lease_acquired"') && l.includes(`"lease":"${LEASE}"`);
+const acquired = leaseAcquired(LEASE);
 
 beforeAll(async () => {
   pg = await startPostgres();

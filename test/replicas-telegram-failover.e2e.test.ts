@@ -8,6 +8,7 @@ import {
   startFakeAnthropic,
   startFakeTelegram,
   startPostgres,
+  leaseAcquired,
   startReplicas,
   stopAllGateways,
 } from '@switchboard/testkit';
@@ -23,7 +24,7 @@ let model: FakeAnthropic;
 let tg: FakeTelegram;
 let replicas: Replicas;
 const LEASE = 'receiver:telegram:main';
-const acquired = (l: string) => l.includes('"event":"lease_acquired"') && l.includes(`"lease":"${LEASE}"`);
+const acquired = leaseAcquired(LEASE);
 
 beforeAll(async () => {
   pg = await startPostgres();

@@ -29,6 +29,12 @@ export interface StartReplicasOptions {
   awaitJoined?: boolean;
 }
 
+/** Matches the log line of a replica taking `lease` (`receiver:telegram:main`, `replica:<id>`, …). */
+export const leaseAcquired =
+  (lease: string) =>
+  (line: string): boolean =>
+    line.includes('"event":"lease_acquired"') && line.includes(`"lease":"${lease}"`);
+
 /** How many log lines each replica process had at a moment ({@link Replicas.mark}). */
 export type LogMark = ReadonlyMap<GatewayProcess, number>;
 
@@ -112,8 +118,7 @@ export async function startReplicas(opts: StartReplicasOptions): Promise<Replica
     procs[index] = gw;
     // Listening comes before the replica joins (its presence lease is taken after start-up's
     // resume): a replica counts as started once it is listed among the replicas.
-    const presence = `"lease":"replica:${idOf(index)}"`;
-    if (opts.awaitJoined !== false) await gw.waitForLog((l) => l.includes('"event":"lease_acquired"') && l.includes(presence), 20_000, 0);
+    if (opts.awaitJoined !== false) await gw.waitForLog(leaseAcquired(`replica:${idOf(index)}`), 20_000, 0);
     proxy.setBackend(index, { host: '127.0.0.1', port: gw.port });
     void gw.exited.then(() => {
       if (procs[index] === gw) proxy.setBackend(index, null);
